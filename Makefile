@@ -1,0 +1,36 @@
+# The two commands of the README: `make run` and `make test`. Everything they need is installed here.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+DATA_DIR ?= ./data
+
+.PHONY: run test lint typecheck unit integration compat clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/python -m odradek run --host 127.0.0.1 --port 9092 --data-dir $(DATA_DIR)
+
+lint: $(STAMP)
+	$(BIN)/ruff check odradek tests
+	$(BIN)/ruff format --check odradek tests
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+# pytest exits 5 when it collects nothing: that is a failure here, never a silent pass.
+test: $(STAMP) lint typecheck
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests
+
+compat: $(STAMP)
+	$(BIN)/python compat-tests/run.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache

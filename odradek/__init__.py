@@ -1,0 +1,1 @@
+"""odradek: a Kafka broker in Python that real Kafka clients cannot tell from Apache Kafka."""

@@ -1,0 +1,1 @@
+"""The sans-IO Kafka protocol: bytes in, typed messages out, and back."""

@@ -1,0 +1,332 @@
+"""Declarative message schemas: one definition per Kafka message, covering all of its versions.
+
+A definition is a tree of `Field`s.  Each field says in which versions it exists, in which it
+may be null, whether it is a tagged field (and its tag), and its default.  The codec
+(`odradek.wire.codec`) compiles a definition once per version into encoder/decoder plans.
+
+Decoded values are instances of classes generated here, one per `Struct`: slotted, built with
+keyword arguments, every absent field set to its default.  Nested struct classes hang off
+their parent class by struct name, so handlers write
+``ProduceResponse.TopicProduceResponse(name=..., partition_responses=[...])``.
+
+Invariants:
+- field names are unique within a struct; tags are unique within a struct;
+- a tagged field is only present in flexible versions;
+- every instance carries ``unknown_tags`` (tag -> raw bytes) so unknown tagged fields survive
+  a decode/encode round trip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, ClassVar
+
+__all__ = [
+    "BOOL",
+    "BYTES",
+    "FLOAT64",
+    "INT8",
+    "INT16",
+    "INT32",
+    "INT64",
+    "RECORDS",
+    "STRING",
+    "UINT16",
+    "UUID",
+    "ArrayOf",
+    "Field",
+    "Kind",
+    "Message",
+    "Primitive",
+    "Struct",
+    "StructValue",
+    "Versions",
+]
+
+
+class Primitive(Enum):
+    """Scalar wire types; the value is Kafka's type name."""
+
+    BOOL = "bool"
+    INT8 = "int8"
+    INT16 = "int16"
+    UINT16 = "uint16"
+    INT32 = "int32"
+    INT64 = "int64"
+    FLOAT64 = "float64"
+    STRING = "string"
+    BYTES = "bytes"
+    UUID = "uuid"
+    RECORDS = "records"
+
+
+BOOL = Primitive.BOOL
+INT8 = Primitive.INT8
+INT16 = Primitive.INT16
+UINT16 = Primitive.UINT16
+INT32 = Primitive.INT32
+INT64 = Primitive.INT64
+FLOAT64 = Primitive.FLOAT64
+STRING = Primitive.STRING
+BYTES = Primitive.BYTES
+UUID = Primitive.UUID
+RECORDS = Primitive.RECORDS
+
+ZERO_UUID = b"\x00" * 16
+
+_PRIMITIVE_DEFAULTS: dict[Primitive, Any] = {
+    BOOL: False,
+    INT8: 0,
+    INT16: 0,
+    UINT16: 0,
+    INT32: 0,
+    INT64: 0,
+    FLOAT64: 0.0,
+    STRING: "",
+    BYTES: b"",
+    UUID: ZERO_UUID,
+    RECORDS: None,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Versions:
+    """An inclusive version range; ``high`` None means open-ended; an empty range has low > high.
+
+    Parsed from Kafka's notation: ``"3+"``, ``"0-12"``, ``"5"``, ``"none"``.
+    """
+
+    low: int
+    high: int | None
+
+    @classmethod
+    def parse(cls, text: str) -> Versions:
+        text = text.strip()
+        if text == "none":
+            return cls(1, 0)
+        if text.endswith("+"):
+            return cls(int(text[:-1]), None)
+        if "-" in text:
+            low, high = text.split("-")
+            return cls(int(low), int(high))
+        return cls(int(text), int(text))
+
+    def __contains__(self, version: object) -> bool:
+        if not isinstance(version, int):
+            return False
+        return self.low <= version and (self.high is None or version <= self.high)
+
+    def is_empty(self) -> bool:
+        return self.high is not None and self.low > self.high
+
+
+@dataclass(frozen=True, slots=True)
+class ArrayOf:
+    """An array of a primitive or of a struct."""
+
+    element: Primitive | Struct
+
+
+FieldType = Primitive | ArrayOf
+
+
+class _Missing:
+    """Marker for 'no explicit default': the type's natural default applies."""
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One field of a struct.
+
+    ``type`` is a primitive, an ``ArrayOf``, or a ``Struct`` (a single nested struct).
+    ``versions`` is where the field exists; ``nullable`` where it may be null;
+    ``tag``/``tagged`` make it a tagged field in those versions; ``ignorable`` lets a non-default
+    value be silently dropped when encoding a version that lacks the field.
+    """
+
+    name: str
+    type: Primitive | ArrayOf | Struct
+    versions: Versions
+    nullable: Versions
+    tag: int | None
+    tagged: Versions
+    default: Any
+    ignorable: bool
+
+    def __init__(
+        self,
+        name: str,
+        type: Primitive | ArrayOf | Struct,
+        versions: str = "0+",
+        *,
+        nullable: str = "none",
+        tag: int | None = None,
+        tagged: str | None = None,
+        default: Any = MISSING,
+        ignorable: bool = False,
+    ) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "type", type)
+        object.__setattr__(self, "versions", Versions.parse(versions))
+        object.__setattr__(self, "nullable", Versions.parse(nullable))
+        object.__setattr__(self, "tag", tag)
+        tagged_versions = Versions.parse(
+            tagged if tagged is not None else ("none" if tag is None else versions)
+        )
+        object.__setattr__(self, "tagged", tagged_versions)
+        object.__setattr__(self, "default", default)
+        object.__setattr__(self, "ignorable", ignorable)
+
+    def default_value(self) -> Any:
+        """A fresh default value (lists and structs are new objects every call)."""
+        if self.default is not MISSING:
+            return list(self.default) if isinstance(self.default, list) else self.default
+        if isinstance(self.type, ArrayOf):
+            return []
+        if isinstance(self.type, Struct):
+            return self.type.cls()
+        return _PRIMITIVE_DEFAULTS[self.type]
+
+    def is_default(self, value: Any) -> bool:
+        if self.default is not MISSING:
+            return bool(value == self.default)
+        if isinstance(self.type, ArrayOf):
+            return value is None or len(value) == 0
+        if isinstance(self.type, Struct):
+            return value is None or value == self.type.cls()
+        return bool(value == _PRIMITIVE_DEFAULTS[self.type])
+
+
+class StructValue:
+    """Base of every generated struct class: keyword construction, defaults, equality, repr."""
+
+    __slots__ = ("unknown_tags",)
+    _schema: ClassVar[Struct]
+    unknown_tags: dict[int, bytes]
+
+    def __init__(self, **values: Any) -> None:
+        for schema_field in self._schema.fields:
+            if schema_field.name in values:
+                setattr(self, schema_field.name, values.pop(schema_field.name))
+            else:
+                setattr(self, schema_field.name, schema_field.default_value())
+        self.unknown_tags = values.pop("unknown_tags", {})
+        if values:
+            raise TypeError(f"{type(self).__name__} has no fields {sorted(values)}")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(getattr(self, f.name) == getattr(other, f.name) for f in self._schema.fields) and (
+            self.unknown_tags == other.unknown_tags
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in self._schema.fields)
+        return f"{type(self).__name__}({inner})"
+
+    def __getattr__(self, name: str) -> Any:  # pragma: no cover - only for mypy's benefit
+        raise AttributeError(name)
+
+
+@dataclass(eq=False)
+class Struct:
+    """A named group of fields; its generated value class is ``cls``."""
+
+    name: str
+    fields: tuple[Field, ...]
+    cls: type[StructValue] = field(init=False, repr=False)
+
+    def __init__(self, name: str, fields: Sequence[Field]) -> None:
+        self.name = name
+        self.fields = tuple(fields)
+        _check_unique(name, self.fields)
+        namespace: dict[str, Any] = {"__slots__": tuple(f.name for f in self.fields), "_schema": self}
+        for nested in _nested_structs(self.fields):
+            namespace[nested.name] = nested.cls
+        self.cls = type(name, (StructValue,), namespace)
+
+
+def _check_unique(owner: str, fields: Iterable[Field]) -> None:
+    names: set[str] = set()
+    tags: set[int] = set()
+    for f in fields:
+        if f.name in names:
+            raise ValueError(f"{owner}: duplicate field {f.name}")
+        names.add(f.name)
+        if f.tag is not None:
+            if f.tag in tags:
+                raise ValueError(f"{owner}: duplicate tag {f.tag}")
+            tags.add(f.tag)
+
+
+def _nested_structs(fields: Iterable[Field]) -> list[Struct]:
+    nested: list[Struct] = []
+    for f in fields:
+        if isinstance(f.type, Struct):
+            nested.append(f.type)
+        elif isinstance(f.type, ArrayOf) and isinstance(f.type.element, Struct):
+            nested.append(f.type.element)
+    return nested
+
+
+class Kind(Enum):
+    REQUEST = "request"
+    RESPONSE = "response"
+
+
+@dataclass(eq=False)
+class Message:
+    """A top-level request or response: a struct plus its API key and version ranges."""
+
+    name: str
+    api_key: int
+    kind: Kind
+    valid: Versions
+    flexible: Versions
+    struct: Struct
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        api_key: int,
+        kind: Kind,
+        valid: str,
+        flexible: str,
+        fields: Sequence[Field],
+    ) -> None:
+        self.name = name
+        self.api_key = api_key
+        self.kind = kind
+        self.valid = Versions.parse(valid)
+        self.flexible = Versions.parse(flexible)
+        self.struct = Struct(name, fields)
+
+    @property
+    def cls(self) -> type[StructValue]:
+        return self.struct.cls
+
+    def __call__(self, **values: Any) -> Any:
+        """Build a value of this message: ``MetadataResponse(topics=[...])``."""
+        return self.struct.cls(**values)
+
+    def __getattr__(self, name: str) -> Any:
+        """Nested struct classes by name: ``ProduceResponse.TopicProduceResponse``."""
+        struct = self.__dict__.get("struct")
+        if struct is not None and hasattr(struct.cls, name) and name[:1].isupper():
+            return getattr(struct.cls, name)
+        raise AttributeError(name)
+
+    def is_flexible(self, version: int) -> bool:
+        return version in self.flexible

@@ -1,0 +1,28 @@
+"""Frame splitting: byte-at-a-time feeding, pipelining and the size limit."""
+
+from __future__ import annotations
+
+import pytest
+
+from odradek.wire.framing import FrameDecoder, FrameError, frame
+
+
+def test_frames_fed_one_byte_at_a_time() -> None:
+    stream = frame(b"abc") + frame(b"") + frame(b"x" * 1000)
+    decoder = FrameDecoder(max_frame_bytes=4096)
+    frames: list[bytes] = []
+    for i in range(len(stream)):
+        frames.extend(bytes(f) for f in decoder.feed(stream[i : i + 1]))
+    assert frames == [b"abc", b"", b"x" * 1000]
+    assert decoder.pending_bytes() == 0
+
+
+def test_pipelined_frames_in_one_read() -> None:
+    decoder = FrameDecoder(max_frame_bytes=100)
+    assert [bytes(f) for f in decoder.feed(frame(b"1") + frame(b"22") + frame(b"333")[:3])] == [b"1", b"22"]
+
+
+@pytest.mark.parametrize("prefix", [b"\x00\x00\x01\x01", b"\xff\xff\xff\xff"])
+def test_oversized_or_negative_size_is_refused_before_the_body_arrives(prefix: bytes) -> None:
+    with pytest.raises(FrameError):
+        FrameDecoder(max_frame_bytes=256).feed(prefix)
