@@ -1,0 +1,520 @@
+"""One log segment: ``<base offset, 20 digits>.log`` with its ``.index`` and ``.timeindex``.
+
+The ``.log`` file is Kafka's: record batches back to back, exactly as they travel on the wire
+(base offset already patched).  Only batch headers are read here; records are decoded for
+one batch at most, when a timestamp search must name a record.  The first 12 bytes of every
+batch are the log framing this module hops with::
+
+    LogEntry => baseOffset int64, batchLength int32 (bytes after this field), rest of the batch
+
+Indexing rule (the same when appending and when recovering, so both build identical
+indexes): a batch starting at position P gets an offset index entry (its last offset, P)
+when P - (position of the last entry, 0 if none) > ``index.interval.bytes``; the time index
+then gets (largest timestamp so far, last offset of the batch that set it) if that timestamp
+grew.  Rolling or closing adds that final time entry as well.
+
+Invariants:
+- the log holds whole, verified batches with strictly increasing offsets, all within the
+  int32 range above the base offset; `recover` re-establishes this after a crash;
+- a `FileRegion` returned by `read` starts at a batch boundary and covers whole batches;
+- indexes load lazily on first use; missing or inconsistent index files are rebuilt from
+  the log by `recover`.
+
+Not thread-safe: one thread (the event loop) uses a segment.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from odradek.storage.errors import CorruptSegmentError, StorageError
+from odradek.storage.filesystem import Buffer, FileHandle, FileSystem, read_file
+from odradek.storage.index_file import INT32_MAX
+from odradek.storage.offset_index import OffsetIndex
+from odradek.storage.region import FileRegion
+from odradek.storage.time_index import NO_TIMESTAMP, TimeIndex
+from odradek.wire.records.batch import (
+    BATCH_OVERHEAD,
+    LOG_OVERHEAD,
+    TIMESTAMP_TYPE_LOG_APPEND_TIME,
+    BatchHeader,
+    CorruptBatchError,
+    read_header,
+    verify_batch,
+)
+from odradek.wire.records.builder import decode_batch
+
+__all__ = [
+    "INDEX_SUFFIX",
+    "LOG_SUFFIX",
+    "TIME_INDEX_SUFFIX",
+    "AppendedBatch",
+    "LogSegment",
+    "TimestampOffset",
+    "filename_prefix",
+    "parse_segment_filename",
+]
+
+LOG_SUFFIX = ".log"
+INDEX_SUFFIX = ".index"
+TIME_INDEX_SUFFIX = ".timeindex"
+
+_FRAMING = struct.Struct(">qi")
+_SCAN_CHUNK = 1 << 20
+_WALK_CHUNK = 16 * 1024
+_MAX_POSITION_HINTS = 64
+
+_Index = TypeVar("_Index", OffsetIndex, TimeIndex)
+
+
+def filename_prefix(base_offset: int) -> str:
+    """Kafka's file name stem: the base offset zero-padded to 20 digits."""
+    return f"{base_offset:020d}"
+
+
+def parse_segment_filename(name: str) -> int | None:
+    """The base offset of a ``.log`` file name, or None for any other file."""
+    stem, dot, suffix = name.partition(".")
+    if dot and "." + suffix == LOG_SUFFIX and len(stem) == 20 and stem.isdigit():
+        return int(stem)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class AppendedBatch:
+    """What the segment needs to index one batch of an append (position within the buffer)."""
+
+    position: int
+    last_offset: int
+    max_timestamp: int
+
+
+@dataclass(frozen=True, slots=True)
+class TimestampOffset:
+    """A record's timestamp and offset; ``leader_epoch`` is its batch's, -1 when unknown."""
+
+    timestamp: int
+    offset: int
+    leader_epoch: int
+
+
+class LogSegment:
+    """A segment file and its two sparse indexes."""
+
+    def __init__(
+        self,
+        fs: FileSystem,
+        directory: str,
+        base_offset: int,
+        *,
+        index_interval_bytes: int,
+        max_index_bytes: int,
+        created_ms: int,
+    ) -> None:
+        self._fs = fs
+        self._stem = f"{directory}/{filename_prefix(base_offset)}"
+        self.base_offset = base_offset
+        self.created_ms = created_ms
+        self._index_interval = index_interval_bytes
+        self._max_index_bytes = max_index_bytes
+        self._log: FileHandle = fs.open_append(self._stem + LOG_SUFFIX)
+        self._size = self._log.size()
+        self._log_unsynced = False
+        self._offset_index: OffsetIndex | None = None
+        self._time_index: TimeIndex | None = None
+        self._last_index_position = 0
+        self._max_timestamp = NO_TIMESTAMP
+        self._offset_of_max_timestamp = base_offset
+        self._next_offset: int | None = None
+        self._first_batch_timestamp: int | None = None
+        self._hints: dict[int, int] = {}
+
+    @classmethod
+    def create(
+        cls,
+        fs: FileSystem,
+        directory: str,
+        base_offset: int,
+        *,
+        index_interval_bytes: int,
+        max_index_bytes: int,
+        now_ms: int,
+    ) -> LogSegment:
+        """A new empty segment; its three files exist when this returns."""
+        path = f"{directory}/{filename_prefix(base_offset)}{LOG_SUFFIX}"
+        if fs.exists(path) and fs.size(path) > 0:
+            raise StorageError(f"cannot create segment {path}: a non-empty file is there")
+        segment = cls(
+            fs,
+            directory,
+            base_offset,
+            index_interval_bytes=index_interval_bytes,
+            max_index_bytes=max_index_bytes,
+            created_ms=now_ms,
+        )
+        segment._offset_index = OffsetIndex(fs, segment._stem + INDEX_SUFFIX, base_offset, max_index_bytes, None)
+        segment._time_index = TimeIndex(fs, segment._stem + TIME_INDEX_SUFFIX, base_offset, max_index_bytes, None)
+        segment._next_offset = base_offset
+        segment._flush_indexes(fsync=False)
+        return segment
+
+    @property
+    def path(self) -> str:
+        return self._stem + LOG_SUFFIX
+
+    @property
+    def size(self) -> int:
+        return self._size
+
+    @property
+    def next_offset(self) -> int:
+        """One past the last offset in the segment (the base offset when empty)."""
+        if self._next_offset is None:
+            offset_index, _ = self._indexes()
+            next_offset = self.base_offset
+            for _, header in self._walk(offset_index.last_entry()[1]):
+                next_offset = header.next_offset
+            self._next_offset = next_offset
+        return self._next_offset
+
+    @property
+    def indexes_full(self) -> bool:
+        offset_index, time_index = self._indexes()
+        return offset_index.is_full or time_index.is_full
+
+    def max_timestamp(self) -> tuple[int, int]:
+        """``(largest batch max timestamp, last offset of the batch holding it)``; (-1, base) if none."""
+        self._indexes()
+        return self._max_timestamp, self._offset_of_max_timestamp
+
+    def time_waited_for_roll(self, now_ms: int, max_timestamp: int) -> int:
+        """Kafka's segment.ms clock: by the first batch's timestamp if it has one, else by age."""
+        if self._first_batch_timestamp is None and self._size > 0:
+            self._first_batch_timestamp = self._header_at(0).max_timestamp
+        first = self._first_batch_timestamp
+        if first is not None and first >= 0:
+            return max_timestamp - first
+        return now_ms - self.created_ms
+
+    def append(self, data: Buffer, batches: Sequence[AppendedBatch]) -> None:
+        """Write ``data`` (whole batches, offsets patched) in one write and index its batches."""
+        offset_index, time_index = self._indexes()
+        start = self._log.write(data)
+        for batch in batches:
+            self._track(offset_index, time_index, start + batch.position, batch.last_offset, batch.max_timestamp)
+        if start == 0:
+            self._first_batch_timestamp = batches[0].max_timestamp
+        self._size = start + len(data)
+        self._next_offset = batches[-1].last_offset + 1
+        self._remember(self._next_offset, self._size)
+        self._log_unsynced = True
+
+    def _track(
+        self,
+        offset_index: OffsetIndex,
+        time_index: TimeIndex,
+        position: int,
+        last_offset: int,
+        max_timestamp: int,
+    ) -> None:
+        if max_timestamp > self._max_timestamp:
+            self._max_timestamp = max_timestamp
+            self._offset_of_max_timestamp = last_offset
+        if position - self._last_index_position > self._index_interval:
+            offset_index.append(last_offset, position)
+            time_index.maybe_append(self._max_timestamp, self._offset_of_max_timestamp)
+            self._last_index_position = position
+
+    def read(self, offset: int, max_bytes: int) -> FileRegion | None:
+        """Whole batches from the one holding ``offset`` (or the first one after it).
+
+        Covers as many whole batches as fit in ``max_bytes``, but always the first one, even
+        when it is larger.  None when the segment has no batch with a last offset >= ``offset``.
+        """
+        located = self._locate(offset)
+        if located is None:
+            return None
+        position, first_size = located
+        if first_size >= max_bytes:
+            return FileRegion(self._log, position, first_size)
+        limit = position + max_bytes
+        end = self._size if limit >= self._size else self._last_boundary(position + first_size, limit)
+        return FileRegion(self._log, position, end - position)
+
+    def _locate(self, offset: int) -> tuple[int, int] | None:
+        """``(position, size)`` of the first batch whose last offset is >= ``offset``."""
+        if self._next_offset is not None and offset >= self._next_offset:
+            return None
+        position = self._hints.get(offset)
+        if position is not None and position < self._size:
+            return position, self._framing_at(position)[1]
+        offset_index, _ = self._indexes()
+        for position, header in self._walk(offset_index.lookup(offset)[1]):
+            if header.last_offset >= offset:
+                return position, header.total_size
+        return None
+
+    def _last_boundary(self, position: int, limit: int) -> int:
+        """The last batch boundary <= ``limit``, hopping from ``position`` or a later index entry.
+
+        Requires ``position <= limit < size``; remembers the boundary for the next fetch.
+        """
+        offset_index, _ = self._indexes()
+        for batch_position, base_offset, size, _, _ in self._hop(max(position, offset_index.lookup_position(limit)[1])):
+            if batch_position + size > limit:
+                self._remember(base_offset, batch_position)
+                return batch_position
+        raise CorruptSegmentError(f"{self.path} ends before position {limit}")
+
+    def _remember(self, offset: int, position: int) -> None:
+        if len(self._hints) >= _MAX_POSITION_HINTS:
+            self._hints.clear()
+        self._hints[offset] = position
+
+    def find_offset_by_timestamp(self, timestamp: int, start_offset: int) -> TimestampOffset | None:
+        """The first record at or after ``start_offset`` whose timestamp is >= ``timestamp``."""
+        offset_index, time_index = self._indexes()
+        indexed_offset = time_index.lookup(timestamp)[1]
+        for position, header in self._walk(offset_index.lookup(max(indexed_offset, start_offset))[1]):
+            if header.max_timestamp >= timestamp and header.last_offset >= start_offset:
+                for record_offset, record_timestamp in self._record_timestamps(position, header):
+                    if record_timestamp >= timestamp and record_offset >= start_offset:
+                        return TimestampOffset(record_timestamp, record_offset, _epoch(header))
+        return None
+
+    def find_max_timestamp(self) -> TimestampOffset | None:
+        """The first record carrying the segment's largest timestamp, None when empty."""
+        offset_index, _ = self._indexes()
+        timestamp = self._max_timestamp
+        for position, header in self._walk(offset_index.lookup(self._offset_of_max_timestamp)[1]):
+            if header.max_timestamp == timestamp:
+                for record_offset, record_timestamp in self._record_timestamps(position, header):
+                    if record_timestamp == timestamp:
+                        return TimestampOffset(timestamp, record_offset, _epoch(header))
+                return TimestampOffset(timestamp, header.base_offset, _epoch(header))
+        return None
+
+    def _record_timestamps(self, position: int, header: BatchHeader) -> Iterator[tuple[int, int]]:
+        """``(offset, timestamp)`` of each record; a batch that cannot be decoded (the append
+        path does not decompress) counts as one record at its base offset with its max timestamp."""
+        try:
+            header, records = decode_batch(self._read_exact(header.total_size, position))
+        except CorruptBatchError:
+            yield header.base_offset, header.max_timestamp
+            return
+        if header.timestamp_type == TIMESTAMP_TYPE_LOG_APPEND_TIME:
+            for record in records:
+                yield header.base_offset + record.offset_delta, header.max_timestamp
+        else:
+            for record in records:
+                yield header.base_offset + record.offset_delta, header.base_timestamp + record.timestamp_delta
+
+    def recover(self) -> int:
+        """Verify every batch from the start, truncate at the first bad or torn one, rebuild the
+        indexes; return the number of bytes truncated."""
+        offset_index = OffsetIndex(self._fs, self._stem + INDEX_SUFFIX, self.base_offset, self._max_index_bytes, None)
+        time_index = TimeIndex(self._fs, self._stem + TIME_INDEX_SUFFIX, self.base_offset, self._max_index_bytes, None)
+        self._offset_index, self._time_index = offset_index, time_index
+        self._last_index_position = 0
+        self._max_timestamp, self._offset_of_max_timestamp = NO_TIMESTAMP, self.base_offset
+        valid_end, next_offset = 0, self.base_offset
+        for position, header in self._valid_batches(0):
+            self._track(offset_index, time_index, position, header.last_offset, header.max_timestamp)
+            valid_end, next_offset = position + header.total_size, header.next_offset
+        truncated = self._size - valid_end
+        if truncated:
+            self._log.truncate(valid_end)
+            self._size = valid_end
+            self._log_unsynced = True
+        time_index.maybe_append(self._max_timestamp, self._offset_of_max_timestamp)
+        self._next_offset = next_offset
+        self._first_batch_timestamp = None
+        self._hints.clear()
+        self._flush_indexes(fsync=False)
+        return truncated
+
+    def check_tail(self) -> int:
+        """Cheap recovery for the active segment of a cleanly closed log.
+
+        Verifies (CRC included) the batches from the last offset index entry to the end: at
+        most about ``index.interval.bytes`` plus one batch.  Any inconsistency triggers a full
+        `recover`; returns the bytes it truncated (0 when the tail is sound).
+        """
+        if self._offset_index is None or self._time_index is None:
+            truncated = self._load_indexes()
+            if truncated is not None:
+                return truncated
+        offset_index, time_index = self._indexes()
+        entry_offset, start = offset_index.last_entry()
+        self._last_index_position = start
+        end, next_offset = start, self.base_offset
+        for position, header in self._valid_batches(start):
+            if position == start and offset_index.entries and header.last_offset != entry_offset:
+                return self.recover()
+            self._track(offset_index, time_index, position, header.last_offset, header.max_timestamp)
+            end, next_offset = position + header.total_size, header.next_offset
+        if end != self._size or not time_index.is_consistent(next_offset):
+            return self.recover()
+        self._next_offset = next_offset
+        return 0
+
+    def _valid_batches(self, start: int) -> Iterator[tuple[int, BatchHeader]]:
+        """``(position, header)`` of each verified batch from ``start`` up to the end or the first
+        batch that is torn, fails `verify_batch`, or breaks the offset order or index range."""
+        end = self._size
+        position = buffer_start = start
+        buffer = b""
+        expected_offset = self.base_offset
+        while end - position >= LOG_OVERHEAD:
+            relative = position - buffer_start
+            if len(buffer) - relative < LOG_OVERHEAD:
+                buffer, buffer_start, relative = self._log.pread(_SCAN_CHUNK, position), position, 0
+            total = _FRAMING.unpack_from(buffer, relative)[1] + LOG_OVERHEAD
+            if total < BATCH_OVERHEAD or total > end - position:
+                return
+            if len(buffer) - relative < total:
+                buffer, buffer_start, relative = (
+                    self._log.pread(max(_SCAN_CHUNK, total), position),
+                    position,
+                    0,
+                )
+            try:
+                header = verify_batch(buffer, relative)
+            except CorruptBatchError:
+                return
+            if (
+                header.base_offset < expected_offset
+                or header.last_offset_delta < 0
+                or header.last_offset - self.base_offset > INT32_MAX
+            ):
+                return
+            yield position, header
+            expected_offset = header.next_offset
+            position += total
+
+    def on_roll(self) -> None:
+        """The segment stops being active: add the final time index entry, write the indexes."""
+        _, time_index = self._indexes()
+        time_index.maybe_append(self._max_timestamp, self._offset_of_max_timestamp)
+        self._flush_indexes(fsync=False)
+
+    def flush(self) -> None:
+        """Make the log and the loaded indexes durable."""
+        if self._log_unsynced:
+            self._log.fsync()
+            self._log_unsynced = False
+        self._flush_indexes(fsync=True)
+
+    def close(self) -> None:
+        """Write the final time index entry, make everything durable and close the log file."""
+        if self._log.closed:
+            return
+        if self._time_index is not None:
+            self._time_index.maybe_append(self._max_timestamp, self._offset_of_max_timestamp)
+        self.flush()
+        self._log.close()
+
+    def close_without_flush(self) -> None:
+        """Close the log file, dropping unwritten index entries (the segment is going away)."""
+        self._log.close()
+
+    def delete(self) -> None:
+        """Close the log file and remove the segment's three files."""
+        self.close_without_flush()
+        for suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX):
+            path = self._stem + suffix
+            if self._fs.exists(path):
+                self._fs.remove(path)
+
+    def _flush_indexes(self, *, fsync: bool) -> None:
+        if self._offset_index is not None:
+            self._offset_index.flush(fsync=fsync)
+        if self._time_index is not None:
+            self._time_index.flush(fsync=fsync)
+
+    def _indexes(self) -> tuple[OffsetIndex, TimeIndex]:
+        if self._offset_index is None or self._time_index is None:
+            self._load_indexes()
+        offset_index, time_index = self._offset_index, self._time_index
+        if offset_index is None or time_index is None:
+            raise CorruptSegmentError(f"indexes of {self.path} could not be loaded")
+        return offset_index, time_index
+
+    def _load_indexes(self) -> int | None:
+        """Read both index files; `recover` instead when one is missing or inconsistent.
+
+        Returns the bytes recovery truncated, or None when the files were sound.
+        """
+        offset_index = self._read_index(OffsetIndex, INDEX_SUFFIX)
+        time_index = self._read_index(TimeIndex, TIME_INDEX_SUFFIX)
+        if (
+            offset_index is None
+            or time_index is None
+            or not offset_index.is_consistent(self._size)
+            or not time_index.is_consistent(self._next_offset)
+        ):
+            return self.recover()
+        self._offset_index, self._time_index = offset_index, time_index
+        self._last_index_position = offset_index.last_entry()[1]
+        self._max_timestamp, self._offset_of_max_timestamp = time_index.last_entry()
+        return None
+
+    def _read_index(self, kind: type[_Index], suffix: str) -> _Index | None:
+        path = self._stem + suffix
+        if not self._fs.exists(path):
+            return None
+        return kind(self._fs, path, self.base_offset, self._max_index_bytes, read_file(self._fs, path))
+
+    def _read_exact(self, size: int, position: int) -> bytes:
+        data = self._log.pread(size, position)
+        if len(data) != size:
+            raise CorruptSegmentError(f"{self.path} ends inside a batch at position {position}")
+        return data
+
+    def _framing_at(self, position: int) -> tuple[int, int]:
+        """``(base offset, total size)`` of the batch at ``position``."""
+        base_offset, length = _FRAMING.unpack(self._read_exact(LOG_OVERHEAD, position))
+        if length + LOG_OVERHEAD < BATCH_OVERHEAD:
+            raise CorruptSegmentError(f"{self.path} has no batch at position {position}")
+        return base_offset, length + LOG_OVERHEAD
+
+    def _header_at(self, position: int) -> BatchHeader:
+        header = read_header(self._read_exact(BATCH_OVERHEAD, position))
+        if header.total_size < BATCH_OVERHEAD:
+            raise CorruptSegmentError(f"{self.path} has no batch at position {position}")
+        return header
+
+    def _hop(self, position: int) -> Iterator[tuple[int, int, int, bytes, int]]:
+        """``(position, base offset, size, buffer, header position in buffer)`` of each batch
+        from ``position`` (a batch start) to the end; the buffer holds the whole header.
+
+        Reads ahead ``_WALK_CHUNK`` bytes at a time, so hopping over small batches costs one
+        read per chunk rather than one per batch, and parses only the framing.
+        """
+        buffer = b""
+        buffer_start = position
+        unpack = _FRAMING.unpack_from
+        while position < self._size:
+            relative = position - buffer_start
+            if len(buffer) - relative < BATCH_OVERHEAD:
+                buffer, buffer_start, relative = self._log.pread(_WALK_CHUNK, position), position, 0
+                if len(buffer) < BATCH_OVERHEAD:
+                    raise CorruptSegmentError(f"{self.path} ends inside a batch at position {position}")
+            base_offset, length = unpack(buffer, relative)
+            size = length + LOG_OVERHEAD
+            if size < BATCH_OVERHEAD:
+                raise CorruptSegmentError(f"{self.path} has no batch at position {position}")
+            yield position, base_offset, size, buffer, relative
+            position += size
+
+    def _walk(self, position: int) -> Iterator[tuple[int, BatchHeader]]:
+        """``(position, header)`` of each batch from ``position`` (a batch start) to the end."""
+        for batch_position, _, _, buffer, relative in self._hop(position):
+            yield batch_position, read_header(buffer, relative)
+
+
+def _epoch(header: BatchHeader) -> int:
+    return header.partition_leader_epoch if header.partition_leader_epoch >= 0 else -1
