@@ -103,9 +103,7 @@ def _guard_null(read: ReadFn, write: WriteFn, nullable: bool, what: str) -> tupl
     return read_non_null, write_non_null
 
 
-def _array_codec(
-    element: Primitive | Struct, version: int, flexible: bool, nullable: bool
-) -> tuple[ReadFn, WriteFn]:
+def _array_codec(element: Primitive | Struct, version: int, flexible: bool, nullable: bool) -> tuple[ReadFn, WriteFn]:
     if isinstance(element, Struct):
         read_el, write_el = _struct_codec(element, version, flexible, nullable=False)
     else:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-__all__ = ["ErrorCode"]
+__all__ = ["ErrorCode", "ProtocolViolation"]
 
 _RETRIABLE = frozenset(
     {
@@ -146,3 +146,10 @@ class ErrorCode(IntEnum):
     @property
     def retriable(self) -> bool:
         return int(self) in _RETRIABLE
+
+
+class ProtocolViolation(Exception):
+    """The peer broke the protocol (bad header, unknown API, unparsable body).
+
+    The server closes that one connection and logs the reason once; nothing else is affected.
+    """

@@ -178,9 +178,7 @@ class Field:
         object.__setattr__(self, "versions", Versions.parse(versions))
         object.__setattr__(self, "nullable", Versions.parse(nullable))
         object.__setattr__(self, "tag", tag)
-        tagged_versions = Versions.parse(
-            tagged if tagged is not None else ("none" if tag is None else versions)
-        )
+        tagged_versions = Versions.parse(tagged if tagged is not None else ("none" if tag is None else versions))
         object.__setattr__(self, "tagged", tagged_versions)
         object.__setattr__(self, "default", default)
         object.__setattr__(self, "ignorable", ignorable)

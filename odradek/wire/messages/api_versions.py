@@ -62,13 +62,9 @@ ApiVersionsResponse = Message(
         Field("error_code", INT16, "0+"),
         Field("api_keys", ArrayOf(_API_VERSION), "0+"),
         Field("throttle_time_ms", INT32, "1+", ignorable=True),
-        Field(
-            "supported_features", ArrayOf(_SUPPORTED_FEATURE_KEY), "3+", tag=0, tagged="3+", ignorable=True
-        ),
+        Field("supported_features", ArrayOf(_SUPPORTED_FEATURE_KEY), "3+", tag=0, tagged="3+", ignorable=True),
         Field("finalized_features_epoch", INT64, "3+", tag=1, tagged="3+", default=-1, ignorable=True),
-        Field(
-            "finalized_features", ArrayOf(_FINALIZED_FEATURE_KEY), "3+", tag=2, tagged="3+", ignorable=True
-        ),
+        Field("finalized_features", ArrayOf(_FINALIZED_FEATURE_KEY), "3+", tag=2, tagged="3+", ignorable=True),
         Field("zk_migration_ready", BOOL, "3+", tag=3, tagged="3+", ignorable=True),
     ],
 )

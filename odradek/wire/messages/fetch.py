@@ -44,9 +44,7 @@ _FETCH_PARTITION = Struct(
         Field("log_start_offset", INT64, "5+", default=-1, ignorable=True),
         Field("partition_max_bytes", INT32, "0+"),
         Field("replica_directory_id", UUID, "17+", tag=0, tagged="17+", ignorable=True),
-        Field(
-            "high_watermark", INT64, "18+", tag=1, tagged="18+", default=9223372036854775807, ignorable=True
-        ),
+        Field("high_watermark", INT64, "18+", tag=1, tagged="18+", default=9223372036854775807, ignorable=True),
     ],
 )
 

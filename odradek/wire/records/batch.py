@@ -178,9 +178,7 @@ def read_header(buf: Buffer, pos: int = 0) -> BatchHeader:
     Raises `CorruptBatchError` when fewer than 61 bytes are available at ``pos``.
     """
     if pos < 0 or len(buf) - pos < BATCH_OVERHEAD:
-        raise CorruptBatchError(
-            f"record batch header needs {BATCH_OVERHEAD} bytes, {max(len(buf) - pos, 0)} available"
-        )
+        raise CorruptBatchError(f"record batch header needs {BATCH_OVERHEAD} bytes, {max(len(buf) - pos, 0)} available")
     return BatchHeader(*_HEADER.unpack_from(buf, pos))
 
 
@@ -196,9 +194,7 @@ def iter_batches(buf: Buffer, pos: int = 0) -> Iterator[tuple[int, BatchHeader]]
     while end - pos >= LOG_OVERHEAD:
         (batch_length,) = _LENGTH.unpack_from(buf, pos + LENGTH_OFFSET)
         if batch_length < MIN_BATCH_LENGTH:
-            raise CorruptBatchError(
-                f"record batch at position {pos} has length {batch_length} < {MIN_BATCH_LENGTH}"
-            )
+            raise CorruptBatchError(f"record batch at position {pos} has length {batch_length} < {MIN_BATCH_LENGTH}")
         total = batch_length + LOG_OVERHEAD
         if end - pos < total:
             return
@@ -228,9 +224,7 @@ def verify_batch(buf: Buffer, pos: int = 0) -> BatchHeader:
         raise CorruptBatchError(f"record batch has a negative record count {header.records_count}")
     actual = crc32c(memoryview(buf)[pos + ATTRIBUTES_OFFSET : end])
     if actual != header.crc:
-        raise CorruptBatchError(
-            f"record batch CRC mismatch: stored {header.crc:#010x}, computed {actual:#010x}"
-        )
+        raise CorruptBatchError(f"record batch CRC mismatch: stored {header.crc:#010x}, computed {actual:#010x}")
     return header
 
 

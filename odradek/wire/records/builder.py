@@ -169,9 +169,7 @@ def decode_batch(buf: Buffer, pos: int = 0) -> tuple[BatchHeader, list[Record]]:
     end = len(data)
     for _ in range(header.records_count):
         if offset >= end:
-            raise CorruptBatchError(
-                f"record batch declares {header.records_count} records but holds {len(records)}"
-            )
+            raise CorruptBatchError(f"record batch declares {header.records_count} records but holds {len(records)}")
         record, offset = decode_record(data, offset)
         records.append(record)
     if offset != end:

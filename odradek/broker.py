@@ -1,0 +1,142 @@
+"""The broker: the composition root that owns config, clock, storage, catalog and listener.
+
+Start-up order: data dir and ``meta.properties`` (cluster id, node id) -> topic catalog ->
+partition logs (recovered by the storage layer) -> reconcile catalog with what is on disk ->
+listener.  Shutdown reverses it and closes every log cleanly, so the next start skips recovery.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import dataclasses
+import logging
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+
+from odradek.clock import Clock, SystemClock
+from odradek.cluster.topics import TopicCatalog, TopicInfo
+from odradek.config import BrokerConfig
+from odradek.coordinator.runtime import CoordinatorRuntime
+from odradek.fetch_sessions import FetchSessionCache
+from odradek.handlers import load_handlers
+from odradek.handlers.dispatch import Dispatcher
+from odradek.handlers.registry import Registry
+from odradek.server.listener import Listener
+from odradek.storage.filesystem import OsFileSystem
+from odradek.storage.log_config import LogConfig
+from odradek.storage.log_manager import LogManager
+from odradek.storage.partition_log import PartitionLog
+from odradek.topic_config import log_config_for
+
+__all__ = ["Broker"]
+
+log = logging.getLogger("odradek.broker")
+
+
+def _read_or_create_meta(data_dir: Path, node_id: int) -> str:
+    """Kafka's ``meta.properties``: returns the cluster id, creating one on first start."""
+    path = data_dir / "meta.properties"
+    if path.exists():
+        props = dict(
+            line.split("=", 1) for line in path.read_text().splitlines() if "=" in line and not line.startswith("#")
+        )
+        return props["cluster.id"].strip()
+    cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    directory_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    data_dir.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"version=1\ncluster.id={cluster_id}\nnode.id={node_id}\ndirectory.id={directory_id}\n")
+    return cluster_id
+
+
+class Broker:
+    """One broker.  Use ``await start()`` / ``await stop()``, or ``async with``."""
+
+    def __init__(self, config: BrokerConfig, clock: Clock | None = None) -> None:
+        self.config = config
+        self.clock: Clock = clock or SystemClock()
+        self.data_dir = Path(config.log_dirs)
+        self.registry: Registry = load_handlers()
+        self.cluster_id = ""
+        self.catalog: TopicCatalog
+        self.logs: LogManager
+        self._listener = Listener(
+            Dispatcher(self, self.registry), config.host, config.port, config.socket_request_max_bytes
+        )
+        self.fetch_sessions = FetchSessionCache(config.max_incremental_fetch_session_cache_slots)
+        self._data_arrived: dict[tuple[str, int], asyncio.Event] = {}
+        self.group_coordinator: CoordinatorRuntime
+        self._coordinator_ticker: asyncio.Task[None] | None = None
+
+    @property
+    def port(self) -> int:
+        return self._listener.port
+
+    async def start(self) -> None:
+        self.cluster_id = _read_or_create_meta(self.data_dir, self.config.node_id)
+        self.catalog = TopicCatalog(self.data_dir / "__odradek_topics.json")
+        self.logs = LogManager.open(OsFileSystem(), self.data_dir, self.clock, config_for=self._log_config)
+        self.logs.add_append_listener(lambda log, _info: self.notify_data(log.topic, log.partition))
+        self._reconcile()
+        self.group_coordinator = CoordinatorRuntime.for_broker(self)
+        self.group_coordinator.load()
+        self._coordinator_ticker = asyncio.create_task(self.group_coordinator.run_ticker(self.clock))
+        await self._listener.start()
+        if self.config.advertised_port is None and self.config.port == 0:
+            self.config = dataclasses.replace(self.config, advertised_port=self.port)
+
+    def _log_config(self, topic: str) -> LogConfig:
+        info = self.catalog.get(topic)
+        return log_config_for(self.config, info) if info is not None else LogConfig()
+
+    def _reconcile(self) -> None:
+        """Create logs the catalog expects but the disk lacks (a crash between the two writes)."""
+        for info in self.catalog:
+            for partition in range(info.partitions):
+                if self.logs.get(info.name, partition) is None:
+                    self.logs.create_partition(
+                        info.name, partition, uuid.UUID(bytes=info.topic_id), self._log_config(info.name)
+                    )
+
+    async def stop(self) -> None:
+        await self._listener.stop()
+        if self._coordinator_ticker is not None:
+            self._coordinator_ticker.cancel()
+            await asyncio.gather(self._coordinator_ticker, return_exceptions=True)
+            self._coordinator_ticker = None
+        self.logs.close()
+
+    async def __aenter__(self) -> Broker:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    def create_topic(self, name: str, partitions: int, configs: Mapping[str, str]) -> TopicInfo:
+        info = self.catalog.create(name, partitions, configs)
+        for partition in range(partitions):
+            self.logs.create_partition(name, partition, uuid.UUID(bytes=info.topic_id), self._log_config(name))
+        return info
+
+    def delete_topic(self, name: str) -> TopicInfo:
+        info = self.catalog.delete(name)
+        self.logs.delete_topic(name)
+        return info
+
+    def partition_log(self, topic: str, partition: int) -> PartitionLog | None:
+        return self.logs.get(topic, partition)
+
+    def notify_data(self, topic: str, partition: int) -> None:
+        """Wake fetches waiting on this partition."""
+        event = self._data_arrived.pop((topic, partition), None)
+        if event is not None:
+            event.set()
+
+    def data_event(self, topic: str, partition: int) -> asyncio.Event:
+        """An event set the next time data is appended to the partition."""
+        event = self._data_arrived.get((topic, partition))
+        if event is None:
+            event = self._data_arrived[(topic, partition)] = asyncio.Event()
+        return event

@@ -1,0 +1,149 @@
+"""The topic catalog: every topic's name, id, partition count and config overrides.
+
+This is the part of Kafka's cluster metadata a single broker needs.  It is persisted as one
+JSON document written atomically (temporary file, fsync, rename), so a crash leaves either the
+old or the new catalog, never half of one.
+
+Invariants: names and ids are unique; a topic has at least one partition; names obey Kafka's
+rules (1-249 characters of ``[a-zA-Z0-9._-]``, not ``.`` or ``..``) and may not collide with an
+existing name once ``.`` and ``_`` are treated as equal.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import uuid
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["TopicCatalog", "TopicError", "TopicInfo", "validate_topic_name"]
+
+_LEGAL = re.compile(r"^[a-zA-Z0-9._-]+$")
+MAX_NAME_LENGTH = 249
+INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state"})
+
+
+class TopicError(ValueError):
+    """A topic operation that Kafka refuses; ``code_name`` is the Kafka error name."""
+
+    def __init__(self, code_name: str, message: str) -> None:
+        super().__init__(message)
+        self.code_name = code_name
+
+
+def validate_topic_name(name: str) -> None:
+    """Raise TopicError(INVALID_TOPIC_EXCEPTION) for a name Kafka would refuse."""
+    if not name:
+        raise TopicError("INVALID_TOPIC_EXCEPTION", "Topic name is illegal, it can't be empty")
+    if name in (".", ".."):
+        raise TopicError("INVALID_TOPIC_EXCEPTION", 'Topic name cannot be "." or ".."')
+    if len(name) > MAX_NAME_LENGTH:
+        raise TopicError(
+            "INVALID_TOPIC_EXCEPTION",
+            f"Topic name is illegal, it can't be longer than {MAX_NAME_LENGTH} characters, topic name: {name}",
+        )
+    if not _LEGAL.match(name):
+        raise TopicError(
+            "INVALID_TOPIC_EXCEPTION",
+            f'Topic name "{name}" is illegal, it contains a character other than '
+            "ASCII alphanumerics, '.', '_' and '-'",
+        )
+
+
+@dataclass(slots=True)
+class TopicInfo:
+    name: str
+    topic_id: bytes
+    partitions: int
+    configs: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def internal(self) -> bool:
+        return self.name in INTERNAL_TOPICS
+
+
+class TopicCatalog:
+    """Topics by name and by id, persisted to ``path`` on every change."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._by_name: dict[str, TopicInfo] = {}
+        self._by_id: dict[bytes, TopicInfo] = {}
+        if path.exists():
+            for entry in json.loads(path.read_text())["topics"]:
+                self._add(TopicInfo(entry["name"], uuid.UUID(entry["id"]).bytes, entry["partitions"], entry["configs"]))
+
+    def __iter__(self) -> Iterator[TopicInfo]:
+        return iter(list(self._by_name.values()))
+
+    def __len__(self) -> int:
+        return len(self._by_name)
+
+    def get(self, name: str) -> TopicInfo | None:
+        return self._by_name.get(name)
+
+    def by_id(self, topic_id: bytes) -> TopicInfo | None:
+        return self._by_id.get(topic_id)
+
+    def check_new(self, name: str, partitions: int) -> None:
+        """Raise TopicError when ``create(name, partitions)`` would be refused."""
+        validate_topic_name(name)
+        if name in self._by_name:
+            raise TopicError("TOPIC_ALREADY_EXISTS", f"Topic '{name}' already exists.")
+        folded = name.replace(".", "_")
+        for other in self._by_name:
+            if other.replace(".", "_") == folded:
+                raise TopicError("INVALID_TOPIC_EXCEPTION", f"Topic '{name}' collides with existing topic: {other}")
+        if partitions < 1:
+            raise TopicError("INVALID_PARTITIONS", "Number of partitions must be larger than 0.")
+
+    def create(
+        self,
+        name: str,
+        partitions: int,
+        configs: Mapping[str, str] | None = None,
+        topic_id: bytes | None = None,
+    ) -> TopicInfo:
+        self.check_new(name, partitions)
+        info = TopicInfo(name, topic_id or uuid.uuid4().bytes, partitions, dict(configs or {}))
+        self._add(info)
+        self._save()
+        return info
+
+    def delete(self, name: str) -> TopicInfo:
+        info = self._by_name.pop(name)
+        del self._by_id[info.topic_id]
+        self._save()
+        return info
+
+    def add_partitions(self, name: str, total: int) -> None:
+        self._by_name[name].partitions = total
+        self._save()
+
+    def _add(self, info: TopicInfo) -> None:
+        self._by_name[info.name] = info
+        self._by_id[info.topic_id] = info
+
+    def _save(self) -> None:
+        document = {
+            "version": 1,
+            "topics": [
+                {
+                    "name": t.name,
+                    "id": str(uuid.UUID(bytes=t.topic_id)),
+                    "partitions": t.partitions,
+                    "configs": t.configs,
+                }
+                for t in self._by_name.values()
+            ],
+        }
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self._path.with_suffix(".tmp")
+        with open(tmp, "w") as out:
+            json.dump(document, out, indent=1)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, self._path)

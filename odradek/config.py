@@ -1,0 +1,133 @@
+"""Broker configuration: Apache Kafka's property names, types and defaults.
+
+Only the settings odradek implements are known here; an unknown key is an error rather than a
+silently ignored typo.  Values come from, in increasing precedence: defaults, a
+``server.properties``-style file, then ``key=value`` overrides from the command line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+__all__ = ["BrokerConfig", "ConfigError", "load_config"]
+
+MIB = 1024 * 1024
+
+
+class ConfigError(ValueError):
+    """A configuration key is unknown or its value has the wrong type."""
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerConfig:
+    """Broker settings; attribute names are Kafka's with dots turned into underscores."""
+
+    node_id: int = 1
+    host: str = "127.0.0.1"
+    port: int = 9092
+    advertised_host: str | None = None
+    advertised_port: int | None = None
+    log_dirs: str = "./data"
+    num_partitions: int = 1
+    default_replication_factor: int = 1
+    auto_create_topics_enable: bool = True
+    delete_topic_enable: bool = True
+    message_max_bytes: int = 1048588
+    socket_request_max_bytes: int = 100 * MIB
+    log_segment_bytes: int = 1024 * MIB
+    log_index_interval_bytes: int = 4096
+    log_index_size_max_bytes: int = 10 * MIB
+    log_message_timestamp_type: str = "CreateTime"
+    fetch_max_bytes: int = 55 * MIB
+    replica_fetch_max_bytes: int = MIB
+    max_incremental_fetch_session_cache_slots: int = 1000
+    group_initial_rebalance_delay_ms: int = 3000
+    offsets_topic_num_partitions: int = 50
+    group_min_session_timeout_ms: int = 6000
+    group_max_session_timeout_ms: int = 1800000
+    group_max_size: int = 2147483647
+    offsets_retention_minutes: int = 10080
+    offsets_retention_check_interval_ms: int = 600000
+    offset_metadata_max_bytes: int = 4096
+
+    @property
+    def advertised(self) -> tuple[str, int]:
+        return (self.advertised_host or self.host, self.advertised_port or self.port)
+
+
+_KAFKA_NAMES = {f.name.replace("_", "."): f.name for f in fields(BrokerConfig)}
+_KAFKA_NAMES.update({"node.id": "node_id", "broker.id": "node_id"})
+
+
+def _coerce(name: str, raw: str, current: Any) -> Any:
+    kind = type(current)
+    try:
+        if kind is bool:
+            lowered = raw.strip().lower()
+            if lowered not in ("true", "false"):
+                raise ValueError(raw)
+            return lowered == "true"
+        if kind is int:
+            return int(raw)
+        return raw.strip()
+    except ValueError:
+        raise ConfigError(f"{name}: cannot use {raw!r} as {kind.__name__}") from None
+
+
+def _parse_listener(value: str) -> tuple[str, int]:
+    """``PLAINTEXT://host:port`` (first listener only) -> (host, port)."""
+    first = value.split(",")[0].strip()
+    _, _, address = first.rpartition("://")
+    host, _, port = address.rpartition(":")
+    if not port.isdigit():
+        raise ConfigError(f"listener {value!r} has no port")
+    return host or "0.0.0.0", int(port)
+
+
+def _apply(config: BrokerConfig, items: Iterable[tuple[str, str]]) -> BrokerConfig:
+    changes: dict[str, Any] = {}
+    for key, raw in items:
+        key = key.strip()
+        if key == "listeners":
+            changes["host"], changes["port"] = _parse_listener(raw)
+        elif key == "advertised.listeners":
+            changes["advertised_host"], changes["advertised_port"] = _parse_listener(raw)
+        elif key in ("log.dir", "log.dirs"):
+            changes["log_dirs"] = raw.split(",")[0].strip()
+        elif key in _KAFKA_NAMES:
+            attr = _KAFKA_NAMES[key]
+            current = getattr(config, attr)
+            changes[attr] = _coerce(key, raw, current if current is not None else "")
+        else:
+            raise ConfigError(f"unknown broker config {key!r}")
+    return replace(config, **changes)
+
+
+def parse_properties(text: str) -> list[tuple[str, str]]:
+    """Java-properties lines: ``key=value`` or ``key: value``; ``#`` and ``!`` start comments."""
+    items: list[tuple[str, str]] = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped[0] in "#!":
+            continue
+        sep = min((i for i in (stripped.find("="), stripped.find(":")) if i >= 0), default=-1)
+        if sep < 0:
+            raise ConfigError(f"not a property line: {line!r}")
+        items.append((stripped[:sep].strip(), stripped[sep + 1 :].strip()))
+    return items
+
+
+def load_config(properties_file: Path | None = None, overrides: Iterable[str] = ()) -> BrokerConfig:
+    config = BrokerConfig()
+    if properties_file is not None:
+        config = _apply(config, parse_properties(properties_file.read_text()))
+    pairs = []
+    for item in overrides:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ConfigError(f"override {item!r} is not key=value")
+        pairs.append((key, value))
+    return _apply(config, pairs)

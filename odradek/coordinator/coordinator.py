@@ -1,0 +1,338 @@
+"""The group coordinator: one pure state machine for classic groups and their committed offsets.
+
+Handlers call it with domain values and get answers plus an `Outcome` (records to persist).
+The runtime appends those records to ``__consumer_offsets`` and hands each one back through
+`GroupCoordinator.replay`, the same path the records take at start-up.  Replay rules:
+
+- an offset record always updates the offset store (a tombstone deletes the offset); an offset
+  for a group the coordinator does not know creates it Empty (a standalone consumer's group);
+- a group tombstone removes the group; a group metadata value rebuilds the group only while
+  loading (`begin_load` .. `finish_load`): live, the coordinator already holds that state.
+
+Time: request methods read the injected clock; `tick` takes ``now_ms`` and fires session,
+join, sync and initial-delay deadlines, and every ``offsets.retention.check.interval.ms``
+expires offsets and deletes Empty groups that have none left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from odradek.clock import Clock
+from odradek.config import BrokerConfig
+from odradek.coordinator.group import Group, JoinWaiter, Member
+from odradek.coordinator.messages import (
+    HeartbeatRequest,
+    JoinRequest,
+    LeaveMember,
+    LeaveResult,
+    Outcome,
+    SyncRequest,
+    SyncResult,
+)
+from odradek.coordinator.offsets import CommitIdentity, OffsetStore, subscribed_topics, validate_commit
+from odradek.coordinator.rebalance import GroupSettings, Rebalancer
+from odradek.coordinator.records import (
+    CoordinatorRecord,
+    GroupMetadataRecord,
+    GroupMetadataValue,
+    OffsetCommitRecord,
+    OffsetCommitValue,
+)
+from odradek.coordinator.state import GroupState
+from odradek.wire.errors import ErrorCode
+
+__all__ = [
+    "CLASSIC_GROUP_TYPE",
+    "CommitPartition",
+    "CoordinatorSettings",
+    "DescribedGroup",
+    "DescribedMember",
+    "GroupCoordinator",
+    "ListedGroup",
+]
+
+CLASSIC_GROUP_TYPE = "classic"
+
+
+@dataclass(frozen=True, slots=True)
+class CoordinatorSettings:
+    groups: GroupSettings
+    offsets_retention_ms: int = 10080 * 60_000
+    offsets_retention_check_interval_ms: int = 600_000
+    offset_metadata_max_bytes: int = 4096
+
+    @classmethod
+    def from_config(cls, config: BrokerConfig) -> CoordinatorSettings:
+        return cls(
+            GroupSettings(
+                min_session_timeout_ms=config.group_min_session_timeout_ms,
+                max_session_timeout_ms=config.group_max_session_timeout_ms,
+                initial_rebalance_delay_ms=config.group_initial_rebalance_delay_ms,
+                max_size=config.group_max_size,
+            ),
+            offsets_retention_ms=config.offsets_retention_minutes * 60_000,
+            offsets_retention_check_interval_ms=config.offsets_retention_check_interval_ms,
+            offset_metadata_max_bytes=config.offset_metadata_max_bytes,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CommitPartition:
+    topic: str
+    partition: int
+    offset: int
+    leader_epoch: int
+    metadata: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ListedGroup:
+    group_id: str
+    protocol_type: str
+    state: GroupState
+    group_type: str = CLASSIC_GROUP_TYPE
+
+
+@dataclass(frozen=True, slots=True)
+class DescribedMember:
+    member_id: str
+    group_instance_id: str | None
+    client_id: str
+    client_host: str
+    metadata: bytes
+    assignment: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class DescribedGroup:
+    group_id: str
+    state: GroupState
+    protocol_type: str
+    protocol_data: str
+    members: tuple[DescribedMember, ...]
+
+
+class GroupCoordinator:
+    def __init__(self, settings: CoordinatorSettings, clock: Clock, new_uuid: Callable[[], str] | None = None) -> None:
+        self.settings = settings
+        self.clock = clock
+        self.rebalancer = Rebalancer(settings.groups, new_uuid)
+        self.offsets = OffsetStore()
+        self._loading = False
+        self._next_retention_check_ms: int | None = None
+
+    @property
+    def groups(self) -> dict[str, Group]:
+        return self.rebalancer.groups
+
+    def group(self, group_id: str) -> Group | None:
+        return self.rebalancer.groups.get(group_id)
+
+    # ------------------------------------------------------------ membership
+
+    def join(self, req: JoinRequest, respond: JoinWaiter) -> Outcome:
+        return self.rebalancer.join(req, respond, self.clock.time_ms())
+
+    def sync(self, req: SyncRequest, respond: Callable[[SyncResult], None]) -> Outcome:
+        return self.rebalancer.sync(req, respond, self.clock.time_ms())
+
+    def heartbeat(self, req: HeartbeatRequest) -> ErrorCode:
+        return self.rebalancer.heartbeat(req, self.clock.time_ms())
+
+    def leave(self, group_id: str, members: list[LeaveMember]) -> tuple[LeaveResult, Outcome]:
+        return self.rebalancer.leave(group_id, members, self.clock.time_ms())
+
+    # --------------------------------------------------------------- offsets
+
+    def commit_offsets(
+        self, who: CommitIdentity, partitions: list[CommitPartition], api_version: int, retention_time_ms: int = -1
+    ) -> tuple[list[ErrorCode], Outcome]:
+        """Per-partition errors (in request order) and the offset records to append."""
+        now = self.clock.time_ms()
+        group = self.group(who.group_id)
+        error = validate_commit(group, who, api_version)
+        if error is not ErrorCode.NONE:
+            return [error] * len(partitions), Outcome()
+        if group is None:
+            group = self.rebalancer.groups[who.group_id] = Group(who.group_id, now)
+        elif group.is_in(GroupState.STABLE, GroupState.PREPARING_REBALANCE) and who.member_id in group.members:
+            member = group.members[who.member_id]
+            member.heartbeat_deadline_ms = now + member.session_timeout_ms
+        errors: list[ErrorCode] = []
+        outcome = Outcome()
+        expire = now + retention_time_ms if retention_time_ms != -1 else -1
+        for p in partitions:
+            metadata = p.metadata if p.metadata is not None else ""
+            if len(metadata) > self.settings.offset_metadata_max_bytes:
+                errors.append(ErrorCode.OFFSET_METADATA_TOO_LARGE)
+                continue
+            value = OffsetCommitValue(p.offset, p.leader_epoch, metadata, now, expire)
+            outcome.records.append(OffsetCommitRecord(who.group_id, p.topic, p.partition, value))
+            errors.append(ErrorCode.NONE)
+        return errors, outcome
+
+    def fetch_offsets(
+        self, group_id: str, partitions: Iterable[tuple[str, int]] | None
+    ) -> tuple[ErrorCode, list[tuple[str, int, OffsetCommitValue | None]]]:
+        """The committed offsets asked for (None: every committed one); unknown ones are None."""
+        group = self.group(group_id)
+        if group is not None and group.is_in(GroupState.DEAD):
+            return ErrorCode.GROUP_ID_NOT_FOUND, []
+        if partitions is None:
+            found = sorted(self.offsets.all(group_id).items())
+            return ErrorCode.NONE, [(t, p, v) for (t, p), v in found]
+        return ErrorCode.NONE, [(t, p, self.offsets.get(group_id, t, p)) for t, p in partitions]
+
+    def delete_offsets(
+        self, group_id: str, partitions: list[tuple[str, int]]
+    ) -> tuple[ErrorCode, list[ErrorCode], Outcome]:
+        """OffsetDelete: group error, per-partition errors, tombstones for the deleted offsets."""
+        group = self.group(group_id)
+        if group is None or group.is_in(GroupState.DEAD):
+            return ErrorCode.GROUP_ID_NOT_FOUND, [], Outcome()
+        consumer = group.protocol_type == "consumer"
+        if not group.is_in(GroupState.EMPTY) and not consumer:
+            return ErrorCode.NON_EMPTY_GROUP, [], Outcome()
+        topics = subscribed_topics(group)
+        errors = []
+        outcome = Outcome()
+        for topic, partition in partitions:
+            subscribed = topic in topics if topics is not None else consumer
+            if not group.is_in(GroupState.EMPTY) and subscribed:
+                errors.append(ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC)
+                continue
+            if self.offsets.get(group_id, topic, partition) is not None:
+                outcome.records.append(OffsetCommitRecord(group_id, topic, partition, None))
+            errors.append(ErrorCode.NONE)
+        return ErrorCode.NONE, errors, outcome
+
+    # ----------------------------------------------------------------- admin
+
+    def list_groups(self, states: Iterable[str] = (), types: Iterable[str] = ()) -> list[ListedGroup]:
+        wanted_states = {s.lower() for s in states}
+        wanted_types = {t.lower() for t in types}
+        if wanted_types and CLASSIC_GROUP_TYPE not in wanted_types:
+            return []
+        return [
+            ListedGroup(g.group_id, g.protocol_type or "", g.state)
+            for g in self.groups.values()
+            if not wanted_states or g.state.value.lower() in wanted_states
+        ]
+
+    def describe_group(self, group_id: str) -> DescribedGroup | None:
+        group = self.group(group_id)
+        if group is None or group.is_in(GroupState.DEAD):
+            return None
+        stable = group.is_in(GroupState.STABLE)
+        members = tuple(_describe(m, group.protocol_name if stable else None) for m in group.members.values())
+        protocol_data = (group.protocol_name or "") if stable else ""
+        return DescribedGroup(group_id, group.state, group.protocol_type or "", protocol_data, members)
+
+    def delete_groups(self, group_ids: list[str]) -> tuple[list[ErrorCode], Outcome]:
+        errors = []
+        outcome = Outcome()
+        for group_id in group_ids:
+            group = self.group(group_id)
+            if group is None or group.is_in(GroupState.DEAD):
+                errors.append(ErrorCode.GROUP_ID_NOT_FOUND)
+            elif not group.is_in(GroupState.EMPTY):
+                errors.append(ErrorCode.NON_EMPTY_GROUP)
+            else:
+                outcome.records.extend(self.offsets.tombstones(group_id))
+                outcome.records.append(GroupMetadataRecord(group_id, None))
+                errors.append(ErrorCode.NONE)
+        return errors, outcome
+
+    # ----------------------------------------------------------------- timers
+
+    def tick(self, now_ms: int) -> Outcome:
+        outcome = self.rebalancer.tick(now_ms)
+        if self._next_retention_check_ms is None:
+            self._next_retention_check_ms = now_ms + self.settings.offsets_retention_check_interval_ms
+        elif now_ms >= self._next_retention_check_ms:
+            self._next_retention_check_ms = now_ms + self.settings.offsets_retention_check_interval_ms
+            outcome.records.extend(self.expire_offsets(now_ms))
+        return outcome
+
+    def expire_offsets(self, now_ms: int) -> list[CoordinatorRecord]:
+        """Tombstones for expired offsets, and for Empty groups left with no offsets."""
+        records: list[CoordinatorRecord] = []
+        for group_id in sorted(set(self.offsets.groups()) | set(self.groups)):
+            group = self.group(group_id)
+            expired = self.offsets.expired(group, group_id, now_ms, self.settings.offsets_retention_ms)
+            records.extend(expired)
+            remaining = len(self.offsets.all(group_id)) - len(expired)
+            if group is not None and group.is_in(GroupState.EMPTY) and remaining == 0:
+                records.append(GroupMetadataRecord(group_id, None))
+        return records
+
+    # ------------------------------------------------------------ persistence
+
+    def begin_load(self) -> None:
+        self._loading = True
+
+    def finish_load(self) -> Outcome:
+        """Loading is over: restart every loaded member's session from now."""
+        self._loading = False
+        now = self.clock.time_ms()
+        outcome = Outcome()
+        for group in list(self.groups.values()):
+            outcome.records.extend(self.rebalancer.load(group, now).records)
+        return outcome
+
+    def replay(self, record: CoordinatorRecord) -> None:
+        if isinstance(record, OffsetCommitRecord):
+            self.offsets.apply(record)
+            if record.value is not None and record.group not in self.groups:
+                self.groups[record.group] = Group(record.group, None)
+            return
+        if record.value is None:
+            group = self.groups.pop(record.group, None)
+            if group is not None:
+                group.transition(GroupState.DEAD, self.clock.time_ms())
+            return
+        if self._loading:
+            self.groups[record.group] = _loaded_group(record.group, record.value)
+
+
+def _describe(member: Member, protocol: str | None) -> DescribedMember:
+    if protocol is None:
+        return DescribedMember(
+            member.member_id, member.group_instance_id, member.client_id, member.client_host, b"", b""
+        )
+    return DescribedMember(
+        member.member_id,
+        member.group_instance_id,
+        member.client_id,
+        member.client_host,
+        member.metadata(protocol),
+        member.assignment,
+    )
+
+
+def _loaded_group(group_id: str, value: GroupMetadataValue) -> Group:
+    """A group as Kafka rebuilds it from its last metadata record: Stable with members, else Empty."""
+    group = Group(group_id, None if value.current_state_timestamp == -1 else value.current_state_timestamp)
+    group.generation_id = value.generation
+    group.protocol_type = value.protocol_type or None
+    group.protocol_name = value.protocol
+    for m in value.members:
+        rebalance_timeout = m.session_timeout if m.rebalance_timeout == -1 else m.rebalance_timeout
+        protocols = ((value.protocol or "", m.subscription),)
+        member = Member(
+            m.member_id,
+            m.group_instance_id,
+            m.client_id,
+            m.client_host,
+            rebalance_timeout,
+            m.session_timeout,
+            value.protocol_type,
+            protocols,
+            m.assignment,
+        )
+        group.add(member, None)
+    group.leader_id = value.leader
+    group.state = GroupState.STABLE if value.members else GroupState.EMPTY
+    return group

@@ -1,0 +1,117 @@
+"""What handlers hand the coordinator and what it answers: domain values, not wire messages.
+
+A call that may have to wait (JoinGroup until the others rejoin, SyncGroup until the leader's
+assignment) takes a ``respond`` callback that the coordinator calls exactly once, maybe later
+(from another request or from ``tick``).  Every state-changing call returns an `Outcome`: the
+records to persist and, when the change must wait for them to be written, ``on_append``, which
+the runtime calls with the append's error code (NONE on success) right after appending.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from odradek.coordinator.records import CoordinatorRecord
+from odradek.wire.errors import ErrorCode
+
+__all__ = [
+    "HeartbeatRequest",
+    "JoinRequest",
+    "JoinResult",
+    "JoinedMember",
+    "LeaveMember",
+    "LeaveResult",
+    "Outcome",
+    "Protocol",
+    "SyncRequest",
+    "SyncResult",
+]
+
+Protocol = tuple[str, bytes]
+"""(protocol name, protocol metadata) as a member lists them in JoinGroup, in preference order."""
+
+
+@dataclass(slots=True)
+class Outcome:
+    records: list[CoordinatorRecord] = field(default_factory=list)
+    on_append: Callable[[ErrorCode], None] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class JoinRequest:
+    """A JoinGroup; ``rebalance_timeout_ms`` already defaulted to the session timeout for v0."""
+
+    group_id: str
+    member_id: str
+    group_instance_id: str | None
+    session_timeout_ms: int
+    rebalance_timeout_ms: int
+    protocol_type: str
+    protocols: tuple[Protocol, ...]
+    client_id: str
+    client_host: str
+    requires_known_member_id: bool
+    supports_skip_assignment: bool
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class JoinedMember:
+    member_id: str
+    group_instance_id: str | None
+    metadata: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class JoinResult:
+    error: ErrorCode
+    member_id: str
+    generation_id: int = -1
+    protocol_type: str | None = None
+    protocol_name: str | None = None
+    leader: str = ""
+    skip_assignment: bool = False
+    members: tuple[JoinedMember, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SyncRequest:
+    group_id: str
+    member_id: str
+    generation_id: int
+    group_instance_id: str | None
+    protocol_type: str | None
+    protocol_name: str | None
+    assignments: tuple[tuple[str, bytes], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SyncResult:
+    error: ErrorCode
+    protocol_type: str | None = None
+    protocol_name: str | None = None
+    assignment: bytes = b""
+
+
+@dataclass(frozen=True, slots=True)
+class HeartbeatRequest:
+    group_id: str
+    member_id: str
+    generation_id: int
+    group_instance_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveMember:
+    member_id: str
+    group_instance_id: str | None
+    error: ErrorCode = ErrorCode.NONE
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveResult:
+    """``error`` is the group-level error; ``members`` the per-member answers (v3+ form)."""
+
+    error: ErrorCode
+    members: tuple[LeaveMember, ...] = ()

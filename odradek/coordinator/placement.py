@@ -1,0 +1,28 @@
+"""Which ``__consumer_offsets`` partition holds a group: Kafka's ``partitionFor``.
+
+``abs(groupId.hashCode()) % offsets.topic.num.partitions`` with Java's ``String.hashCode`` (over
+UTF-16 code units, wrapping at 32 bits) and Kafka's ``Utils.abs``, which maps
+``Integer.MIN_VALUE`` to 0 instead of leaving it negative.
+"""
+
+from __future__ import annotations
+
+__all__ = ["OFFSETS_TOPIC", "java_string_hash", "partition_for"]
+
+OFFSETS_TOPIC = "__consumer_offsets"
+
+_INT_MIN = -(2**31)
+
+
+def java_string_hash(text: str) -> int:
+    """Java's ``String.hashCode`` as a signed 32-bit int."""
+    h = 0
+    units = text.encode("utf-16-be")
+    for i in range(0, len(units), 2):
+        h = (31 * h + ((units[i] << 8) | units[i + 1])) & 0xFFFFFFFF
+    return h - (1 << 32) if h & 0x80000000 else h
+
+
+def partition_for(group_id: str, num_partitions: int) -> int:
+    h = java_string_hash(group_id)
+    return (0 if h == _INT_MIN else abs(h)) % num_partitions

@@ -1,0 +1,258 @@
+"""The coordinator's runtime: persistence in ``__consumer_offsets``, waiting, and the timer tick.
+
+The state machine (`coordinator.GroupCoordinator`) never waits and never writes.  This module:
+
+- appends the records of every `Outcome` to their group's partition of ``__consumer_offsets``
+  (one batch per partition, created with ``cleanup.policy=compact`` on first use), replays each
+  appended record into the coordinator, then calls the outcome's ``on_append``;
+- turns the coordinator's ``respond`` callbacks into asyncio futures handlers await;
+- replays the whole topic at start-up (`CoordinatorRuntime.load`);
+- calls ``tick`` every `TICK_INTERVAL_MS` of the broker's clock (`CoordinatorRuntime.run_ticker`).
+
+Writes are synchronous and happen on the event loop before any waiter resumes, so a response is
+never sent for state that was not persisted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Protocol, TypeVar
+
+from odradek.clock import Clock
+from odradek.coordinator.coordinator import CommitPartition, CoordinatorSettings, GroupCoordinator
+from odradek.coordinator.messages import (
+    JoinRequest,
+    JoinResult,
+    LeaveMember,
+    LeaveResult,
+    Outcome,
+    SyncRequest,
+    SyncResult,
+)
+from odradek.coordinator.offsets import CommitIdentity
+from odradek.coordinator.placement import OFFSETS_TOPIC, partition_for
+from odradek.coordinator.rebalance import append_error_to_response_error
+from odradek.coordinator.records import CoordinatorRecord, decode_record, encode_record
+from odradek.storage.errors import RecordBatchTooLarge, StorageError
+from odradek.wire.errors import ErrorCode
+from odradek.wire.primitives import DecodeError
+from odradek.wire.records.batch import CorruptBatchError, iter_batches
+from odradek.wire.records.builder import build_batch, decode_batch
+from odradek.wire.records.record import Record
+
+if TYPE_CHECKING:
+    from odradek.broker import Broker
+
+__all__ = ["OFFSETS_TOPIC_CONFIGS", "TICK_INTERVAL_MS", "BrokerOffsetsLog", "CoordinatorRuntime", "OffsetsLog"]
+
+log = logging.getLogger("odradek.coordinator")
+
+TICK_INTERVAL_MS = 100
+READ_CHUNK_BYTES = 1 << 20
+OFFSETS_TOPIC_CONFIGS = {"cleanup.policy": "compact", "compression.type": "producer", "segment.bytes": "104857600"}
+
+T = TypeVar("T")
+
+
+class AppendFailed(Exception):
+    """An append to ``__consumer_offsets`` failed; ``code`` is the storage error's Kafka code."""
+
+    def __init__(self, code: ErrorCode) -> None:
+        super().__init__(code.name)
+        self.code = code
+
+
+class OffsetsLog(Protocol):
+    """The internal topic as the runtime needs it."""
+
+    def ensure_topic(self) -> None:
+        """Create the topic if it does not exist yet."""
+
+    def append(self, partition: int, batch: bytes) -> None:
+        """Append one batch; raises `AppendFailed`."""
+
+    def batches(self, partition: int) -> Iterator[bytes]:
+        """Every batch of the partition, in offset order (nothing when the topic does not exist)."""
+
+
+class BrokerOffsetsLog:
+    """`OffsetsLog` over the broker's partition logs; creates the topic on the first append."""
+
+    def __init__(self, broker: Broker) -> None:
+        self._broker = broker
+
+    def ensure_topic(self) -> None:
+        broker = self._broker
+        if broker.catalog.get(OFFSETS_TOPIC) is None:
+            broker.create_topic(OFFSETS_TOPIC, broker.config.offsets_topic_num_partitions, OFFSETS_TOPIC_CONFIGS)
+
+    def append(self, partition: int, batch: bytes) -> None:
+        self.ensure_topic()
+        partition_log = self._broker.partition_log(OFFSETS_TOPIC, partition)
+        if partition_log is None:
+            raise AppendFailed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+        try:
+            partition_log.append(bytearray(batch), leader_epoch=0, now_ms=self._broker.clock.time_ms())
+        except RecordBatchTooLarge as exc:
+            raise AppendFailed(ErrorCode.RECORD_LIST_TOO_LARGE) from exc
+        except (StorageError, CorruptBatchError) as exc:
+            raise AppendFailed(ErrorCode.KAFKA_STORAGE_ERROR) from exc
+        self._broker.notify_data(OFFSETS_TOPIC, partition)
+
+    def batches(self, partition: int) -> Iterator[bytes]:
+        partition_log = self._broker.partition_log(OFFSETS_TOPIC, partition)
+        if partition_log is None:
+            return
+        offset = partition_log.log_start_offset
+        while offset < partition_log.log_end_offset:
+            region = partition_log.read(offset, READ_CHUNK_BYTES)
+            if region is None:
+                return
+            data = region.read()
+            for position, header in iter_batches(data):
+                yield data[position : position + header.total_size]
+                offset = header.next_offset
+
+
+def _resolve(future: asyncio.Future[T]) -> Callable[[T], None]:
+    def respond(value: T) -> None:
+        if not future.done():
+            future.set_result(value)
+
+    return respond
+
+
+class CoordinatorRuntime:
+    def __init__(self, coordinator: GroupCoordinator, offsets_log: OffsetsLog, num_partitions: int) -> None:
+        self.coordinator = coordinator
+        self._log = offsets_log
+        self._partitions = num_partitions
+
+    @classmethod
+    def for_broker(cls, broker: Broker) -> CoordinatorRuntime:
+        settings = CoordinatorSettings.from_config(broker.config)
+        coordinator = GroupCoordinator(settings, broker.clock)
+        return cls(coordinator, BrokerOffsetsLog(broker), broker.config.offsets_topic_num_partitions)
+
+    def ensure_topic(self) -> None:
+        self._log.ensure_topic()
+
+    def partition_for(self, group_id: str) -> int:
+        return partition_for(group_id, self._partitions)
+
+    # -------------------------------------------------------------- persistence
+
+    def load(self) -> None:
+        """Replay every partition of the topic; corrupt or unknown records are skipped with a log line."""
+        coordinator = self.coordinator
+        coordinator.begin_load()
+        for partition in range(self._partitions):
+            for batch in self._log.batches(partition):
+                for record in self._decode(batch, partition):
+                    coordinator.replay(record)
+        self.persist(coordinator.finish_load())
+
+    def _decode(self, batch: bytes, partition: int) -> Iterator[CoordinatorRecord]:
+        try:
+            header, records = decode_batch(batch)
+        except CorruptBatchError as exc:
+            log.warning("skipping a corrupt batch of %s-%d: %s", OFFSETS_TOPIC, partition, exc)
+            return
+        if header.is_control:
+            return
+        for raw in records:
+            if raw.key is None:
+                continue
+            try:
+                record = decode_record(raw.key, raw.value)
+            except DecodeError as exc:
+                log.warning("skipping an undecodable record of %s-%d: %s", OFFSETS_TOPIC, partition, exc)
+                continue
+            if record is not None:
+                yield record
+
+    def persist(self, outcome: Outcome) -> ErrorCode:
+        """Append the outcome's records, replay them, run its ``on_append``; the append's error."""
+        error = ErrorCode.NONE
+        by_partition: dict[int, list[CoordinatorRecord]] = defaultdict(list)
+        for record in outcome.records:
+            by_partition[self.partition_for(record.group)].append(record)
+        now = self.coordinator.clock.time_ms()
+        for partition, records in sorted(by_partition.items()):
+            encoded = [encode_record(r) for r in records]
+            batch = build_batch(
+                [Record(i, 0, key, value) for i, (key, value) in enumerate(encoded)], base_timestamp=now
+            )
+            try:
+                self._log.append(partition, batch)
+            except AppendFailed as exc:
+                log.error("cannot append to %s-%d: %s", OFFSETS_TOPIC, partition, exc.code.name)
+                error = exc.code
+                break
+            for record in records:
+                self.coordinator.replay(record)
+        if outcome.on_append is not None:
+            outcome.on_append(error)
+        return error
+
+    # ------------------------------------------------------------------ requests
+
+    async def join(self, request: JoinRequest) -> JoinResult:
+        future: asyncio.Future[JoinResult] = asyncio.get_running_loop().create_future()
+        self.persist(self.coordinator.join(request, _resolve(future)))
+        return await future
+
+    async def sync(self, request: SyncRequest) -> SyncResult:
+        future: asyncio.Future[SyncResult] = asyncio.get_running_loop().create_future()
+        self.persist(self.coordinator.sync(request, _resolve(future)))
+        return await future
+
+    def leave(self, group_id: str, members: list[LeaveMember]) -> LeaveResult:
+        result, outcome = self.coordinator.leave(group_id, members)
+        self.persist(outcome)
+        return result
+
+    def commit_offsets(
+        self, who: CommitIdentity, partitions: list[CommitPartition], api_version: int, retention_time_ms: int = -1
+    ) -> list[ErrorCode]:
+        errors, outcome = self.coordinator.commit_offsets(who, partitions, api_version, retention_time_ms)
+        failure = self.persist(outcome)
+        if failure is ErrorCode.NONE:
+            return errors
+        if failure in (ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.RECORD_LIST_TOO_LARGE, ErrorCode.INVALID_FETCH_SIZE):
+            mapped = ErrorCode.INVALID_COMMIT_OFFSET_SIZE
+        else:
+            mapped = append_error_to_response_error(failure)
+        return [mapped if e is ErrorCode.NONE else e for e in errors]
+
+    def delete_offsets(self, group_id: str, partitions: list[tuple[str, int]]) -> tuple[ErrorCode, list[ErrorCode]]:
+        error, errors, outcome = self.coordinator.delete_offsets(group_id, partitions)
+        failure = self.persist(outcome)
+        if failure is not ErrorCode.NONE:
+            return append_error_to_response_error(failure), []
+        return error, errors
+
+    def delete_groups(self, group_ids: list[str]) -> list[ErrorCode]:
+        errors, outcome = self.coordinator.delete_groups(group_ids)
+        failure = self.persist(outcome)
+        if failure is not ErrorCode.NONE:
+            mapped = append_error_to_response_error(failure)
+            return [mapped if e is ErrorCode.NONE else e for e in errors]
+        return errors
+
+    # --------------------------------------------------------------------- time
+
+    def tick(self, now_ms: int) -> None:
+        self.persist(self.coordinator.tick(now_ms))
+
+    async def run_ticker(self, clock: Clock) -> None:
+        """Tick every `TICK_INTERVAL_MS`; an exception in one tick is logged, the next still runs."""
+        while True:
+            await asyncio.sleep(TICK_INTERVAL_MS / 1000)
+            try:
+                self.tick(clock.time_ms())
+            except Exception:
+                log.exception("group coordinator tick failed")

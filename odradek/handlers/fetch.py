@@ -1,0 +1,215 @@
+"""Fetch (key 1), v4-v18, for consumers (replica fetching comes with replication).
+
+- Sessions (v7+, KIP-227): see `odradek.fetch_sessions`; unknown session ->
+  FETCH_SESSION_ID_NOT_FOUND, wrong epoch -> INVALID_FETCH_SESSION_EPOCH, as top-level errors.
+- Reads: a fetch offset inside a batch returns that whole batch (the client skips the records
+  before its offset).  The first partition with data returns at least one whole batch even
+  when it is larger than the limits (KIP-74); later partitions stop at
+  ``partition_max_bytes`` and at what is left of the response's ``max_bytes``.
+- A partition with nothing new answers with an empty, non-null record set.
+- Long poll: when fewer than ``min_bytes`` are ready and no partition has an error, wait up to
+  ``max_wait_ms`` for an append to any requested partition, then read again.
+- read_committed reads stop at the last stable offset and report aborted transactions (an
+  empty list until transactions exist); read_uncommitted reports none (null).
+- v13+ names topics by id: an unknown id gets UNKNOWN_TOPIC_ID.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+from odradek.fetch_sessions import FINAL_EPOCH, INITIAL_EPOCH, FetchSession, SessionPartition
+from odradek.handlers.context import RequestContext
+from odradek.handlers.registry import registry
+from odradek.storage.errors import OffsetOutOfRange, StorageError
+from odradek.wire.errors import ErrorCode
+from odradek.wire.messages.fetch import FetchRequest, FetchResponse
+from odradek.wire.schema import ZERO_UUID
+
+_TopicResponse = FetchResponse.FetchableTopicResponse
+_PartitionData = _TopicResponse.PartitionData
+READ_COMMITTED = 1
+
+
+@dataclass(slots=True)
+class _Read:
+    """The outcome of reading one partition once."""
+
+    part: SessionPartition
+    error: ErrorCode
+    high_watermark: int = -1
+    last_stable_offset: int = -1
+    log_start_offset: int = -1
+    records: bytes = b""
+
+
+def _error(request: Any, code: ErrorCode) -> Any:
+    return FetchResponse(error_code=code, session_id=0)
+
+
+def _requested_partitions(ctx: RequestContext, request: Any) -> list[SessionPartition]:
+    catalog = ctx.broker.catalog
+    parts = []
+    for topic in request.topics:
+        if ctx.version >= 13:
+            info = catalog.by_id(topic.topic_id)
+            name = info.name if info is not None else ""
+            topic_id = topic.topic_id
+        else:
+            name = topic.topic
+            info = catalog.get(name)
+            topic_id = info.topic_id if info is not None else ZERO_UUID
+        for p in topic.partitions:
+            parts.append(
+                SessionPartition(
+                    name, topic_id, p.partition, p.fetch_offset, p.partition_max_bytes, p.current_leader_epoch
+                )
+            )
+    return parts
+
+
+def _read_one(ctx: RequestContext, part: SessionPartition, limit: int, first: bool, committed: bool) -> _Read:
+    broker = ctx.broker
+    info = broker.catalog.get(part.topic) if part.topic else None
+    log = broker.partition_log(part.topic, part.partition) if info is not None else None
+    if log is None:
+        unknown_id = ctx.version >= 13 and info is None
+        return _Read(part, ErrorCode.UNKNOWN_TOPIC_ID if unknown_id else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+    if part.current_leader_epoch > 0:
+        return _Read(part, ErrorCode.UNKNOWN_LEADER_EPOCH)
+    high_watermark = log.high_watermark
+    stable = high_watermark  # no transactions yet: the last stable offset is the high watermark
+    outcome = _Read(part, ErrorCode.NONE, high_watermark, stable, log.log_start_offset)
+    upper = stable if committed else high_watermark
+    try:
+        if part.fetch_offset >= upper and part.fetch_offset <= log.log_end_offset:
+            return outcome
+        region = log.read(part.fetch_offset, max(limit, 1), min_one_batch=first)
+    except OffsetOutOfRange:
+        outcome.error = ErrorCode.OFFSET_OUT_OF_RANGE
+        return outcome
+    except StorageError:
+        outcome.error = ErrorCode.KAFKA_STORAGE_ERROR
+        return outcome
+    if region is not None:
+        outcome.records = region.read()
+    return outcome
+
+
+def _read_all(ctx: RequestContext, parts: list[SessionPartition], max_bytes: int, committed: bool) -> list[_Read]:
+    results = []
+    budget = max_bytes
+    first = True
+    for part in parts:
+        limit = min(part.max_bytes, budget)
+        outcome = _read_one(ctx, part, limit, first, committed)
+        if outcome.records:
+            first = False
+            budget = max(0, budget - len(outcome.records))
+        results.append(outcome)
+    return results
+
+
+async def _wait_for_data(ctx: RequestContext, parts: list[SessionPartition], timeout_s: float) -> None:
+    events = [ctx.broker.data_event(p.topic, p.partition) for p in parts if p.topic]
+    if not events:
+        await asyncio.sleep(timeout_s)
+        return
+    waiters = [asyncio.ensure_future(event.wait()) for event in events]
+    try:
+        await asyncio.wait(waiters, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()
+
+
+def _resolve_session(ctx: RequestContext, request: Any) -> tuple[FetchSession | None, ErrorCode, bool]:
+    """(session or None for sessionless, top-level error, whether the response is full)."""
+    cache = ctx.broker.fetch_sessions
+    if ctx.version < 7:
+        return None, ErrorCode.NONE, True
+    if request.session_id == 0:
+        if request.session_epoch == INITIAL_EPOCH:
+            return cache.create(), ErrorCode.NONE, True
+        return None, ErrorCode.NONE, True
+    if request.session_epoch == FINAL_EPOCH:
+        cache.remove(request.session_id)
+        return None, ErrorCode.NONE, True
+    session = cache.get(request.session_id)
+    if session is None:
+        return None, ErrorCode.FETCH_SESSION_ID_NOT_FOUND, False
+    if session.next_epoch != request.session_epoch:
+        return None, ErrorCode.INVALID_FETCH_SESSION_EPOCH, False
+    return session, ErrorCode.NONE, False
+
+
+@registry.api(FetchRequest, FetchResponse, "4-18", _error)
+async def fetch(ctx: RequestContext, request: Any) -> Any:
+    session, error, full = _resolve_session(ctx, request)
+    if error != ErrorCode.NONE:
+        return FetchResponse(error_code=error, session_id=0, responses=[])
+    requested = _requested_partitions(ctx, request)
+    if session is None:
+        parts = requested
+    else:
+        for forgotten in request.forgotten_topics_data:
+            name = _forgotten_name(ctx, forgotten)
+            for partition in forgotten.partitions:
+                session.forget(name, partition)
+        for part in requested:
+            session.upsert(part)
+        if not full:
+            session.advance_epoch()
+        parts = list(session.partitions.values())
+    committed = request.isolation_level == READ_COMMITTED
+    max_bytes = request.max_bytes if ctx.version >= 3 else 2**31 - 1
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + max(request.max_wait_ms, 0) / 1000
+    while True:
+        results = _read_all(ctx, parts, max_bytes, committed)
+        ready = sum(len(r.records) for r in results)
+        errors = any(r.error != ErrorCode.NONE for r in results)
+        remaining = deadline - loop.time()
+        if ready >= request.min_bytes or errors or remaining <= 0 or ctx.connection.closed:
+            break
+        await _wait_for_data(ctx, parts, remaining)
+    return FetchResponse(
+        error_code=ErrorCode.NONE,
+        session_id=session.session_id if session is not None else 0,
+        responses=_respond(ctx, results, full, committed),
+    )
+
+
+def _forgotten_name(ctx: RequestContext, forgotten: Any) -> str:
+    if ctx.version >= 13:
+        info = ctx.broker.catalog.by_id(forgotten.topic_id)
+        return info.name if info is not None else ""
+    return str(forgotten.topic)
+
+
+def _respond(ctx: RequestContext, results: list[_Read], full: bool, committed: bool) -> list[Any]:
+    topics: dict[tuple[str, bytes], list[Any]] = {}
+    for r in results:
+        part = r.part
+        unchanged = not part.changed(r.high_watermark, r.last_stable_offset, r.log_start_offset)
+        if not full and not r.records and r.error == ErrorCode.NONE and unchanged:
+            continue
+        part.remember(r.high_watermark, r.last_stable_offset, r.log_start_offset)
+        topics.setdefault((part.topic, part.topic_id), []).append(
+            _PartitionData(
+                partition_index=part.partition,
+                error_code=r.error,
+                high_watermark=r.high_watermark,
+                last_stable_offset=r.last_stable_offset,
+                log_start_offset=r.log_start_offset,
+                aborted_transactions=[] if committed and r.error == ErrorCode.NONE else None,
+                records=r.records,
+            )
+        )
+    by_id = ctx.version >= 13
+    return [
+        _TopicResponse(topic="" if by_id else name, topic_id=topic_id if by_id else ZERO_UUID, partitions=partitions)
+        for (name, topic_id), partitions in topics.items()
+    ]

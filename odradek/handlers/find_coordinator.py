@@ -1,0 +1,56 @@
+"""FindCoordinator (key 10), v0-v6.
+
+- v0 looks up one group; v1-3 one key of a given type; v4+ a batch of keys, one answer each.
+- This broker coordinates every group: a GROUP key is answered with this node and its
+  advertised address, and ``__consumer_offsets`` is created on first use, as Kafka does.
+- Not implemented here: TRANSACTION and SHARE keys get COORDINATOR_NOT_AVAILABLE (the
+  transaction coordinator is another issue); an unknown key type gets INVALID_REQUEST.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from odradek.handlers.context import RequestContext
+from odradek.handlers.registry import registry
+from odradek.wire.errors import ErrorCode
+from odradek.wire.messages.coordinator import FindCoordinatorRequest, FindCoordinatorResponse
+
+_Coordinator = FindCoordinatorResponse.Coordinator
+
+GROUP, TRANSACTION, SHARE = 0, 1, 2
+
+
+def _error(request: Any, code: ErrorCode) -> Any:
+    keys = request.coordinator_keys or []
+    return FindCoordinatorResponse(
+        error_code=code,
+        node_id=-1,
+        host="",
+        port=-1,
+        coordinators=[_Coordinator(key=k, node_id=-1, host="", port=-1, error_code=code) for k in keys],
+    )
+
+
+def _lookup(ctx: RequestContext, key_type: int) -> tuple[ErrorCode, int, str, int]:
+    """(error, node id, host, port) for a key of ``key_type``."""
+    if key_type == GROUP:
+        ctx.broker.group_coordinator.ensure_topic()
+        host, port = ctx.broker.config.advertised
+        return ErrorCode.NONE, ctx.broker.config.node_id, host, port
+    if key_type in (TRANSACTION, SHARE):
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, "", -1
+    return ErrorCode.INVALID_REQUEST, -1, "", -1
+
+
+@registry.api(FindCoordinatorRequest, FindCoordinatorResponse, "0-6", _error)
+async def find_coordinator(ctx: RequestContext, request: Any) -> Any:
+    key_type = request.key_type if ctx.version >= 1 else GROUP
+    if ctx.version >= 4:
+        coordinators = []
+        for key in request.coordinator_keys:
+            error, node, host, port = _lookup(ctx, key_type)
+            coordinators.append(_Coordinator(key=key, node_id=node, host=host, port=port, error_code=error))
+        return FindCoordinatorResponse(coordinators=coordinators)
+    error, node, host, port = _lookup(ctx, key_type)
+    return FindCoordinatorResponse(error_code=error, node_id=node, host=host, port=port)

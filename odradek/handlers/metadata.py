@@ -1,0 +1,114 @@
+"""Metadata (key 3), v0-v13.
+
+- A null topic list (v1+), or an empty one in v0, means every topic, internal ones included.
+- A requested topic that does not exist is created when the request allows it (v4+ field,
+  implied before v4) and ``auto.create.topics.enable`` is on; like Kafka, that first answer
+  carries LEADER_NOT_AVAILABLE and no partitions, and the client asks again.  Otherwise
+  UNKNOWN_TOPIC_OR_PARTITION; an illegal name gets INVALID_TOPIC_EXCEPTION; an unknown topic id
+  (v10+) gets UNKNOWN_TOPIC_ID.
+- This single broker leads every partition at leader epoch 0, with itself as the only replica.
+- Authorized operations are reported only when asked for (no authorizer: everything allowed).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from odradek.cluster.topics import TopicError, TopicInfo, validate_topic_name
+from odradek.handlers.context import RequestContext
+from odradek.handlers.registry import registry
+from odradek.wire.errors import ErrorCode
+from odradek.wire.messages.metadata import MetadataRequest, MetadataResponse
+from odradek.wire.schema import ZERO_UUID
+
+__all__ = ["topic_metadata"]
+
+AUTHORIZED_OPERATIONS_OMITTED = -(2**31)
+# READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS as AclOperation bits.
+ALL_TOPIC_OPERATIONS = sum(1 << op for op in (3, 4, 5, 6, 7, 8, 10, 11))
+# CREATE, ALTER, DESCRIBE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE, ...
+ALL_CLUSTER_OPERATIONS = sum(1 << op for op in (5, 7, 8, 9, 10, 11, 12, 13, 14))
+
+
+def _error(request: Any, code: ErrorCode) -> Any:
+    return MetadataResponse(error_code=code)
+
+
+def topic_metadata(ctx: RequestContext, info: TopicInfo, with_operations: bool) -> Any:
+    node = ctx.broker.config.node_id
+    partitions = [
+        MetadataResponse.MetadataResponseTopic.MetadataResponsePartition(
+            error_code=ErrorCode.NONE,
+            partition_index=index,
+            leader_id=node,
+            leader_epoch=0,
+            replica_nodes=[node],
+            isr_nodes=[node],
+            offline_replicas=[],
+        )
+        for index in range(info.partitions)
+    ]
+    return MetadataResponse.MetadataResponseTopic(
+        error_code=ErrorCode.NONE,
+        name=info.name,
+        topic_id=info.topic_id,
+        is_internal=info.internal,
+        partitions=partitions,
+        topic_authorized_operations=ALL_TOPIC_OPERATIONS if with_operations else AUTHORIZED_OPERATIONS_OMITTED,
+    )
+
+
+def _missing(name: str | None, code: ErrorCode, topic_id: bytes = ZERO_UUID) -> Any:
+    return MetadataResponse.MetadataResponseTopic(
+        error_code=code, name=name, topic_id=topic_id, is_internal=False, partitions=[]
+    )
+
+
+@registry.api(MetadataRequest, MetadataResponse, "0-13", _error)
+async def metadata(ctx: RequestContext, request: Any) -> Any:
+    broker = ctx.broker
+    version = ctx.version
+    with_ops = bool(request.include_topic_authorized_operations)
+    allow_create = (request.allow_auto_topic_creation if version >= 4 else True) and (
+        broker.config.auto_create_topics_enable
+    )
+    topics: list[Any] = []
+    if request.topics is None or (version == 0 and not request.topics):
+        topics = [topic_metadata(ctx, info, with_ops) for info in broker.catalog]
+    else:
+        for wanted in request.topics:
+            topics.append(await _one_topic(ctx, wanted, allow_create, with_ops))
+    host, port = broker.config.advertised
+    return MetadataResponse(
+        brokers=[MetadataResponse.MetadataResponseBroker(node_id=broker.config.node_id, host=host, port=port)],
+        cluster_id=broker.cluster_id,
+        controller_id=broker.config.node_id,
+        topics=topics,
+        cluster_authorized_operations=(
+            ALL_CLUSTER_OPERATIONS if request.include_cluster_authorized_operations else AUTHORIZED_OPERATIONS_OMITTED
+        ),
+        error_code=ErrorCode.NONE,
+    )
+
+
+async def _one_topic(ctx: RequestContext, wanted: Any, allow_create: bool, with_ops: bool) -> Any:
+    catalog = ctx.broker.catalog
+    if wanted.name is None:
+        info = catalog.by_id(wanted.topic_id)
+        if info is None:
+            return _missing(None, ErrorCode.UNKNOWN_TOPIC_ID, wanted.topic_id)
+        return topic_metadata(ctx, info, with_ops)
+    info = catalog.get(wanted.name)
+    if info is not None:
+        return topic_metadata(ctx, info, with_ops)
+    try:
+        validate_topic_name(wanted.name)
+    except TopicError:
+        return _missing(wanted.name, ErrorCode.INVALID_TOPIC_EXCEPTION)
+    if not allow_create:
+        return _missing(wanted.name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+    try:
+        ctx.broker.create_topic(wanted.name, ctx.broker.config.num_partitions, {})
+    except TopicError as exc:
+        return _missing(wanted.name, ErrorCode[exc.code_name])
+    return _missing(wanted.name, ErrorCode.LEADER_NOT_AVAILABLE)

@@ -1,0 +1,135 @@
+"""Produce (key 0), v0-v13.  v0-v2 are advertised, as Kafka 4 does (KAFKA-18659: librdkafka
+will not compress otherwise), but answered with UNSUPPORTED_VERSION per partition.
+
+Per partition, in Kafka's order: unknown topic (UNKNOWN_TOPIC_OR_PARTITION, or UNKNOWN_TOPIC_ID
+by id in v13) or partition; internal topic (INVALID_TOPIC_EXCEPTION); exactly one magic-2 batch
+(INVALID_RECORD); batch larger than ``max.message.bytes`` (MESSAGE_TOO_LARGE); bad CRC or
+header (CORRUPT_MESSAGE); larger than a segment (RECORD_LIST_TOO_LARGE).  A refused partition
+writes nothing and does not affect the other partitions of the request.
+
+The batch stays opaque: the storage layer checks its CRC and patches offsets in place; no record
+is decoded here.  acks=0 sends no response; acks=1 and acks=-1 are the same on one replica.
+Not implemented yet: idempotent sequence checks and transactions (the transactions issue),
+``message.timestamp.*.max.ms`` checks and broker-side recompression (the storage issue).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from odradek.handlers.context import RequestContext
+from odradek.handlers.registry import registry
+from odradek.storage.errors import RecordBatchTooLarge, StorageError
+from odradek.topic_config import effective_value
+from odradek.wire.errors import ErrorCode
+from odradek.wire.messages.produce import ProduceRequest, ProduceResponse
+from odradek.wire.records.batch import LOG_OVERHEAD, MAGIC, MAGIC_OFFSET, CorruptBatchError, iter_batches
+
+_TopicResponse = ProduceResponse.TopicProduceResponse
+_PartitionResponse = _TopicResponse.PartitionProduceResponse
+
+
+def _error(request: Any, code: ErrorCode) -> Any:
+    return ProduceResponse(
+        responses=[
+            _TopicResponse(
+                name=t.name,
+                topic_id=t.topic_id,
+                partition_responses=[_PartitionResponse(index=p.index, error_code=code) for p in t.partition_data],
+            )
+            for t in request.topic_data
+        ]
+    )
+
+
+def _failed(index: int, code: ErrorCode, message: str | None = None) -> Any:
+    return _PartitionResponse(index=index, error_code=code, base_offset=-1, error_message=message)
+
+
+def _check_single_batch(records: memoryview | None, version: int) -> str | None:
+    """Kafka's ProduceRequest validation: exactly one batch, of magic 2.  Returns the complaint."""
+    if records is None or len(records) == 0:
+        return f"Produce requests with version {version} must have at least one record batch per partition"
+    if len(records) > MAGIC_OFFSET and records[MAGIC_OFFSET] != MAGIC:
+        return (
+            f"Produce requests with version {version} are only allowed to contain record batches with magic version 2"
+        )
+    batches = iter_batches(records)
+    first = next(batches, None)
+    if first is not None and next(batches, None) is not None:
+        return (
+            f"Produce requests with version {version} are only allowed to contain exactly one record batch per "
+            "partition"
+        )
+    return None
+
+
+async def _produce_partition(ctx: RequestContext, topic: str, index: int, records: memoryview | None) -> Any:
+    broker = ctx.broker
+    info = broker.catalog.get(topic)
+    log = broker.partition_log(topic, index)
+    if info is None or log is None:
+        return _failed(index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+    if info.internal:
+        return _failed(index, ErrorCode.INVALID_TOPIC_EXCEPTION, f"Cannot append to internal topic {topic}")
+    try:
+        complaint = _check_single_batch(records, ctx.version)
+    except CorruptBatchError as exc:
+        return _failed(index, ErrorCode.CORRUPT_MESSAGE, str(exc))
+    if complaint is not None:
+        return _failed(index, ErrorCode.INVALID_RECORD, complaint)
+    assert records is not None
+    max_bytes = int(effective_value(broker.config, info.configs, "max.message.bytes"))
+    if len(records) > max_bytes:
+        return _failed(
+            index,
+            ErrorCode.MESSAGE_TOO_LARGE,
+            f"The record batch size in the append to {topic}-{index} is {len(records)} bytes which exceeds "
+            f"the maximum configured value of {max_bytes}.",
+        )
+    if len(records) < LOG_OVERHEAD:
+        return _failed(index, ErrorCode.CORRUPT_MESSAGE)
+    log_append_time = effective_value(broker.config, info.configs, "message.timestamp.type") == "LogAppendTime"
+    try:
+        appended = log.append(records, leader_epoch=0, now_ms=broker.clock.time_ms(), log_append_time=log_append_time)
+    except CorruptBatchError as exc:
+        return _failed(index, ErrorCode.CORRUPT_MESSAGE, str(exc))
+    except RecordBatchTooLarge as exc:
+        return _failed(index, ErrorCode.RECORD_LIST_TOO_LARGE, str(exc))
+    except StorageError as exc:
+        return _failed(index, ErrorCode.KAFKA_STORAGE_ERROR, str(exc))
+    return _PartitionResponse(
+        index=index,
+        error_code=ErrorCode.NONE,
+        base_offset=appended.base_offset,
+        log_append_time_ms=appended.log_append_time_ms,
+        log_start_offset=appended.log_start_offset,
+    )
+
+
+@registry.api(ProduceRequest, ProduceResponse, "0-13", _error)
+async def produce(ctx: RequestContext, request: Any) -> Any:
+    broker = ctx.broker
+    responses = []
+    acks_valid = request.acks in (-1, 0, 1)
+    for topic_data in request.topic_data:
+        name = topic_data.name
+        if ctx.version >= 13:
+            by_id = broker.catalog.by_id(topic_data.topic_id)
+            name = by_id.name if by_id is not None else None
+        partitions = []
+        for data in topic_data.partition_data:
+            if ctx.version < 3:
+                partitions.append(_failed(data.index, ErrorCode.UNSUPPORTED_VERSION))
+            elif not acks_valid:
+                partitions.append(_failed(data.index, ErrorCode.INVALID_REQUIRED_ACKS))
+            elif name is None:
+                partitions.append(_failed(data.index, ErrorCode.UNKNOWN_TOPIC_ID))
+            else:
+                partitions.append(await _produce_partition(ctx, name, data.index, data.records))
+        responses.append(
+            _TopicResponse(name=topic_data.name, topic_id=topic_data.topic_id, partition_responses=partitions)
+        )
+    if request.acks == 0:
+        return None
+    return ProduceResponse(responses=responses)

@@ -1,0 +1,88 @@
+"""The handler registry: which APIs and versions this broker serves, and by what.
+
+Handler modules register ``(api key, min version, max version)`` with their request and
+response schemas; ApiVersions is computed from here and never listed by hand.
+Invariant: one registration per API key (a second one fails at import time), and the
+registered range lies inside the request schema's valid versions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from odradek.wire.errors import ErrorCode
+from odradek.wire.schema import Message
+
+if TYPE_CHECKING:
+    from odradek.handlers.context import RequestContext
+
+__all__ = ["ApiHandler", "ErrorResponder", "HandlerFn", "Registry", "registry"]
+
+HandlerFn = Callable[["RequestContext", Any], Awaitable[Any]]
+ErrorResponder = Callable[[Any, ErrorCode], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ApiHandler:
+    """One served API: its schemas, the versions we accept, the coroutine that answers.
+
+    ``handle`` returns the response value, or None when no response is sent (Produce acks=0).
+    ``error_response`` builds the answer that carries one error code for the whole request;
+    the dispatcher uses it when a handler fails unexpectedly.
+    """
+
+    request: Message
+    response: Message
+    min_version: int
+    max_version: int
+    handle: HandlerFn
+    error_response: ErrorResponder
+
+    @property
+    def api_key(self) -> int:
+        return self.request.api_key
+
+
+class Registry:
+    def __init__(self) -> None:
+        self._handlers: dict[int, ApiHandler] = {}
+
+    def register(self, handler: ApiHandler) -> None:
+        key = handler.api_key
+        if key in self._handlers:
+            raise ValueError(f"API key {key} registered twice")
+        if handler.min_version not in handler.request.valid or handler.max_version not in handler.request.valid:
+            raise ValueError(f"{handler.request.name}: {handler.min_version}-{handler.max_version} not in schema")
+        self._handlers[key] = handler
+
+    def get(self, api_key: int) -> ApiHandler | None:
+        return self._handlers.get(api_key)
+
+    def supported(self) -> list[tuple[int, int, int]]:
+        """(api key, min, max) for every served API, in key order."""
+        return sorted((h.api_key, h.min_version, h.max_version) for h in self._handlers.values())
+
+    def is_flexible(self, api_key: int, version: int) -> bool:
+        handler = self._handlers.get(api_key)
+        return handler is not None and handler.request.is_flexible(version)
+
+    def serves(self, api_key: int, version: int) -> bool:
+        handler = self._handlers.get(api_key)
+        return handler is not None and handler.min_version <= version <= handler.max_version
+
+    def api(
+        self, request: Message, response: Message, versions: str, error_response: ErrorResponder
+    ) -> Callable[[HandlerFn], HandlerFn]:
+        """Decorator form: ``@registry.api(ProduceRequest, ProduceResponse, "0-13", produce_error)``."""
+        low, _, high = versions.partition("-")
+
+        def decorate(fn: HandlerFn) -> HandlerFn:
+            self.register(ApiHandler(request, response, int(low), int(high or low), fn, error_response))
+            return fn
+
+        return decorate
+
+
+registry = Registry()

@@ -1,0 +1,179 @@
+"""CreateTopics (key 19) v2-v7 and DeleteTopics (key 20) v1-v6.
+
+CreateTopics, per topic, in Kafka's order of checks: duplicate names in one request
+(INVALID_REQUEST), name and collision (INVALID_TOPIC_EXCEPTION), existence
+(TOPIC_ALREADY_EXISTS), partitions/assignments (INVALID_PARTITIONS, INVALID_REQUEST),
+replication factor above the one broker (INVALID_REPLICATION_FACTOR), configs (INVALID_CONFIG).
+``validate_only`` runs every check and creates nothing.  From v5 a success reports the partition
+count, replication factor and every effective config with its source.
+
+DeleteTopics deletes by name (v1-v5) or by name or id (v6+); unknown names get
+UNKNOWN_TOPIC_OR_PARTITION, unknown ids UNKNOWN_TOPIC_ID; with ``delete.topic.enable=false``
+every deletion gets TOPIC_DELETION_DISABLED.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from odradek.cluster.topics import TopicError
+from odradek.handlers.context import RequestContext
+from odradek.handlers.registry import registry
+from odradek.topic_config import InvalidConfig, effective_configs, validate
+from odradek.wire.errors import ErrorCode
+from odradek.wire.messages.topics import (
+    CreateTopicsRequest,
+    CreateTopicsResponse,
+    DeleteTopicsRequest,
+    DeleteTopicsResponse,
+)
+from odradek.wire.schema import ZERO_UUID
+
+_Result = CreateTopicsResponse.CreatableTopicResult
+
+
+class _Refused(Exception):
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _create_error(request: Any, code: ErrorCode) -> Any:
+    return CreateTopicsResponse(
+        topics=[_Result(name=t.name, error_code=code, error_message=None) for t in request.topics]
+    )
+
+
+def _plan(ctx: RequestContext, topic: Any) -> tuple[int, int, dict[str, str]]:
+    """Check one creatable topic; return (partitions, replication factor, configs) or raise _Refused."""
+    broker = ctx.broker
+    try:
+        broker.catalog.check_new(topic.name, 1)
+    except TopicError as exc:
+        raise _Refused(ErrorCode[exc.code_name], str(exc)) from None
+    if topic.assignments:
+        if topic.num_partitions != -1 or topic.replication_factor != -1:
+            raise _Refused(
+                ErrorCode.INVALID_REQUEST,
+                "Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at "
+                "the same time.",
+            )
+        partitions = len(topic.assignments)
+        replication = len(topic.assignments[0].broker_ids)
+    else:
+        partitions = broker.config.num_partitions if topic.num_partitions == -1 else topic.num_partitions
+        replication = (
+            broker.config.default_replication_factor if topic.replication_factor == -1 else topic.replication_factor
+        )
+    if partitions <= 0:
+        raise _Refused(ErrorCode.INVALID_PARTITIONS, "Number of partitions was set to an invalid non-positive value.")
+    if replication <= 0:
+        raise _Refused(
+            ErrorCode.INVALID_REPLICATION_FACTOR,
+            "Replication factor must be larger than 0, or -1 to use the default value.",
+        )
+    if replication > 1:
+        raise _Refused(
+            ErrorCode.INVALID_REPLICATION_FACTOR,
+            f"Unable to replicate the partition {replication} time(s): The target replication factor of "
+            f"{replication} cannot be reached because only 1 broker(s) are registered.",
+        )
+    configs: dict[str, str] = {}
+    for entry in topic.configs:
+        try:
+            validate(entry.name, entry.value)
+        except InvalidConfig as exc:
+            raise _Refused(ErrorCode.INVALID_CONFIG, str(exc)) from None
+        configs[entry.name] = entry.value
+    return partitions, replication, configs
+
+
+@registry.api(CreateTopicsRequest, CreateTopicsResponse, "2-7", _create_error)
+async def create_topics(ctx: RequestContext, request: Any) -> Any:
+    counts = Counter(t.name for t in request.topics)
+    results = []
+    for topic in request.topics:
+        if counts[topic.name] > 1:
+            results.append(
+                _Result(
+                    name=topic.name,
+                    error_code=ErrorCode.INVALID_REQUEST,
+                    error_message=f"Create topics request from client `{ctx.header.client_id}` contains multiple "
+                    f"entries for the following topics: {topic.name}",
+                )
+            )
+            continue
+        try:
+            partitions, replication, configs = _plan(ctx, topic)
+        except _Refused as refused:
+            results.append(_Result(name=topic.name, error_code=refused.code, error_message=str(refused)))
+            continue
+        topic_id = ZERO_UUID
+        if not request.validate_only:
+            topic_id = ctx.broker.create_topic(topic.name, partitions, configs).topic_id
+        results.append(_success(ctx, topic.name, topic_id, partitions, replication, configs))
+    return CreateTopicsResponse(topics=results)
+
+
+def _success(
+    ctx: RequestContext,
+    name: str,
+    topic_id: bytes,
+    partitions: int,
+    replication: int,
+    configs: dict[str, str],
+) -> Any:
+    described = [
+        CreateTopicsResponse.CreatableTopicResult.CreatableTopicConfigs(
+            name=definition.name,
+            value=value,
+            read_only=False,
+            config_source=source.value,
+            is_sensitive=False,
+        )
+        for definition, value, source in effective_configs(ctx.broker.config, configs)
+    ]
+    return _Result(
+        name=name,
+        topic_id=topic_id,
+        error_code=ErrorCode.NONE,
+        error_message=None,
+        num_partitions=partitions,
+        replication_factor=replication,
+        configs=described,
+    )
+
+
+_Deleted = DeleteTopicsResponse.DeletableTopicResult
+
+
+def _delete_error(request: Any, code: ErrorCode) -> Any:
+    names = request.topic_names or [t.name for t in request.topics]
+    return DeleteTopicsResponse(responses=[_Deleted(name=name, error_code=code) for name in names])
+
+
+@registry.api(DeleteTopicsRequest, DeleteTopicsResponse, "1-6", _delete_error)
+async def delete_topics(ctx: RequestContext, request: Any) -> Any:
+    if ctx.version >= 6:
+        wanted = [(t.name, t.topic_id) for t in request.topics]
+    else:
+        wanted = [(name, ZERO_UUID) for name in request.topic_names]
+    return DeleteTopicsResponse(responses=[_delete_one(ctx, name, topic_id) for name, topic_id in wanted])
+
+
+def _delete_one(ctx: RequestContext, name: str | None, topic_id: bytes) -> Any:
+    catalog = ctx.broker.catalog
+    info = catalog.get(name) if name is not None else catalog.by_id(topic_id)
+    if info is None:
+        code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION if name is not None else ErrorCode.UNKNOWN_TOPIC_ID
+        return _Deleted(name=name, topic_id=topic_id, error_code=code, error_message=None)
+    if not ctx.broker.config.delete_topic_enable:
+        return _Deleted(
+            name=info.name,
+            topic_id=info.topic_id,
+            error_code=ErrorCode.TOPIC_DELETION_DISABLED,
+            error_message=None,
+        )
+    ctx.broker.delete_topic(info.name)
+    return _Deleted(name=info.name, topic_id=info.topic_id, error_code=ErrorCode.NONE, error_message=None)

@@ -1,0 +1,103 @@
+"""One client connection: bytes in, frames to the dispatcher, responses out in request order.
+
+Kafka answers the requests of one connection strictly in the order they arrived; this
+connection processes its frames one at a time from a queue, which gives that order and lets a
+client pipeline as many requests as it likes.  Reading pauses while too many bytes of frames
+wait, so a fast producer cannot make the broker buffer without bound.
+
+A frame the dispatcher refuses (ProtocolViolation) closes this connection only, with one log line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import cast
+
+from odradek.wire.errors import ProtocolViolation
+from odradek.wire.framing import FrameDecoder, FrameError
+
+__all__ = ["Connection", "Dispatch"]
+
+log = logging.getLogger("odradek.server")
+
+_PAUSE_AT_BYTES = 64 * 1024 * 1024
+
+
+Dispatch = Callable[[bytearray, "Connection"], Awaitable[bytes | bytearray | None]]
+
+
+class Connection(asyncio.Protocol):
+    """asyncio protocol for one socket; see the module docstring for the ordering invariant."""
+
+    def __init__(self, dispatch: Dispatch, max_frame_bytes: int, on_close: Callable[[Connection], None]) -> None:
+        self._dispatch = dispatch
+        self._decoder = FrameDecoder(max_frame_bytes)
+        self._on_close = on_close
+        self._pending: deque[bytearray] = deque()
+        self._pending_bytes = 0
+        self._worker: asyncio.Task[None] | None = None
+        self._paused = False
+        self.transport: asyncio.Transport | None = None
+        self.peer = "?"
+        self.closed = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # uvloop's transports implement asyncio.Transport without subclassing it.
+        self.transport = cast(asyncio.Transport, transport)
+        peer = transport.get_extra_info("peername")
+        self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
+
+    def data_received(self, data: bytes) -> None:
+        try:
+            frames = self._decoder.feed(data)
+        except FrameError as exc:
+            self.abort(str(exc))
+            return
+        if not frames:
+            return
+        for body in frames:
+            self._pending.append(body)
+            self._pending_bytes += len(body)
+        if self._pending_bytes > _PAUSE_AT_BYTES and not self._paused and self.transport is not None:
+            self.transport.pause_reading()
+            self._paused = True
+        if self._worker is None or self._worker.done():
+            self._worker = asyncio.get_running_loop().create_task(self._work())
+
+    async def _work(self) -> None:
+        while self._pending and not self.closed:
+            body = self._pending.popleft()
+            self._pending_bytes -= len(body)
+            if self._paused and self._pending_bytes < _PAUSE_AT_BYTES // 2 and self.transport is not None:
+                self.transport.resume_reading()
+                self._paused = False
+            try:
+                response = await self._dispatch(body, self)
+            except ProtocolViolation as exc:
+                self.abort(str(exc))
+                return
+            if response is not None and self.transport is not None and not self.closed:
+                self.transport.write(response)
+
+    def abort(self, reason: str) -> None:
+        """Close this connection because of what the peer sent; one log line."""
+        if self.closed:
+            return
+        log.warning("closing connection from %s: %s", self.peer, reason)
+        self.close()
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        if self.transport is not None:
+            self.transport.close()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        if self._worker is not None and not self._worker.done():
+            self._worker.cancel()
+        self._on_close(self)

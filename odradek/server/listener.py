@@ -1,0 +1,48 @@
+"""The TCP listener: accepts connections and hands each one a `Connection`."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from odradek.server.connection import Connection, Dispatch
+
+__all__ = ["Listener"]
+
+log = logging.getLogger("odradek.server")
+
+
+class Listener:
+    def __init__(self, dispatch: Dispatch, host: str, port: int, max_frame_bytes: int) -> None:
+        self._dispatch = dispatch
+        self._host = host
+        self._port = port
+        self._max_frame_bytes = max_frame_bytes
+        self._server: asyncio.Server | None = None
+        self.connections: set[Connection] = set()
+
+    @property
+    def port(self) -> int:
+        """The bound port (useful when asked for port 0)."""
+        if self._server is None:
+            return self._port
+        return int(self._server.sockets[0].getsockname()[1])
+
+    def _new_connection(self) -> Connection:
+        conn = Connection(self._dispatch, self._max_frame_bytes, self.connections.discard)
+        self.connections.add(conn)
+        return conn
+
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._server = await loop.create_server(self._new_connection, self._host, self._port, reuse_address=True)
+        log.info("listening on %s:%d", self._host, self.port)
+
+    async def stop(self) -> None:
+        if self._server is None:
+            return
+        self._server.close()
+        for conn in list(self.connections):
+            conn.close()
+        await self._server.wait_closed()
+        self._server = None

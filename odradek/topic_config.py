@@ -1,0 +1,190 @@
+"""Topic-level configs: Kafka's names, types, defaults, broker synonyms and validation.
+
+Each topic config has a default that comes from a broker config (its synonym) when the broker
+has one we model, otherwise from Kafka's static default.  A topic's effective value is its
+override if set, else that default.  `validate` raises `InvalidConfig` with Kafka-like wording
+for unknown names and bad values; CreateTopics and the config APIs use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING
+
+from odradek.config import BrokerConfig
+
+if TYPE_CHECKING:
+    from odradek.cluster.topics import TopicInfo
+    from odradek.storage.log_config import LogConfig
+
+__all__ = [
+    "TOPIC_CONFIGS",
+    "ConfigSource",
+    "InvalidConfig",
+    "TopicConfigDef",
+    "effective_configs",
+    "validate",
+]
+
+LONG_MAX = 2**63 - 1
+
+
+class InvalidConfig(ValueError):
+    """A topic config Kafka would refuse with INVALID_CONFIG."""
+
+
+class ConfigSource(Enum):
+    """DescribeConfigs source codes."""
+
+    DYNAMIC_TOPIC_CONFIG = 1
+    STATIC_BROKER_CONFIG = 4
+    DEFAULT_CONFIG = 5
+
+
+@dataclass(frozen=True, slots=True)
+class TopicConfigDef:
+    name: str
+    type: str  # Kafka's ConfigDef type name: int, long, double, boolean, string, list
+    default: str
+    broker_synonym: str | None = None
+    check: Callable[[str], bool] | None = None
+    rule: str = ""
+
+
+def _at_least(low: int) -> Callable[[str], bool]:
+    return lambda value: int(value) >= low
+
+
+def _one_of(*allowed: str) -> Callable[[str], bool]:
+    return lambda value: value in allowed
+
+
+def _all_of(*allowed: str) -> Callable[[str], bool]:
+    return lambda value: all(item.strip() in allowed for item in value.split(",") if item.strip())
+
+
+_DEFS = [
+    TopicConfigDef("cleanup.policy", "list", "delete", "log.cleanup.policy", _all_of("delete", "compact"),
+                   "[delete, compact]"),
+    TopicConfigDef("compression.gzip.level", "int", "-1", "compression.gzip.level"),
+    TopicConfigDef("compression.lz4.level", "int", "9", "compression.lz4.level"),
+    TopicConfigDef("compression.type", "string", "producer", "compression.type",
+                   _one_of("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"),
+                   "[uncompressed, zstd, lz4, snappy, gzip, producer]"),
+    TopicConfigDef("compression.zstd.level", "int", "3", "compression.zstd.level"),
+    TopicConfigDef("delete.retention.ms", "long", "86400000", "log.cleaner.delete.retention.ms", _at_least(0),
+                   "[0,...]"),
+    TopicConfigDef("file.delete.delay.ms", "long", "60000", "log.segment.delete.delay.ms", _at_least(0), "[0,...]"),
+    TopicConfigDef("flush.messages", "long", str(LONG_MAX), "log.flush.interval.messages", _at_least(1), "[1,...]"),
+    TopicConfigDef("flush.ms", "long", str(LONG_MAX), "log.flush.interval.ms", _at_least(0), "[0,...]"),
+    TopicConfigDef("follower.replication.throttled.replicas", "list", "",
+                   "follower.replication.throttled.replicas"),
+    TopicConfigDef("index.interval.bytes", "int", "4096", "log.index.interval.bytes", _at_least(0), "[0,...]"),
+    TopicConfigDef("leader.replication.throttled.replicas", "list", "", "leader.replication.throttled.replicas"),
+    TopicConfigDef("local.retention.bytes", "long", "-2", "log.local.retention.bytes", _at_least(-2), "[-2,...]"),
+    TopicConfigDef("local.retention.ms", "long", "-2", "log.local.retention.ms", _at_least(-2), "[-2,...]"),
+    TopicConfigDef("max.compaction.lag.ms", "long", str(LONG_MAX), "log.cleaner.max.compaction.lag.ms",
+                   _at_least(1), "[1,...]"),
+    TopicConfigDef("max.message.bytes", "int", "1048588", "message.max.bytes", _at_least(0), "[0,...]"),
+    TopicConfigDef("message.timestamp.after.max.ms", "long", "3600000", "log.message.timestamp.after.max.ms",
+                   _at_least(0), "[0,...]"),
+    TopicConfigDef("message.timestamp.before.max.ms", "long", str(LONG_MAX), "log.message.timestamp.before.max.ms",
+                   _at_least(0), "[0,...]"),
+    TopicConfigDef("message.timestamp.type", "string", "CreateTime", "log.message.timestamp.type",
+                   _one_of("CreateTime", "LogAppendTime"), "[CreateTime, LogAppendTime]"),
+    TopicConfigDef("min.cleanable.dirty.ratio", "double", "0.5", "log.cleaner.min.cleanable.ratio",
+                   lambda v: 0.0 <= float(v) <= 1.0, "[0,...,1]"),
+    TopicConfigDef("min.compaction.lag.ms", "long", "0", "log.cleaner.min.compaction.lag.ms", _at_least(0),
+                   "[0,...]"),
+    TopicConfigDef("min.insync.replicas", "int", "1", "min.insync.replicas", _at_least(1), "[1,...]"),
+    TopicConfigDef("preallocate", "boolean", "false", "log.preallocate"),
+    TopicConfigDef("remote.log.copy.disable", "boolean", "false"),
+    TopicConfigDef("remote.log.delete.on.disable", "boolean", "false"),
+    TopicConfigDef("remote.storage.enable", "boolean", "false"),
+    TopicConfigDef("retention.bytes", "long", "-1", "log.retention.bytes"),
+    TopicConfigDef("retention.ms", "long", "604800000", "log.retention.ms", _at_least(-1), "[-1,...]"),
+    TopicConfigDef("segment.bytes", "int", "1073741824", "log.segment.bytes", _at_least(1048576), "[1048576,...]"),
+    TopicConfigDef("segment.index.bytes", "int", "10485760", "log.index.size.max.bytes", _at_least(4), "[4,...]"),
+    TopicConfigDef("segment.jitter.ms", "long", "0", "log.roll.jitter.ms", _at_least(0), "[0,...]"),
+    TopicConfigDef("segment.ms", "long", "604800000", "log.roll.ms", _at_least(1), "[1,...]"),
+    TopicConfigDef("unclean.leader.election.enable", "boolean", "false", "unclean.leader.election.enable"),
+]  # fmt: skip
+
+TOPIC_CONFIGS: dict[str, TopicConfigDef] = {d.name: d for d in _DEFS}
+
+# Broker settings we model, by the Kafka name of the broker synonym.
+_BROKER_VALUES: dict[str, Callable[[BrokerConfig], str]] = {
+    "message.max.bytes": lambda c: str(c.message_max_bytes),
+    "log.segment.bytes": lambda c: str(c.log_segment_bytes),
+    "log.index.interval.bytes": lambda c: str(c.log_index_interval_bytes),
+    "log.index.size.max.bytes": lambda c: str(c.log_index_size_max_bytes),
+    "log.message.timestamp.type": lambda c: c.log_message_timestamp_type,
+}
+
+_PARSERS: dict[str, Callable[[str], object]] = {
+    "int": int,
+    "long": int,
+    "double": float,
+    "boolean": lambda v: {"true": True, "false": False}[v.lower()],
+    "string": str,
+    "list": str,
+}
+
+
+def validate(name: str, value: str | None) -> None:
+    definition = TOPIC_CONFIGS.get(name)
+    if definition is None:
+        raise InvalidConfig(f"Unknown topic config name: {name}")
+    if value is None:
+        raise InvalidConfig(f"Null value not supported for topic configs: {name}")
+    try:
+        _PARSERS[definition.type](value.strip())
+        ok = definition.check is None or definition.check(value.strip())
+    except (ValueError, KeyError):
+        raise InvalidConfig(
+            f"Invalid value {value} for configuration {name}: Not a number of type {definition.type.upper()}"
+            if definition.type in ("int", "long", "double")
+            else f"Invalid value {value} for configuration {name}: Expected value to be a {definition.type}"
+        ) from None
+    if not ok:
+        raise InvalidConfig(f"Invalid value {value} for configuration {name}: Value must be in {definition.rule}")
+
+
+def effective_configs(
+    broker: BrokerConfig, overrides: Mapping[str, str]
+) -> list[tuple[TopicConfigDef, str, ConfigSource]]:
+    """Every topic config with its effective value and where the value comes from."""
+    result = []
+    for definition in _DEFS:
+        if definition.name in overrides:
+            result.append((definition, overrides[definition.name], ConfigSource.DYNAMIC_TOPIC_CONFIG))
+        elif definition.broker_synonym in _BROKER_VALUES:
+            value = _BROKER_VALUES[definition.broker_synonym](broker)
+            source = ConfigSource.DEFAULT_CONFIG if value == definition.default else ConfigSource.STATIC_BROKER_CONFIG
+            result.append((definition, value, source))
+        else:
+            result.append((definition, definition.default, ConfigSource.DEFAULT_CONFIG))
+    return result
+
+
+def effective_value(broker: BrokerConfig, overrides: Mapping[str, str], name: str) -> str:
+    for definition, value, _ in effective_configs(broker, overrides):
+        if definition.name == name:
+            return value
+    raise KeyError(name)
+
+
+def log_config_for(broker: BrokerConfig, topic: TopicInfo) -> LogConfig:
+    """The storage settings of one topic's partitions."""
+    from odradek.storage.log_config import LogConfig, TimestampType
+
+    values = {d.name: v for d, v, _ in effective_configs(broker, topic.configs)}
+    return LogConfig(
+        segment_bytes=int(values["segment.bytes"]),
+        index_interval_bytes=int(values["index.interval.bytes"]),
+        segment_index_bytes=int(values["segment.index.bytes"]),
+        segment_ms=int(values["segment.ms"]),
+        message_timestamp_type=TimestampType(values["message.timestamp.type"]),
+    )

@@ -1,0 +1,84 @@
+"""Brokers for integration tests, started the way the README starts one: ``python -m odradek run``.
+
+Every broker listens on 127.0.0.1 on a free port, keeps its data in a temporary directory and
+is stopped (SIGTERM, then SIGKILL after a grace period) when the test or module ends.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+READY_PREFIX = "odradek ready on "
+
+
+@dataclass
+class BrokerProcess:
+    """A broker subprocess; ``restart`` keeps the data directory."""
+
+    data_dir: Path
+    overrides: list[str] = field(default_factory=list)
+    port: int = 0
+    process: subprocess.Popen[str] | None = None
+
+    @property
+    def bootstrap(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        command = [sys.executable, "-m", "odradek", "run", "--host", "127.0.0.1", "--port", str(self.port)]
+        command += ["--data-dir", str(self.data_dir)]
+        for item in self.overrides:
+            command += ["--override", item]
+        self.process = subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line.startswith(READY_PREFIX):
+            self.process.kill()
+            _, err = self.process.communicate(timeout=10)
+            raise RuntimeError(f"broker did not start: {line!r}\n{err}")
+        self.port = int(line.strip().rsplit(":", 1)[1])
+
+    def stop(self, sig: int = signal.SIGTERM) -> int:
+        if self.process is None:
+            return 0
+        self.process.send_signal(sig)
+        try:
+            code = self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            code = self.process.wait(timeout=10)
+        self.stderr = self.process.stderr.read() if self.process.stderr else ""
+        self.process = None
+        return code
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerProcess]:
+    proc = BrokerProcess(tmp_path_factory.mktemp("broker-data"))
+    proc.start()
+    yield proc
+    proc.stop()
+
+
+@pytest.fixture
+def topic_name() -> str:
+    return f"t-{uuid.uuid4().hex[:12]}"
