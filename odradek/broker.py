@@ -29,6 +29,8 @@ from odradek.storage.log_config import LogConfig
 from odradek.storage.log_manager import LogManager
 from odradek.storage.partition_log import PartitionLog
 from odradek.topic_config import log_config_for
+from odradek.txn.producer_ids import ProducerIdAllocator
+from odradek.txn.producer_state import ProducerStateTable
 
 __all__ = ["Broker"]
 
@@ -66,6 +68,8 @@ class Broker:
         )
         self.fetch_sessions = FetchSessionCache(config.max_incremental_fetch_session_cache_slots)
         self._data_arrived: dict[tuple[str, int], asyncio.Event] = {}
+        self._producer_states: dict[tuple[str, int], ProducerStateTable] = {}
+        self.producer_ids: ProducerIdAllocator
         self.group_coordinator: CoordinatorRuntime
         self._coordinator_ticker: asyncio.Task[None] | None = None
 
@@ -76,7 +80,9 @@ class Broker:
     async def start(self) -> None:
         self.cluster_id = _read_or_create_meta(self.data_dir, self.config.node_id)
         self.catalog = TopicCatalog(self.data_dir / "__odradek_topics.json")
-        self.logs = LogManager.open(OsFileSystem(), self.data_dir, self.clock, config_for=self._log_config)
+        fs = OsFileSystem()
+        self.logs = LogManager.open(fs, self.data_dir, self.clock, config_for=self._log_config)
+        self.producer_ids = ProducerIdAllocator(fs, str(self.data_dir / "producer_ids"))
         self.logs.add_append_listener(lambda log, _info: self.notify_data(log.topic, log.partition))
         self._reconcile()
         self.group_coordinator = CoordinatorRuntime.for_broker(self)
@@ -123,7 +129,20 @@ class Broker:
     def delete_topic(self, name: str) -> TopicInfo:
         info = self.catalog.delete(name)
         self.logs.delete_topic(name)
+        for partition in range(info.partitions):
+            self._producer_states.pop((name, partition), None)
         return info
+
+    def producer_state(self, log: PartitionLog) -> ProducerStateTable:
+        """The idempotent-producer state of a partition, rebuilt from its log on first use."""
+        key = (log.topic, log.partition)
+        table = self._producer_states.get(key)
+        if table is None:
+            table = self._producer_states[key] = ProducerStateTable()
+            for header in log.batch_headers():
+                if header.producer_id >= 0 and header.base_sequence >= 0 and not header.is_control:
+                    table.record(header, header.base_offset, header.max_timestamp)
+        return table
 
     def partition_log(self, topic: str, partition: int) -> PartitionLog | None:
         return self.logs.get(topic, partition)

@@ -170,10 +170,12 @@ def effective_configs(
 
 
 def effective_value(broker: BrokerConfig, overrides: Mapping[str, str], name: str) -> str:
-    for definition, value, _ in effective_configs(broker, overrides):
-        if definition.name == name:
-            return value
-    raise KeyError(name)
+    """One topic config's effective value (cheap: used on the produce path)."""
+    if name in overrides:
+        return overrides[name]
+    definition = TOPIC_CONFIGS[name]
+    synonym = _BROKER_VALUES.get(definition.broker_synonym or "")
+    return synonym(broker) if synonym is not None else definition.default
 
 
 def log_config_for(broker: BrokerConfig, topic: TopicInfo) -> LogConfig:

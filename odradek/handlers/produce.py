@@ -9,7 +9,9 @@ writes nothing and does not affect the other partitions of the request.
 
 The batch stays opaque: the storage layer checks its CRC and patches offsets in place; no record
 is decoded here.  acks=0 sends no response; acks=1 and acks=-1 are the same on one replica.
-Not implemented yet: idempotent sequence checks and transactions (the transactions issue),
+Idempotent batches are checked against the partition's producer state first (see
+`odradek.txn.producer_state`): a duplicate returns the original offsets without writing.
+Not implemented yet: transactions,
 ``message.timestamp.*.max.ms`` checks and broker-side recompression (the storage issue).
 """
 
@@ -21,9 +23,18 @@ from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
 from odradek.storage.errors import RecordBatchTooLarge, StorageError
 from odradek.topic_config import effective_value
+from odradek.txn.producer_state import SequenceVerdict, Verdict
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.produce import ProduceRequest, ProduceResponse
-from odradek.wire.records.batch import LOG_OVERHEAD, MAGIC, MAGIC_OFFSET, CorruptBatchError, iter_batches
+from odradek.wire.records.batch import (
+    LOG_OVERHEAD,
+    MAGIC,
+    MAGIC_OFFSET,
+    CorruptBatchError,
+    iter_batches,
+    read_header,
+    verify_batch,
+)
 
 _TopicResponse = ProduceResponse.TopicProduceResponse
 _PartitionResponse = _TopicResponse.PartitionProduceResponse
@@ -64,6 +75,24 @@ def _check_single_batch(records: memoryview | None, version: int) -> str | None:
     return None
 
 
+_SEQUENCE_ERRORS = {
+    Verdict.INVALID_PRODUCER_EPOCH: ErrorCode.INVALID_PRODUCER_EPOCH,
+    Verdict.OUT_OF_ORDER_SEQUENCE: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+}
+
+
+def _sequence_refusal(index: int, verdict: SequenceVerdict, log_start_offset: int) -> Any:
+    """A batch the idempotence check did not let through: a duplicate, or an error."""
+    if verdict.duplicate_of is not None:
+        return _PartitionResponse(
+            index=index,
+            error_code=ErrorCode.NONE,
+            base_offset=verdict.duplicate_of.first_offset,
+            log_start_offset=log_start_offset,
+        )
+    return _failed(index, _SEQUENCE_ERRORS[verdict.verdict], verdict.message)
+
+
 async def _produce_partition(ctx: RequestContext, topic: str, index: int, records: memoryview | None) -> Any:
     broker = ctx.broker
     info = broker.catalog.get(topic)
@@ -89,15 +118,24 @@ async def _produce_partition(ctx: RequestContext, topic: str, index: int, record
         )
     if len(records) < LOG_OVERHEAD:
         return _failed(index, ErrorCode.CORRUPT_MESSAGE)
-    log_append_time = effective_value(broker.config, info.configs, "message.timestamp.type") == "LogAppendTime"
+    header = read_header(records)
+    idempotent = header.producer_id >= 0 and header.base_sequence >= 0
+    producers = broker.producer_state(log) if idempotent else None
     try:
-        appended = log.append(records, leader_epoch=0, now_ms=broker.clock.time_ms(), log_append_time=log_append_time)
+        if producers is not None:
+            verdict = producers.check(header)
+            if verdict.verdict is not Verdict.APPEND:
+                verify_batch(records)
+                return _sequence_refusal(index, verdict, log.log_start_offset)
+        appended = log.append(records, leader_epoch=0, now_ms=broker.clock.time_ms())
     except CorruptBatchError as exc:
         return _failed(index, ErrorCode.CORRUPT_MESSAGE, str(exc))
     except RecordBatchTooLarge as exc:
         return _failed(index, ErrorCode.RECORD_LIST_TOO_LARGE, str(exc))
     except StorageError as exc:
         return _failed(index, ErrorCode.KAFKA_STORAGE_ERROR, str(exc))
+    if producers is not None:
+        producers.record(header, appended.base_offset, header.max_timestamp)
     return _PartitionResponse(
         index=index,
         error_code=ErrorCode.NONE,

@@ -30,7 +30,7 @@ import binascii
 import logging
 import uuid
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from odradek.clock import Clock
@@ -242,6 +242,11 @@ class PartitionLog:
     @property
     def segments(self) -> tuple[LogSegment, ...]:
         return tuple(self._segments)
+
+    def batch_headers(self) -> Iterator[BatchHeader]:
+        """Every batch header from the log start to the end, without reading any records."""
+        for segment in list(self._segments):
+            yield from segment.batch_headers()
 
     def append(
         self,

@@ -487,6 +487,11 @@ class LogSegment:
             raise CorruptSegmentError(f"{self.path} has no batch at position {position}")
         return header
 
+    def batch_headers(self) -> Iterator[BatchHeader]:
+        """The header of every batch, in offset order (after recovery every batch is whole)."""
+        for _, header in self._walk(0):
+            yield header
+
     def _hop(self, position: int) -> Iterator[tuple[int, int, int, bytes, int]]:
         """``(position, base offset, size, buffer, header position in buffer)`` of each batch
         from ``position`` (a batch start) to the end; the buffer holds the whole header.

@@ -33,24 +33,30 @@ class BrokerProcess:
     def bootstrap(self) -> str:
         return f"127.0.0.1:{self.port}"
 
+    @property
+    def log_path(self) -> Path:
+        return self.data_dir.with_name(self.data_dir.name + ".log")
+
+    def log_text(self) -> str:
+        return self.log_path.read_text() if self.log_path.exists() else ""
+
     def start(self) -> None:
         command = [sys.executable, "-m", "odradek", "run", "--host", "127.0.0.1", "--port", str(self.port)]
         command += ["--data-dir", str(self.data_dir)]
         for item in self.overrides:
             command += ["--override", item]
-        self.process = subprocess.Popen(
-            command,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
+        # The log goes to a file: a pipe nobody reads would fill up and stall the broker.
+        with open(self.log_path, "a") as log_file:
+            self.process = subprocess.Popen(
+                command, stdout=subprocess.PIPE, stderr=log_file, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+            )
         assert self.process.stdout is not None
         line = self.process.stdout.readline()
         if not line.startswith(READY_PREFIX):
             self.process.kill()
-            _, err = self.process.communicate(timeout=10)
-            raise RuntimeError(f"broker did not start: {line!r}\n{err}")
+            self.process.wait(timeout=10)
+            self.process.stdout.close()
+            raise RuntimeError(f"broker did not start: {line!r}\n{self.log_text()[-4000:]}")
         self.port = int(line.strip().rsplit(":", 1)[1])
 
     def stop(self, sig: int = signal.SIGTERM) -> int:
@@ -62,7 +68,8 @@ class BrokerProcess:
         except subprocess.TimeoutExpired:
             self.process.kill()
             code = self.process.wait(timeout=10)
-        self.stderr = self.process.stderr.read() if self.process.stderr else ""
+        if self.process.stdout is not None:
+            self.process.stdout.close()
         self.process = None
         return code
 

@@ -1,0 +1,1 @@
+"""Producer state (idempotence) and, later, the transaction coordinator."""
