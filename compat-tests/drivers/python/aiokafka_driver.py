@@ -1,0 +1,243 @@
+"""compat-tests driver for aiokafka.
+
+One event loop lives for the whole session; each step runs to completion on it before the next line is
+read. aiokafka's admin client returns raw CreateTopics/DeleteTopics responses, so their per-topic error
+codes are turned into exceptions here. aiokafka has no ListOffsets MAX_TIMESTAMP spec: that step is
+reported as unsupported.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import aiokafka
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.client import AIOKafkaClient
+from aiokafka.errors import KafkaError, for_code
+from common import (
+    CLIENT_MAX_REQUEST_BYTES,
+    OPERATION_TIMEOUT_S,
+    Json,
+    Unsupported,
+    b64decode,
+    b64encode,
+    client_error,
+    headers_in,
+    headers_out,
+    kafka_error_name,
+    normalise_offset,
+    normalise_timestamp,
+    serve,
+)
+
+_TIMEOUT_MS = int(OPERATION_TIMEOUT_S * 1000)
+
+
+def _raise_topic_errors(entries: Any) -> None:
+    """Entries are (topic, error_code, ...) tuples from a CreateTopics/DeleteTopics response."""
+    for entry in entries:
+        code = int(entry[1])
+        if code != 0:
+            raise for_code(code)()
+
+
+class AiokafkaClient:
+    """Protocol ops on top of aiokafka, driven synchronously one step at a time."""
+
+    def __init__(self, bootstrap: str) -> None:
+        self.bootstrap = bootstrap
+        self.name = f"aiokafka {aiokafka.__version__}"
+        self.loop = asyncio.new_event_loop()
+        self.admin: AIOKafkaAdminClient = self.loop.run_until_complete(self._start_admin())
+        self.producers: dict[tuple[str, str, bool, int], AIOKafkaProducer] = {}
+
+    async def _start_admin(self) -> AIOKafkaAdminClient:
+        admin = AIOKafkaAdminClient(bootstrap_servers=self.bootstrap, request_timeout_ms=_TIMEOUT_MS)
+        await admin.start()
+        return admin
+
+    def error_name(self, exc: BaseException) -> str:
+        errno = getattr(exc, "errno", None)
+        if isinstance(exc, KafkaError) and isinstance(errno, int) and errno >= 0:
+            return kafka_error_name(errno)
+        return client_error(type(exc).__name__)
+
+    def _run(self, coro: Any) -> Any:
+        return self.loop.run_until_complete(asyncio.wait_for(coro, OPERATION_TIMEOUT_S + 5))
+
+    def close(self) -> None:
+        for producer in self.producers.values():
+            self._run(producer.stop())
+        self._run(self.admin.close())
+        self.loop.close()
+
+    async def _producer(self, step: Json) -> AIOKafkaProducer:
+        key = (
+            str(step.get("acks", "all")),
+            str(step.get("compression", "none")),
+            bool(step.get("idempotent", False)),
+            int(step.get("linger_ms", 5)),
+        )
+        producer = self.producers.get(key)
+        if producer is None:
+            acks, compression, idempotent, linger = key
+            producer = AIOKafkaProducer(
+                bootstrap_servers=self.bootstrap,
+                acks="all" if acks == "all" else int(acks),
+                compression_type=None if compression == "none" else compression,
+                enable_idempotence=idempotent,
+                linger_ms=linger,
+                max_request_size=CLIENT_MAX_REQUEST_BYTES,
+                request_timeout_ms=_TIMEOUT_MS - 5000,
+            )
+            await producer.start()
+            self.producers[key] = producer
+        return producer
+
+    def op_create_topic(self, step: Json) -> Json:
+        topic = NewTopic(
+            step["topic"],
+            num_partitions=int(step.get("partitions", 1)),
+            replication_factor=int(step.get("replication_factor", 1)),
+            topic_configs={k: str(v) for k, v in (step.get("configs") or {}).items()},
+        )
+        response = self._run(self.admin.create_topics([topic], timeout_ms=_TIMEOUT_MS))
+        _raise_topic_errors(response.topic_errors)
+        return {}
+
+    def op_delete_topic(self, step: Json) -> Json:
+        response = self._run(self.admin.delete_topics([step["topic"]], timeout_ms=_TIMEOUT_MS))
+        _raise_topic_errors(response.topic_error_codes)
+        return {}
+
+    def op_list_topics(self, step: Json) -> Json:
+        return {"topics": self._run(self._list_topics())}
+
+    async def _list_topics(self) -> dict[str, int]:
+        client = AIOKafkaClient(bootstrap_servers=self.bootstrap, request_timeout_ms=_TIMEOUT_MS)
+        await client.bootstrap()
+        try:
+            metadata = await client.fetch_all_metadata()
+            return {
+                name: len(metadata.partitions_for_topic(name) or ())
+                for name in metadata.topics(exclude_internal_topics=True)
+                if not name.startswith("__")
+            }
+        finally:
+            await client.close()
+
+    def op_produce(self, step: Json) -> Json:
+        return {"results": self._run(self._produce(step))}
+
+    async def _produce(self, step: Json) -> list[Json]:
+        producer = await self._producer(step)
+        pending: list[Any] = []
+        for record in step["records"]:
+            try:
+                pending.append(
+                    await producer.send(
+                        step["topic"],
+                        key=b64decode(record.get("key")),
+                        value=b64decode(record.get("value")),
+                        headers=headers_in(record.get("headers")),
+                        partition=record.get("partition"),
+                        timestamp_ms=record.get("timestamp"),
+                    )
+                )
+            except Exception as exc:
+                pending.append(exc)
+        await producer.flush()
+        results: list[Json] = []
+        for record, item in zip(step["records"], pending, strict=True):
+            if isinstance(item, Exception):
+                results.append({"error": self.error_name(item)})
+                continue
+            try:
+                meta = await item
+            except Exception as exc:
+                results.append({"error": self.error_name(exc)})
+                continue
+            if meta is None:  # acks=0: aiokafka resolves the delivery future without metadata
+                partition = record.get("partition")
+                results.append({"partition": -1 if partition is None else partition, "offset": -1})
+                continue
+            results.append({"partition": meta.partition, "offset": normalise_offset(meta.offset)})
+        return results
+
+    def op_consume(self, step: Json) -> Json:
+        return {"records": self._run(self._consume(step))}
+
+    async def _consume(self, step: Json) -> list[Json]:
+        consumer = AIOKafkaConsumer(
+            bootstrap_servers=self.bootstrap,
+            group_id=None,
+            enable_auto_commit=False,
+            isolation_level=step.get("isolation", "read_uncommitted"),
+            max_partition_fetch_bytes=CLIENT_MAX_REQUEST_BYTES,
+            fetch_max_bytes=CLIENT_MAX_REQUEST_BYTES,
+        )
+        await consumer.start()
+        try:
+            tp = TopicPartition(step["topic"], int(step["partition"]))
+            consumer.assign([tp])
+            offset = step["offset"]
+            if offset == "earliest":
+                await consumer.seek_to_beginning(tp)
+            elif offset == "latest":
+                await consumer.seek_to_end(tp)
+            else:
+                consumer.seek(tp, int(offset))
+            wanted = int(step.get("max_records", 1))
+            deadline = time.monotonic() + int(step.get("timeout_ms", 5000)) / 1000
+            records: list[Json] = []
+            while len(records) < wanted:
+                left_ms = int((deadline - time.monotonic()) * 1000)
+                if left_ms <= 0:
+                    break
+                batch = await consumer.getmany(tp, timeout_ms=min(left_ms, 500), max_records=wanted - len(records))
+                for msg in batch.get(tp, []):
+                    records.append(
+                        {
+                            "partition": msg.partition,
+                            "offset": msg.offset,
+                            "key": b64encode(msg.key),
+                            "value": b64encode(msg.value),
+                            "headers": headers_out(msg.headers),
+                            "timestamp": normalise_timestamp(msg.timestamp),
+                        }
+                    )
+            return records
+        finally:
+            await consumer.stop()
+
+    def op_list_offsets(self, step: Json) -> Json:
+        if step["spec"] == "max_timestamp":
+            raise Unsupported
+        result: Json = self._run(self._list_offsets(step))
+        return result
+
+    async def _list_offsets(self, step: Json) -> Json:
+        consumer = AIOKafkaConsumer(
+            bootstrap_servers=self.bootstrap, group_id=None, enable_auto_commit=False, request_timeout_ms=10000
+        )
+        await consumer.start()
+        try:
+            tp = TopicPartition(step["topic"], int(step["partition"]))
+            spec = step["spec"]
+            if spec == "earliest":
+                return {"offset": (await consumer.beginning_offsets([tp]))[tp], "timestamp": None}
+            if spec == "latest":
+                return {"offset": (await consumer.end_offsets([tp]))[tp], "timestamp": None}
+            found = (await consumer.offsets_for_times({tp: int(spec["timestamp"])}))[tp]
+            if found is None:
+                return {"offset": -1, "timestamp": None}
+            return {"offset": normalise_offset(found.offset), "timestamp": normalise_timestamp(found.timestamp)}
+        finally:
+            await consumer.stop()
+
+
+if __name__ == "__main__":
+    raise SystemExit(serve(AiokafkaClient))

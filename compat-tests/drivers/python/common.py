@@ -1,0 +1,135 @@
+"""The driver side of the compat-tests protocol (see compat-tests/PROTOCOL.md), shared by the Python drivers.
+
+A driver is a line-oriented loop: one JSON step in on stdin, exactly one JSON observation out on stdout,
+flushed at once. Nothing but observations is ever written to stdout: logging goes to stderr. A client
+object implements one method per op (``op_<name>``); an exception escaping a method becomes
+``{"ok": false, "error": ...}`` through the client's own error-naming function.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import logging
+import sys
+import traceback
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from kafka_errors import KAFKA_ERROR_NAMES
+
+Json = dict[str, Any]
+
+#: Client-side size limits are raised to this so that size errors come from the broker, not the client.
+CLIENT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
+
+#: How long a driver waits for one produce flush, admin call or metadata refresh.
+OPERATION_TIMEOUT_S = 20.0
+
+
+class Unsupported(Exception):
+    """Raised by an op method when the client cannot perform the step at all."""
+
+
+class Client(Protocol):
+    """What serve() needs from a client wrapper."""
+
+    name: str
+
+    def error_name(self, exc: BaseException) -> str: ...
+
+    def close(self) -> None: ...
+
+
+def b64decode(value: str | None) -> bytes | None:
+    """Protocol bytes (standard padded base64) to bytes; null stays None."""
+    return None if value is None else base64.b64decode(value)
+
+
+def b64encode(value: bytes | str | None) -> str | None:
+    """Bytes to protocol bytes; a str (some clients decode headers) is UTF-8 encoded first."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = value.encode()
+    return base64.b64encode(value).decode("ascii")
+
+
+def kafka_error_name(code: int) -> str:
+    """Kafka's name for a broker error code, or CLIENT_ERROR when the code is not one of Kafka's."""
+    name = KAFKA_ERROR_NAMES.get(code)
+    return name if name is not None else f"CLIENT_ERROR:code {code}"
+
+
+def client_error(text: str) -> str:
+    """The protocol's spelling of an error that carries no Kafka error code (kept short, one line)."""
+    short = " ".join(text.split())[:120]
+    return f"CLIENT_ERROR:{short}"
+
+
+def normalise_timestamp(ts: int | None) -> int | None:
+    """Clients report 'no timestamp' as -1 or None; the protocol says null."""
+    return None if ts is None or ts < 0 else ts
+
+
+def normalise_offset(offset: int | None) -> int:
+    """Offsets the client cannot know (acks=0, logical offsets) are reported as -1."""
+    return -1 if offset is None or offset < 0 else offset
+
+
+def headers_out(headers: Any) -> list[list[str | None]]:
+    """A client's header list/tuple sequence as protocol [[name, base64 value], ...]."""
+    if not headers:
+        return []
+    out: list[list[str | None]] = []
+    for name, value in headers:
+        out.append([name.decode() if isinstance(name, bytes) else name, b64encode(value)])
+    return out
+
+
+def headers_in(headers: list[list[Any]] | None) -> list[tuple[str, bytes | None]]:
+    """Protocol headers as (name, bytes) tuples, the shape every Python client accepts."""
+    return [(name, b64decode(value)) for name, value in headers or []]
+
+
+def _dispatch(client: Client, step: Json) -> Json:
+    op = step.get("op")
+    method: Callable[[Json], Json] | None = getattr(client, f"op_{op}", None)
+    if method is None:
+        return {"ok": False, "unsupported": True}
+    try:
+        result = method(step)
+    except Unsupported:
+        return {"ok": False, "unsupported": True}
+    except Exception as exc:
+        logging.warning("step %s (%s) failed:\n%s", step.get("id"), op, traceback.format_exc())
+        return {"ok": False, "error": client.error_name(exc)}
+    return {"ok": True, **result}
+
+
+def serve(make_client: Callable[[str], Client]) -> int:
+    """Run the protocol loop over stdin/stdout until a close step or end of input."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bootstrap", required=True)
+    args = parser.parse_args()
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    client = make_client(args.bootstrap)
+    _emit({"ready": True, "client": client.name})
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        step = json.loads(line)
+        if step.get("op") == "close":
+            client.close()
+            _emit({"step": step.get("id"), "ok": True})
+            return 0
+        reply = _dispatch(client, step)
+        _emit({"step": step.get("id"), **reply})
+    client.close()
+    return 0
+
+
+def _emit(obj: Json) -> None:
+    sys.stdout.write(json.dumps(obj, sort_keys=True) + "\n")
+    sys.stdout.flush()

@@ -1,0 +1,176 @@
+"""Launcher for Apache Kafka 4.x in KRaft combined mode (one node is both broker and controller).
+
+The broker's jars are resolved from Maven Central with ``mvn`` (compat-tests/kafka/pom.xml) into
+``$ODRADEK_CACHE/kafka-<version>/libs`` (default cache ``~/.cache/odradek``), never into the repository.
+Which version: ``ODRADEK_KAFKA_VERSION`` if set; otherwise the newest candidate already in the cache;
+otherwise the newest candidate that resolves. A cache entry counts only once its ``.complete`` marker
+exists, so an interrupted download is never used.
+
+Start-up: write server.properties, format the metadata log with StorageTool, run ``kafka.Kafka``,
+wait for ApiVersions + Metadata to answer. The process is always stopped (context manager + the
+exit/signal hooks in ``procs``).
+
+Run ``python -m harness.kafka`` (from compat-tests/) to resolve and print the version without starting.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from harness import procs
+from harness.broker import RunningBroker
+from harness.net import HOST, BrokerStartError, free_port, wait_ready
+
+POM = Path(__file__).resolve().parents[1] / "kafka" / "pom.xml"
+
+#: Newest first. 4.4.0 is listed on Maven Central but some of its modules (kafka-tools-api) are not.
+CANDIDATES = ("4.4.0", "4.3.1", "4.3.0", "4.2.1", "4.2.0", "4.1.1", "4.1.0", "4.0.1", "4.0.0")
+
+START_TIMEOUT_S = 120.0
+RESOLVE_TIMEOUT_S = 900.0
+JVM_OPTIONS = ("-Xmx1g", "-XX:+UseG1GC", "-Djava.awt.headless=true")
+
+_LOG4J2 = """\
+status = warn
+appender.out.type = Console
+appender.out.name = STDOUT
+appender.out.layout.type = PatternLayout
+appender.out.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = INFO
+rootLogger.appenderRef.out.ref = STDOUT
+"""
+
+
+class KafkaResolveError(RuntimeError):
+    """No candidate Kafka version could be resolved with mvn."""
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get("ODRADEK_CACHE", Path.home() / ".cache" / "odradek"))
+
+
+def _libs(version: str) -> Path:
+    return cache_root() / f"kafka-{version}" / "libs"
+
+
+def _complete(version: str) -> bool:
+    return (cache_root() / f"kafka-{version}" / ".complete").exists()
+
+
+def _download(version: str) -> bool:
+    """Copy the broker's runtime class path for ``version`` into the cache; False if mvn cannot."""
+    if shutil.which("mvn") is None:
+        raise KafkaResolveError("mvn is not installed (needed to fetch Apache Kafka from Maven Central)")
+    target = _libs(version)
+    staging = target.with_name("libs.partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    argv = [
+        "mvn", "-q", "-B", "-U", "-f", str(POM), f"-Dkafka.version={version}",
+        "dependency:copy-dependencies", "-DincludeScope=runtime", f"-DoutputDirectory={staging}",
+    ]  # fmt: skip
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=RESOLVE_TIMEOUT_S, check=False)
+    if result.returncode != 0 or not any(staging.glob(f"kafka_2.13-{version}.jar")):
+        shutil.rmtree(staging, ignore_errors=True)
+        return False
+    shutil.rmtree(target, ignore_errors=True)
+    staging.rename(target)
+    (target.parent / ".complete").write_text(version + "\n")
+    return True
+
+
+def resolve_version() -> str:
+    """The Kafka version to run, downloading it if needed (see the module docstring for the order)."""
+    pinned = os.environ.get("ODRADEK_KAFKA_VERSION")
+    if pinned:
+        if not _complete(pinned) and not _download(pinned):
+            raise KafkaResolveError(f"mvn could not resolve Apache Kafka {pinned}")
+        return pinned
+    for version in CANDIDATES:
+        if _complete(version):
+            return version
+    for version in CANDIDATES:
+        if _download(version):
+            return version
+    raise KafkaResolveError(f"mvn could not resolve any of {', '.join(CANDIDATES)}")
+
+
+def _cluster_id() -> str:
+    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode("ascii").rstrip("=")
+
+
+def server_properties(port: int, controller_port: int, log_dir: Path) -> str:
+    """A single-node KRaft config; Kafka's defaults everywhere except what one node needs."""
+    props = {
+        "process.roles": "broker,controller",
+        "node.id": "1",
+        "controller.quorum.voters": f"1@{HOST}:{controller_port}",
+        "listeners": f"PLAINTEXT://{HOST}:{port},CONTROLLER://{HOST}:{controller_port}",
+        "advertised.listeners": f"PLAINTEXT://{HOST}:{port}",
+        "controller.listener.names": "CONTROLLER",
+        "inter.broker.listener.name": "PLAINTEXT",
+        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+        "log.dirs": str(log_dir),
+        "auto.create.topics.enable": "true",
+        "offsets.topic.replication.factor": "1",
+        "transaction.state.log.replication.factor": "1",
+        "transaction.state.log.min.isr": "1",
+        "share.coordinator.state.topic.replication.factor": "1",
+        "share.coordinator.state.topic.min.isr": "1",
+        "group.initial.rebalance.delay.ms": "0",
+    }
+    return "".join(f"{key}={value}\n" for key, value in props.items())
+
+
+def _java(version: str, *args: str) -> list[str]:
+    return ["java", *JVM_OPTIONS, "-cp", f"{_libs(version)}/*", *args]
+
+
+@contextmanager
+def launch(workdir: Path, log_path: Path) -> Iterator[RunningBroker]:
+    """Resolve, format and start Kafka; yield it once ready; always stop it."""
+    if shutil.which("java") is None:
+        raise BrokerStartError("java is not installed")
+    version = resolve_version()
+    with tempfile.TemporaryDirectory(prefix="kafka-", dir=workdir) as tmp:
+        root = Path(tmp)
+        port, controller_port = free_port(), free_port()
+        config = root / "server.properties"
+        config.write_text(server_properties(port, controller_port, root / "data"))
+        log4j = root / "log4j2.properties"
+        log4j.write_text(_LOG4J2)
+        started = time.monotonic()
+        fmt = subprocess.run(
+            _java(version, "kafka.tools.StorageTool", "format", "-t", _cluster_id(), "-c", str(config)),
+            capture_output=True, text=True, timeout=START_TIMEOUT_S, check=False,
+        )  # fmt: skip
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        log_path.write_text(fmt.stdout + fmt.stderr)
+        if fmt.returncode != 0:
+            raise BrokerStartError(f"kafka-storage format failed: {fmt.stderr.strip()[-500:]}")
+        proc = procs.spawn(
+            _java(version, f"-Dlog4j2.configurationFile={log4j}", "kafka.Kafka", str(config)), log_path=log_path
+        )
+        try:
+            cluster_id = wait_ready(port, proc, START_TIMEOUT_S)
+            yield RunningBroker(
+                name="kafka",
+                version=version,
+                bootstrap=f"{HOST}:{port}",
+                cluster_id=cluster_id,
+                start_seconds=time.monotonic() - started,
+            )
+        finally:
+            procs.stop(proc, grace_s=20.0)
+
+
+if __name__ == "__main__":
+    print(resolve_version())

@@ -1,0 +1,53 @@
+"""Launcher for odradek itself: ``python -m odradek run`` on a free loopback port with a temporary data dir.
+
+The command line lives only in ``command()``; change it there if the CLI changes.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import metadata
+from pathlib import Path
+
+from harness import procs
+from harness.broker import RunningBroker
+from harness.net import HOST, free_port, wait_ready
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+START_TIMEOUT_S = 60.0
+
+
+def command(port: int, data_dir: Path) -> list[str]:
+    """The one place that knows how odradek is started."""
+    return [sys.executable, "-m", "odradek", "run", "--host", HOST, "--port", str(port), "--data-dir", str(data_dir)]
+
+
+@contextmanager
+def launch(workdir: Path, log_path: Path) -> Iterator[RunningBroker]:
+    """Start odradek, wait for ApiVersions to answer, yield it, always stop it."""
+    with tempfile.TemporaryDirectory(prefix="odradek-", dir=workdir) as tmp:
+        port = free_port()
+        started = time.monotonic()
+        proc = procs.spawn(command(port, Path(tmp) / "data"), log_path=log_path, cwd=REPO_ROOT)
+        try:
+            cluster_id = wait_ready(port, proc, START_TIMEOUT_S)
+            yield RunningBroker(
+                name="odradek",
+                version=_version(),
+                bootstrap=f"{HOST}:{port}",
+                cluster_id=cluster_id,
+                start_seconds=time.monotonic() - started,
+            )
+        finally:
+            procs.stop(proc)
+
+
+def _version() -> str:
+    try:
+        return metadata.version("odradek")
+    except metadata.PackageNotFoundError:
+        return "source"

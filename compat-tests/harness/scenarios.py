@@ -1,0 +1,187 @@
+"""Scenario files (compat-tests/scenarios/*.json): loading, parameter expansion and instantiation.
+
+A scenario file holds one object:
+    name         identifier; with params, each variant is "<name>.<value>"
+    description  one line
+    fast         true if the scenario (every variant) belongs to the --fast subset;
+                 or a list of param values, e.g. ["none", "zstd"], to include only those variants
+    params       optional {"param": [values...]}: one variant per value ({param} is substituted in all text)
+    topics       labels of the topics it uses (default ["main"]); "{topic}" means "{topic:main}"
+    steps        protocol steps (see PROTOCOL.md) plus runner-only keys:
+                   expect     partial match against the normalised observation (harness/expect.py);
+                              default {"ok": true}; null accepts anything
+                   retry_s    resend the step until "expect" holds or this many seconds pass
+                   timeout_s  per-step timeout (default 60)
+                   compare    false excludes the step from the odradek-vs-kafka comparison
+    checks       extra checks over all observations (harness/checks.py)
+
+Byte fields may be written as {"utf8": "text"} or {"fill": "x", "size": N} and become base64.
+A produce step's "records" may be {"generate": {"count": N, "key": "k-{i}", "value": "v-{i}",
+"timestamp_base": T}} (key/value templates may be null; timestamps are T + i when a base is given).
+
+Invariant: topic placeholders are substituted only in what is sent to drivers; expectations keep the
+placeholders, because observations are normalised back to them (harness/normalise.py).
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SCENARIOS_DIR = Path(__file__).resolve().parents[1] / "scenarios"
+RUNNER_KEYS = frozenset({"expect", "retry_s", "timeout_s", "compare"})
+DEFAULT_STEP_TIMEOUT_S = 60.0
+_TOPIC_RE = re.compile(r"\{topic(?::([A-Za-z0-9_]+))?\}")
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    name: str
+    description: str
+    fast: bool
+    topics: tuple[str, ...]
+    steps: list[dict[str, Any]]
+    checks: list[dict[str, Any]] = field(default_factory=list)
+
+    def explicit_timestamps(self) -> set[int]:
+        """Every timestamp the scenario itself supplies (these survive normalisation)."""
+        found: set[int] = set()
+        for step in self.steps:
+            for record in step.get("records") or []:
+                if isinstance(record.get("timestamp"), int):
+                    found.add(record["timestamp"])
+            spec = step.get("spec")
+            if isinstance(spec, dict) and isinstance(spec.get("timestamp"), int):
+                found.add(spec["timestamp"])
+        return found
+
+    def instantiate(self, tag: str) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """Driver-ready steps with concrete topic names, and the map label placeholder -> topic name."""
+        slug = re.sub(r"[^A-Za-z0-9-]", "-", self.name)
+        names = {label: f"compat-{tag}-{slug}-{label}" for label in self.topics}
+
+        def sub(text: str) -> str:
+            return _TOPIC_RE.sub(lambda m: names[m.group(1) or "main"], text)
+
+        steps = [{k: _map_strings(v, sub) for k, v in step.items() if k not in RUNNER_KEYS} for step in self.steps]
+        placeholders = {(f"{{topic:{label}}}" if label != "main" else "{topic}"): name for label, name in names.items()}
+        return steps, placeholders
+
+
+def _map_strings(value: Any, fn: Any) -> Any:
+    if isinstance(value, str):
+        return fn(value)
+    if isinstance(value, list):
+        return [_map_strings(v, fn) for v in value]
+    if isinstance(value, dict):
+        return {fn(k): _map_strings(v, fn) for k, v in value.items()}
+    return value
+
+
+def _bytes_literals(value: Any) -> Any:
+    """Replace {"utf8": s} and {"fill": c, "size": n} with base64 strings, recursively."""
+    if isinstance(value, list):
+        return [_bytes_literals(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if set(value) == {"utf8"}:
+        return base64.b64encode(str(value["utf8"]).encode()).decode("ascii")
+    if set(value) == {"fill", "size"}:
+        return base64.b64encode(str(value["fill"]).encode() * int(value["size"])).decode("ascii")
+    return {k: _bytes_literals(v) for k, v in value.items()}
+
+
+def _generate(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    def text(template: str | None, i: int) -> str | None:
+        if template is None:
+            return None
+        return base64.b64encode(template.replace("{i}", str(i)).encode()).decode("ascii")
+
+    records: list[dict[str, Any]] = []
+    base = spec.get("timestamp_base")
+    for i in range(int(spec["count"])):
+        records.append(
+            {
+                "key": text(spec.get("key", "key-{i}"), i),
+                "value": text(spec.get("value", "value-{i}"), i),
+                "headers": [],
+                "partition": spec.get("partition"),
+                "timestamp": None if base is None else int(base) + i,
+            }
+        )
+    return records
+
+
+def _prepare_step(step: dict[str, Any]) -> dict[str, Any]:
+    records = step.get("records")
+    if isinstance(records, dict) and "generate" in records:
+        step = {**step, "records": _generate(records["generate"])}
+    step = _bytes_literals(step)
+    for record in step.get("records") or []:
+        record.setdefault("headers", [])
+        record.setdefault("partition", None)
+        record.setdefault("timestamp", None)
+        record.setdefault("key", None)
+        record.setdefault("value", None)
+    return step
+
+
+def _variants(raw: dict[str, Any]) -> list[tuple[str, dict[str, str], bool]]:
+    params: dict[str, list[Any]] = raw.get("params") or {}
+    fast = raw.get("fast", False)
+    if not params:
+        return [(raw["name"], {}, bool(fast))]
+    if len(params) != 1:
+        raise ValueError(f"scenario {raw['name']}: at most one param is supported")
+    ((param, values),) = params.items()
+    return [
+        (f"{raw['name']}.{value}", {param: str(value)}, fast is True or (isinstance(fast, list) and value in fast))
+        for value in values
+    ]
+
+
+def load_file(path: Path) -> list[Scenario]:
+    raw = json.loads(path.read_text())
+    out: list[Scenario] = []
+    for name, params, fast in _variants(raw):
+
+        def sub(text: str, params: dict[str, str] = params) -> str:
+            for key, value in params.items():
+                text = text.replace("{" + key + "}", value)
+            return text
+
+        body = _map_strings(copy.deepcopy({"steps": raw["steps"], "checks": raw.get("checks", [])}), sub)
+        ids = [step["id"] for step in body["steps"]]
+        if len(ids) != len(set(ids)) or "close" in ids:
+            raise ValueError(f"scenario {name}: step ids must be unique and not 'close'")
+        out.append(
+            Scenario(
+                name=name,
+                description=sub(raw.get("description", "")),
+                fast=fast,
+                topics=tuple(raw.get("topics", ["main"])),
+                steps=[_prepare_step(step) for step in body["steps"]],
+                checks=body["checks"],
+            )
+        )
+    return out
+
+
+def load_all(root: Path = SCENARIOS_DIR) -> list[Scenario]:
+    scenarios: list[Scenario] = []
+    for path in sorted(root.glob("*.json")):
+        scenarios.extend(load_file(path))
+    return scenarios
+
+
+def select(scenarios: list[Scenario], names: list[str] | None, fast: bool) -> list[Scenario]:
+    """Filter by exact name or by prefix before '.', and by the fast flag."""
+    chosen = [s for s in scenarios if not fast or s.fast]
+    if names:
+        chosen = [s for s in chosen if s.name in names or s.name.split(".")[0] in names]
+    return chosen
