@@ -18,6 +18,7 @@ _MODULES = (
     "find_coordinator",
     "groups",
     "offsets",
+    "txn",
 )
 
 

@@ -293,9 +293,7 @@ def test_index_refuses_a_duplicate_api_key() -> None:
 def test_index_refuses_an_unpaired_or_mismatched_key() -> None:
     with pytest.raises(ValueError, match="901"):
         index_messages([_module("c", _fake("CRequest", 901, Kind.REQUEST))])
-    mismatched = _module(
-        "d", _fake("DRequest", 902, Kind.REQUEST), _fake("DResponse", 902, Kind.RESPONSE, "0-2")
-    )
+    mismatched = _module("d", _fake("DRequest", 902, Kind.REQUEST), _fake("DResponse", 902, Kind.RESPONSE, "0-2"))
     with pytest.raises(ValueError, match="disagree"):
         index_messages([mismatched])
 

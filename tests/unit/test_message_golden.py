@@ -44,10 +44,7 @@ def test_api_versions_request_v3_with_its_v2_header() -> None:
         b"\x00\x12"  # api key 18
         b"\x00\x03"  # version 3
         b"\x00\x00\x00\x07"  # correlation id
-        b"\x00\x01c"  # client id "c": classic nullable string even in header v2
-        + NO_TAGS
-        + b"\x02x\x021"
-        + NO_TAGS
+        b"\x00\x01c" + NO_TAGS + b"\x02x\x021" + NO_TAGS  # client id "c": classic nullable string even in header v2
     )
     r = Reader(frame)
     header = decode_request_header(r, _is_flexible)
@@ -110,9 +107,7 @@ def test_metadata_request_v12_null_topics_means_all() -> None:
 
 def test_metadata_request_v0_one_topic() -> None:
     data = b"\x00\x00\x00\x01" + b"\x00\x01t"
-    _assert_golden(
-        MetadataRequest, 0, data, MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name="t")])
-    )
+    _assert_golden(MetadataRequest, 0, data, MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name="t")]))
 
 
 def test_fetch_response_v16_partition_with_tagged_current_leader() -> None:
@@ -177,10 +172,6 @@ def test_produce_response_v2_answers_unsupported_version() -> None:
         + b"\xff" * 8  # log append time -1 (v2+)
         + b"\x00\x00\x00\x00"  # throttle time (v1+), after the topics
     )
-    partition = ProduceResponse.TopicProduceResponse.PartitionProduceResponse(
-        index=0, error_code=35, base_offset=-1
-    )
-    value = ProduceResponse(
-        responses=[ProduceResponse.TopicProduceResponse(name="t", partition_responses=[partition])]
-    )
+    partition = ProduceResponse.TopicProduceResponse.PartitionProduceResponse(index=0, error_code=35, base_offset=-1)
+    value = ProduceResponse(responses=[ProduceResponse.TopicProduceResponse(name="t", partition_responses=[partition])])
     _assert_golden(ProduceResponse, 2, data, value)

@@ -136,11 +136,7 @@ def _struct_strategy(struct: Struct, version: int) -> st.SearchStrategy[StructVa
             strategy = _struct_strategy(f.type, version)
         elif isinstance(f.type, ArrayOf):
             element = f.type.element
-            inner = (
-                _struct_strategy(element, version)
-                if isinstance(element, Struct)
-                else _primitive_strategy(element)
-            )
+            inner = _struct_strategy(element, version) if isinstance(element, Struct) else _primitive_strategy(element)
             strategy = st.lists(inner, max_size=3)
         else:
             strategy = _primitive_strategy(f.type)

@@ -1,0 +1,141 @@
+"""Committed offsets, group admin, retention, and the replay of __consumer_offsets at start-up."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+
+from harness import Harness
+
+from odradek.clock import ManualClock
+from odradek.coordinator.coordinator import CommitPartition, CoordinatorSettings, GroupCoordinator
+from odradek.coordinator.offsets import CommitIdentity
+from odradek.coordinator.rebalance import GroupSettings
+from odradek.coordinator.runtime import CoordinatorRuntime
+from odradek.coordinator.state import GroupState
+from odradek.wire.errors import ErrorCode
+
+
+def commit(h: Harness, gen: int = -1, member: str = "", version: int = 9, metadata: str | None = "m", group: str = "g"):
+    errors, outcome = h.coordinator.commit_offsets(
+        CommitIdentity(group, gen, member, None), [CommitPartition("t", 0, 42, 3, metadata)], version
+    )
+    h.persist(outcome)
+    return errors
+
+
+def test_standalone_commit_creates_an_empty_group_and_fetch_returns_it() -> None:
+    h = Harness()
+    assert commit(h, metadata=None) == [ErrorCode.NONE]
+    group = h.coordinator.group("g")
+    assert group is not None and group.state is GroupState.EMPTY and group.protocol_type is None
+    error, rows = h.coordinator.fetch_offsets("g", [("t", 0), ("t", 1)])
+    assert error is ErrorCode.NONE
+    assert [(t, p, v.offset if v else None, v.metadata if v else None) for t, p, v in rows] == [
+        ("t", 0, 42, ""),
+        ("t", 1, None, None),
+    ]
+    assert [lg.group_id for lg in h.coordinator.list_groups()] == ["g"]
+
+
+def test_commit_validation_errors() -> None:
+    h = Harness()
+    assert commit(h, gen=1, member="m", version=9) == [ErrorCode.GROUP_ID_NOT_FOUND]
+    assert commit(h, gen=1, member="m", version=8) == [ErrorCode.ILLEGAL_GENERATION]
+    [a] = h.stable_group(1)
+    assert commit(h, gen=1, member=a.member_id) == [ErrorCode.NONE]
+    assert commit(h, gen=5, member=a.member_id) == [ErrorCode.ILLEGAL_GENERATION]
+    assert commit(h, gen=1, member="stranger") == [ErrorCode.UNKNOWN_MEMBER_ID]
+    assert commit(h, gen=-1, member="") == [ErrorCode.UNKNOWN_MEMBER_ID]
+    h.join(member_id=a.member_id)  # leader rejoins: generation 2, CompletingRebalance
+    assert commit(h, gen=2, member=a.member_id) == [ErrorCode.REBALANCE_IN_PROGRESS]
+    assert commit(h, metadata="x" * 4097, group="other") == [ErrorCode.OFFSET_METADATA_TOO_LARGE]
+
+
+def test_delete_offsets_rules() -> None:
+    h = Harness()
+    assert h.coordinator.delete_offsets("nope", [("t", 0)])[0] is ErrorCode.GROUP_ID_NOT_FOUND
+    [a] = h.stable_group(1)  # subscribes to "t"
+    commit(h, gen=1, member=a.member_id)
+    error, errors, _ = h.coordinator.delete_offsets("g", [("t", 0), ("u", 0)])
+    assert error is ErrorCode.NONE and errors == [ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC, ErrorCode.NONE]
+    h.leave((a.member_id, None))
+    error, errors, outcome = h.coordinator.delete_offsets("g", [("t", 0)])
+    h.persist(outcome)
+    assert errors == [ErrorCode.NONE] and h.coordinator.fetch_offsets("g", [("t", 0)])[1][0][2] is None
+
+
+def test_delete_groups() -> None:
+    h = Harness()
+    h.stable_group(1, group="busy")
+    commit(h)
+    errors, outcome = h.coordinator.delete_groups(["busy", "g", "nope"])
+    h.persist(outcome)
+    assert errors == [ErrorCode.NON_EMPTY_GROUP, ErrorCode.NONE, ErrorCode.GROUP_ID_NOT_FOUND]
+    assert h.coordinator.group("g") is None and not h.coordinator.offsets.has_offsets("g")
+
+
+def test_describe_and_list() -> None:
+    h = Harness()
+    [a] = h.stable_group(1)
+    described = h.coordinator.describe_group("g")
+    assert described is not None and described.state is GroupState.STABLE and described.protocol_data == "range"
+    assert described.members[0].assignment == a.member_id.encode()
+    h.join_new()
+    described = h.coordinator.describe_group("g")
+    assert described is not None and described.protocol_data == ""
+    assert all(m.metadata == b"" for m in described.members)
+    assert h.coordinator.describe_group("nope") is None
+    assert h.coordinator.list_groups(["preparingrebalance"]) and not h.coordinator.list_groups(["Stable"])
+    assert not h.coordinator.list_groups(types=["consumer"])
+
+
+def test_offsets_of_an_empty_group_expire_then_the_group_goes() -> None:
+    h = Harness()
+    commit(h)
+    retention = h.coordinator.settings.offsets_retention_ms
+    h.advance(0)
+    h.advance(retention - 1)
+    assert h.coordinator.offsets.has_offsets("g")
+    h.advance(h.coordinator.settings.offsets_retention_check_interval_ms)
+    assert not h.coordinator.offsets.has_offsets("g") and h.coordinator.group("g") is None
+
+
+class MemoryLog:
+    def __init__(self) -> None:
+        self.data: dict[int, list[bytes]] = defaultdict(list)
+
+    def ensure_topic(self) -> None:
+        pass
+
+    def append(self, partition: int, batch: bytes) -> None:
+        self.data[partition].append(batch)
+
+    def batches(self, partition: int) -> Iterator[bytes]:
+        return iter(self.data.get(partition, []))
+
+
+def test_state_survives_a_restart_through_the_log() -> None:
+    h = Harness()
+    [a] = h.stable_group(1)
+    commit(h, gen=1, member=a.member_id)
+    commit(h, group="standalone")
+    log = MemoryLog()
+    writer = CoordinatorRuntime(h.coordinator, log, 50)
+    for record in h.log:
+        from odradek.coordinator.messages import Outcome
+
+        writer.persist(Outcome([record]))
+    clock = ManualClock(5_000_000)
+    fresh = GroupCoordinator(CoordinatorSettings(GroupSettings()), clock)
+    CoordinatorRuntime(fresh, log, 50).load()
+    group = fresh.group("g")
+    assert group is not None and group.state is GroupState.STABLE and group.generation_id == 1
+    assert group.members[a.member_id].assignment == a.member_id.encode()
+    assert group.leader_id == a.member_id
+    assert fresh.fetch_offsets("g", [("t", 0)])[1][0][2] == h.coordinator.offsets.get("g", "t", 0)
+    assert fresh.group("standalone") is not None
+    runtime = CoordinatorRuntime(fresh, log, 50)
+    clock.advance(10_000)  # no heartbeat since the restart: the member's session expires
+    runtime.tick(clock.time_ms())
+    assert group.state is GroupState.EMPTY
