@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from odradek.handlers.api_versions import supported_api_entries
 from odradek.handlers.context import ClientConnection, RequestContext
-from odradek.handlers.registry import Registry
+from odradek.handlers.registry import ApiHandler, Registry
 from odradek.wire.api import (
     ApiKey,
+    RequestHeader,
     decode_request_header,
     encode_response_header,
     response_header_is_flexible,
@@ -28,15 +29,26 @@ from odradek.wire.codec import decode_from, encode_into
 from odradek.wire.errors import ErrorCode, ProtocolViolation
 from odradek.wire.messages.api_versions import ApiVersionsResponse
 from odradek.wire.primitives import DecodeError, Reader, Writer
+from odradek.wire.schema import Message
 
 if TYPE_CHECKING:
     from odradek.broker import Broker
 
-__all__ = ["Dispatcher"]
+__all__ = ["Dispatcher", "encode_response_frame"]
 
 log = logging.getLogger("odradek.handlers")
 
 _SIZE = struct.Struct(">i")
+
+
+def encode_response_frame(api_key: int, version: int, correlation_id: int, message: Message, value: Any) -> bytearray:
+    """Size prefix, response header and body in one buffer."""
+    writer = Writer(bytearray(4))
+    flexible = response_header_is_flexible(api_key, message.is_flexible(version))
+    encode_response_header(writer, correlation_id, flexible)
+    encode_into(message, version, value, writer)
+    _SIZE.pack_into(writer.buf, 0, len(writer.buf) - 4)
+    return writer.buf
 
 
 class Dispatcher:
@@ -65,26 +77,25 @@ class Dispatcher:
         context = RequestContext(self._broker, header, connection)
         try:
             response = await handler.handle(context, request)
+            if response is None:
+                return None
+            return self._frame(header, handler, response)
         except ProtocolViolation:
             raise
         except Exception:
             log.exception("%s v%d from %s failed", handler.request.name, version, connection.peer)
-            response = handler.error_response(request, ErrorCode.UNKNOWN_SERVER_ERROR)
-        if response is None:
-            return None
-        flexible = handler.response.is_flexible(version)
-        return self._frame(header.api_key, header.correlation_id, flexible, handler.response, version, response)
+        try:
+            return self._frame(header, handler, handler.error_response(request, ErrorCode.UNKNOWN_SERVER_ERROR))
+        except Exception:
+            log.exception("%s v%d: the error response cannot be encoded either", handler.request.name, version)
+            raise ProtocolViolation("internal error while answering; closing the connection") from None
 
     @staticmethod
-    def _frame(api_key: int, correlation_id: int, flexible: bool, message: Any, version: int, value: Any) -> bytearray:
-        writer = Writer(bytearray(4))
-        encode_response_header(writer, correlation_id, response_header_is_flexible(api_key, flexible))
-        encode_into(message, version, value, writer)
-        _SIZE.pack_into(writer.buf, 0, len(writer.buf) - 4)
-        return writer.buf
+    def _frame(header: RequestHeader, handler: ApiHandler, value: Any) -> bytearray:
+        return encode_response_frame(header.api_key, header.api_version, header.correlation_id, handler.response, value)
 
     def _unsupported_api_versions(self, correlation_id: int) -> bytearray:
         response = ApiVersionsResponse(
             error_code=ErrorCode.UNSUPPORTED_VERSION, api_keys=supported_api_entries(self._registry)
         )
-        return self._frame(ApiKey.API_VERSIONS, correlation_id, False, ApiVersionsResponse, 0, response)
+        return encode_response_frame(ApiKey.API_VERSIONS, 0, correlation_id, ApiVersionsResponse, response)

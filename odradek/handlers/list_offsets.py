@@ -61,6 +61,8 @@ def _lookup(ctx: RequestContext, topic: str, partition: Any) -> Any:
             return _PartitionResponse(partition_index=index, error_code=ErrorCode.KAFKA_STORAGE_ERROR)
         found = (hit.timestamp, hit.offset, hit.leader_epoch) if hit is not None else (-1, -1, -1)
     timestamp, offset, epoch = found
+    if ctx.version < 4:
+        epoch = -1  # the field exists from v4 on
     return _PartitionResponse(
         partition_index=index,
         error_code=ErrorCode.NONE,

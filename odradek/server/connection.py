@@ -79,6 +79,10 @@ class Connection(asyncio.Protocol):
             except ProtocolViolation as exc:
                 self.abort(str(exc))
                 return
+            except Exception:
+                log.exception("closing connection from %s: internal error", self.peer)
+                self.close()
+                return
             if response is not None and self.transport is not None and not self.closed:
                 self.transport.write(response)
 
