@@ -26,3 +26,22 @@ def test_pipelined_frames_in_one_read() -> None:
 def test_oversized_or_negative_size_is_refused_before_the_body_arrives(prefix: bytes) -> None:
     with pytest.raises(FrameError):
         FrameDecoder(max_frame_bytes=256).feed(prefix)
+
+
+def test_every_request_schema_survives_byte_at_a_time_delivery() -> None:
+    """Each request's default value, framed and fed one byte at a time, decodes back to itself."""
+    from odradek.wire.codec import decode, encode
+    from odradek.wire.messages import ALL_MESSAGES
+
+    stream = bytearray()
+    expected = []
+    for request, _ in ALL_MESSAGES.values():
+        version = request.valid.high if request.valid.high is not None else request.valid.low
+        value = request()
+        stream += frame(encode(request, version, value))
+        expected.append((request, version, value))
+    decoder = FrameDecoder(max_frame_bytes=1 << 20)
+    bodies = [body for i in range(len(stream)) for body in decoder.feed(stream[i : i + 1])]
+    assert len(bodies) == len(expected)
+    for body, (request, version, value) in zip(bodies, expected, strict=True):
+        assert decode(request, version, body) == value
