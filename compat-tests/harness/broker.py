@@ -22,6 +22,8 @@ class RunningBroker:
     bootstrap: str
     cluster_id: str
     start_seconds: float
+    #: Where the broker keeps its partition directories (read by tools/run.py's DumpLogSegments checks).
+    data_dir: Path | None = None
 
 
 Launcher = Callable[[Path, Path], AbstractContextManager[RunningBroker]]

@@ -135,16 +135,19 @@ def _java(version: str, *args: str) -> list[str]:
 
 
 @contextmanager
-def launch(workdir: Path, log_path: Path) -> Iterator[RunningBroker]:
-    """Resolve, format and start Kafka; yield it once ready; always stop it."""
+def launch(workdir: Path, log_path: Path, data_dir: Path | None = None) -> Iterator[RunningBroker]:
+    """Resolve, format and start Kafka; yield it once ready; always stop it.
+
+    ``data_dir``, if given, is the log directory instead of a temporary one and outlives the broker."""
     if shutil.which("java") is None:
         raise BrokerStartError("java is not installed")
     version = resolve_version()
     with tempfile.TemporaryDirectory(prefix="kafka-", dir=workdir) as tmp:
         root = Path(tmp)
+        data_dir = data_dir or root / "data"
         port, controller_port = free_port(), free_port()
         config = root / "server.properties"
-        config.write_text(server_properties(port, controller_port, root / "data"))
+        config.write_text(server_properties(port, controller_port, data_dir))
         log4j = root / "log4j2.properties"
         log4j.write_text(_LOG4J2)
         started = time.monotonic()
@@ -167,6 +170,7 @@ def launch(workdir: Path, log_path: Path) -> Iterator[RunningBroker]:
                 bootstrap=f"{HOST}:{port}",
                 cluster_id=cluster_id,
                 start_seconds=time.monotonic() - started,
+                data_dir=data_dir,
             )
         finally:
             procs.stop(proc, grace_s=20.0)

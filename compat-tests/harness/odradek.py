@@ -27,12 +27,16 @@ def command(port: int, data_dir: Path) -> list[str]:
 
 
 @contextmanager
-def launch(workdir: Path, log_path: Path) -> Iterator[RunningBroker]:
-    """Start odradek, wait for ApiVersions to answer, yield it, always stop it."""
+def launch(workdir: Path, log_path: Path, data_dir: Path | None = None) -> Iterator[RunningBroker]:
+    """Start odradek, wait for ApiVersions to answer, yield it, always stop it.
+
+    ``data_dir``, if given, is used instead of a temporary one and outlives the broker (tools/run.py
+    reads the segment files of the stopped broker)."""
     with tempfile.TemporaryDirectory(prefix="odradek-", dir=workdir) as tmp:
         port = free_port()
         started = time.monotonic()
-        proc = procs.spawn(command(port, Path(tmp) / "data"), log_path=log_path, cwd=REPO_ROOT)
+        data_dir = data_dir or Path(tmp) / "data"
+        proc = procs.spawn(command(port, data_dir), log_path=log_path, cwd=REPO_ROOT)
         try:
             cluster_id = wait_ready(port, proc, START_TIMEOUT_S)
             yield RunningBroker(
@@ -41,6 +45,7 @@ def launch(workdir: Path, log_path: Path) -> Iterator[RunningBroker]:
                 bootstrap=f"{HOST}:{port}",
                 cluster_id=cluster_id,
                 start_seconds=time.monotonic() - started,
+                data_dir=data_dir,
             )
         finally:
             procs.stop(proc)

@@ -1,6 +1,6 @@
 """Classic group membership and group admin: JoinGroup (11) v0-9, Heartbeat (12) v0-4,
 LeaveGroup (13) v0-5, SyncGroup (14) v0-5, DescribeGroups (15) v0-6, ListGroups (16) v0-5,
-DeleteGroups (42) v0-3.
+DeleteGroups (42) v0-2 (v3 arrives with Kafka 4.4; the reference broker is 4.3.1).
 
 The work is `odradek.coordinator` (see its docstrings for the protocol and error codes); these
 handlers translate wire messages to its domain values and back.
@@ -259,7 +259,7 @@ def _delete_error(request: Any, code: ErrorCode) -> Any:
     )
 
 
-@registry.api(DeleteGroupsRequest, DeleteGroupsResponse, "0-3", _delete_error)
+@registry.api(DeleteGroupsRequest, DeleteGroupsResponse, "0-2", _delete_error)
 async def delete_groups(ctx: RequestContext, request: Any) -> Any:
     names = list(request.groups_names)
     errors = ctx.broker.group_coordinator.delete_groups(names)
