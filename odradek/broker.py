@@ -72,6 +72,8 @@ class Broker:
         self.producer_ids: ProducerIdAllocator
         self.group_coordinator: CoordinatorRuntime
         self._coordinator_ticker: asyncio.Task[None] | None = None
+        self._retention_task: asyncio.Task[None] | None = None
+        self._cleaner_task: asyncio.Task[None] | None = None
 
     @property
     def port(self) -> int:
@@ -88,6 +90,9 @@ class Broker:
         self.group_coordinator = CoordinatorRuntime.for_broker(self)
         self.group_coordinator.load()
         self._coordinator_ticker = asyncio.create_task(self.group_coordinator.run_ticker(self.clock))
+        self._retention_task = asyncio.create_task(self._retention_loop())
+        if self.config.log_cleaner_enable:
+            self._cleaner_task = asyncio.create_task(self._cleaner_loop())
         await self._listener.start()
         if self.config.advertised_port is None and self.config.port == 0:
             self.config = dataclasses.replace(self.config, advertised_port=self.port)
@@ -105,8 +110,39 @@ class Broker:
                         info.name, partition, uuid.UUID(bytes=info.topic_id), self._log_config(info.name)
                     )
 
+    async def _retention_loop(self) -> None:
+        """Kafka's ``kafka-log-retention`` task: a retention pass every check interval."""
+        while True:
+            await asyncio.sleep(self.config.log_retention_check_interval_ms / 1000)
+            try:
+                self.run_retention()
+            except Exception:
+                log.exception("log retention pass failed")
+
+    def run_retention(self) -> int:
+        """One retention pass over every log at the broker clock's time; return segments deleted."""
+        return self.logs.delete_old_segments()
+
+    async def _cleaner_loop(self) -> None:
+        """Kafka's log cleaner, in short: a compaction pass every ``log.cleaner.backoff.ms``."""
+        while True:
+            await asyncio.sleep(self.config.log_cleaner_backoff_ms / 1000)
+            try:
+                self.run_cleaner()
+            except Exception:
+                log.exception("log compaction pass failed")
+
+    def run_cleaner(self) -> int:
+        """One compaction pass over every compacted log; return how many were cleaned."""
+        return self.logs.clean_logs()
+
     async def stop(self) -> None:
         await self._listener.stop()
+        for task in (self._retention_task, self._cleaner_task):
+            if task is not None:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+        self._retention_task = self._cleaner_task = None
         if self._coordinator_ticker is not None:
             self._coordinator_ticker.cancel()
             await asyncio.gather(self._coordinator_ticker, return_exceptions=True)

@@ -15,6 +15,7 @@ from typing import Any
 __all__ = ["BrokerConfig", "ConfigError", "load_config"]
 
 MIB = 1024 * 1024
+LONG_MAX = 2**63 - 1
 
 
 class ConfigError(ValueError):
@@ -41,6 +42,16 @@ class BrokerConfig:
     log_index_interval_bytes: int = 4096
     log_index_size_max_bytes: int = 10 * MIB
     log_message_timestamp_type: str = "CreateTime"
+    log_retention_hours: int = 168
+    log_retention_minutes: int | None = None
+    log_retention_ms: int | None = None
+    log_retention_bytes: int = -1
+    log_retention_check_interval_ms: int = 300000
+    log_cleanup_policy: str = "delete"
+    log_flush_interval_messages: int = LONG_MAX
+    log_flush_interval_ms: int | None = None
+    log_cleaner_enable: bool = True
+    log_cleaner_backoff_ms: int = 15000
     fetch_max_bytes: int = 55 * MIB
     replica_fetch_max_bytes: int = MIB
     max_incremental_fetch_session_cache_slots: int = 1000
@@ -57,13 +68,29 @@ class BrokerConfig:
     def advertised(self) -> tuple[str, int]:
         return (self.advertised_host or self.host, self.advertised_port or self.port)
 
+    @property
+    def retention_ms(self) -> int:
+        """Kafka's precedence: ``log.retention.ms``, else minutes, else hours (-1 is unlimited)."""
+        if self.log_retention_ms is not None:
+            return self.log_retention_ms
+        if self.log_retention_minutes is not None:
+            return self.log_retention_minutes * 60_000
+        return self.log_retention_hours * 3_600_000
+
+    @property
+    def flush_interval_ms(self) -> int:
+        """``log.flush.interval.ms``, unset meaning never (Kafka falls back to a scheduler at Long.MAX)."""
+        return self.log_flush_interval_ms if self.log_flush_interval_ms is not None else LONG_MAX
+
 
 _KAFKA_NAMES = {f.name.replace("_", "."): f.name for f in fields(BrokerConfig)}
+_TYPES = {f.name: str(f.type) for f in fields(BrokerConfig)}
 _KAFKA_NAMES.update({"node.id": "node_id", "broker.id": "node_id"})
 
 
-def _coerce(name: str, raw: str, current: Any) -> Any:
-    kind = type(current)
+def _coerce(name: str, raw: str, declared: str) -> Any:
+    """``raw`` as the field's declared type (``int``, ``bool``, ``str``, optionally ``| None``)."""
+    kind = {"int": int, "bool": bool}.get(declared.split("|")[0].strip(), str)
     try:
         if kind is bool:
             lowered = raw.strip().lower()
@@ -99,8 +126,7 @@ def _apply(config: BrokerConfig, items: Iterable[tuple[str, str]]) -> BrokerConf
             changes["log_dirs"] = raw.split(",")[0].strip()
         elif key in _KAFKA_NAMES:
             attr = _KAFKA_NAMES[key]
-            current = getattr(config, attr)
-            changes[attr] = _coerce(key, raw, current if current is not None else "")
+            changes[attr] = _coerce(key, raw, _TYPES[attr])
         else:
             raise ConfigError(f"unknown broker config {key!r}")
     return replace(config, **changes)

@@ -121,6 +121,11 @@ _BROKER_VALUES: dict[str, Callable[[BrokerConfig], str]] = {
     "log.index.interval.bytes": lambda c: str(c.log_index_interval_bytes),
     "log.index.size.max.bytes": lambda c: str(c.log_index_size_max_bytes),
     "log.message.timestamp.type": lambda c: c.log_message_timestamp_type,
+    "log.retention.ms": lambda c: str(c.retention_ms),
+    "log.retention.bytes": lambda c: str(c.log_retention_bytes),
+    "log.cleanup.policy": lambda c: c.log_cleanup_policy,
+    "log.flush.interval.messages": lambda c: str(c.log_flush_interval_messages),
+    "log.flush.interval.ms": lambda c: str(c.flush_interval_ms),
 }
 
 _PARSERS: dict[str, Callable[[str], object]] = {
@@ -189,4 +194,13 @@ def log_config_for(broker: BrokerConfig, topic: TopicInfo) -> LogConfig:
         segment_index_bytes=int(values["segment.index.bytes"]),
         segment_ms=int(values["segment.ms"]),
         message_timestamp_type=TimestampType(values["message.timestamp.type"]),
+        retention_ms=int(values["retention.ms"]),
+        retention_bytes=int(values["retention.bytes"]),
+        cleanup_policy=frozenset(item.strip() for item in values["cleanup.policy"].split(",") if item.strip()),
+        flush_messages=int(values["flush.messages"]),
+        flush_ms=int(values["flush.ms"]),
+        delete_retention_ms=int(values["delete.retention.ms"]),
+        min_cleanable_dirty_ratio=float(values["min.cleanable.dirty.ratio"]),
+        min_compaction_lag_ms=int(values["min.compaction.lag.ms"]),
+        max_compaction_lag_ms=int(values["max.compaction.lag.ms"]),
     )

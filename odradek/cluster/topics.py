@@ -119,6 +119,17 @@ class TopicCatalog:
         self._save()
         return info
 
+    def set_configs(self, name: str, configs: Mapping[str, str]) -> TopicInfo:
+        """Replace the topic's config overrides (durably); raises `KeyError` for an unknown topic."""
+        info = self._by_name[name]
+        previous, info.configs = info.configs, dict(configs)
+        try:
+            self._save()
+        except BaseException:
+            info.configs = previous
+            raise
+        return info
+
     def add_partitions(self, name: str, total: int) -> None:
         self._by_name[name].partitions = total
         self._save()

@@ -19,6 +19,8 @@ _MODULES = (
     "groups",
     "offsets",
     "txn",
+    "delete_records",
+    "configs",
 )
 
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-__all__ = ["LogConfig", "TimestampType"]
+__all__ = ["LONG_MAX", "LogConfig", "TimestampType"]
+
+LONG_MAX = 2**63 - 1
 
 
 class TimestampType(StrEnum):
@@ -31,7 +33,34 @@ class LogConfig:
     """``segment.index.bytes``: index size at which the segment rolls."""
     message_timestamp_type: TimestampType = TimestampType.CREATE_TIME
     """``message.timestamp.type``."""
+    retention_ms: int = 7 * 24 * 60 * 60 * 1000
+    """``retention.ms``: delete a closed segment whose largest timestamp is older; -1 keeps all."""
+    retention_bytes: int = -1
+    """``retention.bytes``: delete the oldest segments while the log stays at least this big; -1 off."""
+    cleanup_policy: frozenset[str] = frozenset({"delete"})
+    """``cleanup.policy``: any of ``delete`` and ``compact`` (empty keeps everything)."""
+    flush_messages: int = LONG_MAX
+    """``flush.messages``: fsync once this many messages are unflushed."""
+    flush_ms: int = LONG_MAX
+    """``flush.ms``: fsync at an append this long after the previous fsync."""
+    delete_retention_ms: int = 24 * 60 * 60 * 1000
+    """``delete.retention.ms``: how long compaction keeps a tombstone after first cleaning it."""
+    min_cleanable_dirty_ratio: float = 0.5
+    """``min.cleanable.dirty.ratio``: dirty share of the log that makes compaction worth it."""
+    min_compaction_lag_ms: int = 0
+    """``min.compaction.lag.ms``: records younger than this are not compacted."""
+    max_compaction_lag_ms: int = LONG_MAX
+    """``max.compaction.lag.ms``: dirty records older than this force a compaction."""
 
     @property
     def log_append_time(self) -> bool:
         return self.message_timestamp_type is TimestampType.LOG_APPEND_TIME
+
+    @property
+    def delete(self) -> bool:
+        """Whether retention deletes segments by time and size."""
+        return "delete" in self.cleanup_policy
+
+    @property
+    def compact(self) -> bool:
+        return "compact" in self.cleanup_policy

@@ -5,6 +5,8 @@ Layout of the data directory (Kafka's)::
     <data dir>/<topic>-<partition>/                 one `PartitionLog` each
     <data dir>/<topic>-<partition>.<hex id>-delete/  a log being deleted (removed at start-up)
     <data dir>/.odradek_cleanshutdown               present only between a clean close and the next open
+    <data dir>/log-start-offset-checkpoint           Kafka's; logs whose start is past their first segment
+    <data dir>/cleaner-offset-checkpoint             Kafka's; first dirty offset of each compacted log
 
 Directory names are parsed as Kafka does: the partition is the integer after the LAST ``-``,
 so topic names may hold dots and dashes.  Topic metadata other than the topic id (partition
@@ -14,7 +16,10 @@ disk so the broker can rebuild its metadata at start-up.
 Invariants:
 - the clean-shutdown marker is removed (durably) before any log is opened for writing, and
   written (durably) only after every log has been flushed and closed;
-- one `PartitionLog` per (topic, partition); all share one list of append listeners.
+- one `PartitionLog` per (topic, partition); all share one list of append listeners;
+- the log start offset checkpoint is rewritten whenever a log start offset moves past its
+  first segment (DeleteRecords) and after every retention pass that changed one, so what a
+  client was told is gone stays gone after a crash.
 """
 
 from __future__ import annotations
@@ -26,10 +31,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from odradek.clock import Clock
+from odradek.storage.checkpoint import (
+    CLEANER_OFFSET_CHECKPOINT,
+    LOG_START_OFFSET_CHECKPOINT,
+    read_offset_checkpoint,
+    write_offset_checkpoint,
+)
+from odradek.storage.cleaner import clean
 from odradek.storage.errors import InconsistentTopicId, StorageError
 from odradek.storage.filesystem import FileSystem, write_file_atomic
 from odradek.storage.log_config import LogConfig
 from odradek.storage.partition_log import AppendListener, PartitionLog
+from odradek.storage.retention import delete_old_segments
 
 __all__ = [
     "CLEAN_SHUTDOWN_FILE",
@@ -90,6 +103,8 @@ class LogManager:
         """Whether the previous run ended with a clean close."""
         self._logs: dict[tuple[str, int], PartitionLog] = {}
         self._listeners: list[AppendListener] = []
+        self._checkpointed: dict[tuple[str, int], int] = {}
+        self._first_dirty: dict[tuple[str, int], int] = {}
 
     @classmethod
     def open(
@@ -109,6 +124,16 @@ class LogManager:
             fs.remove(marker)
             fs.fsync_dir(path)
         manager = cls(fs, path, clock, clean_shutdown=clean)
+        try:
+            start_offsets = read_offset_checkpoint(fs, manager._checkpoint_path)
+        except StorageError as exc:
+            _log.warning("ignoring the log start offset checkpoint: %s", exc)
+            start_offsets = {}
+        manager._checkpointed = dict(start_offsets)
+        try:
+            manager._first_dirty = read_offset_checkpoint(fs, f"{path}/{CLEANER_OFFSET_CHECKPOINT}")
+        except StorageError as exc:
+            _log.warning("ignoring the cleaner offset checkpoint: %s", exc)
         for name in fs.listdir(path):
             child = f"{path}/{name}"
             if not fs.is_dir(child) or name.endswith(_IGNORED_SUFFIXES):
@@ -129,12 +154,71 @@ class LogManager:
                 config_for(topic),
                 clock,
                 clean_shutdown=clean,
+                log_start_offset=start_offsets.get(parsed, 0),
                 listeners=manager._listeners,
             )
             if log.recovered_bytes:
                 _log.warning("recovery truncated %d bytes of %s", log.recovered_bytes, child)
             manager._logs[(topic, partition)] = log
+        manager._checkpoint()
         return manager
+
+    @property
+    def _checkpoint_path(self) -> str:
+        return f"{self.data_dir}/{LOG_START_OFFSET_CHECKPOINT}"
+
+    def _checkpoint(self) -> None:
+        """Rewrite the log start offset checkpoint when it no longer matches the logs."""
+        offsets = {
+            key: log.log_start_offset
+            for key, log in self._logs.items()
+            if log.log_start_offset > log.segments[0].base_offset
+        }
+        if offsets != self._checkpointed:
+            write_offset_checkpoint(self._fs, self._checkpoint_path, offsets)
+            self._checkpointed = offsets
+
+    def increment_log_start_offset(self, topic: str, partition: int, offset: int) -> int:
+        """Move a log's start up to ``offset`` durably; return the log start offset.
+
+        Raises `KeyError` for an unknown partition and `OffsetOutOfRange` above the high watermark.
+        """
+        log = self._logs[(topic, partition)]
+        if log.increment_log_start_offset(offset):
+            self._checkpoint()
+        return log.log_start_offset
+
+    def clean_logs(self) -> int:
+        """One compaction pass over every compacted log at the clock's time; return how many
+        logs were cleaned.  The first dirty offsets are checkpointed after each one."""
+        now_ms = self._clock.time_ms()
+        cleaned = 0
+        for key, log in list(self._logs.items()):
+            if not log.config.compact:
+                continue
+            try:
+                result = clean(self._fs, log, self._first_dirty.get(key, 0), now_ms)
+            except (OSError, StorageError):
+                _log.exception("compaction failed for %s", log.directory)
+                continue
+            if result is not None:
+                cleaned += 1
+                self._first_dirty[key] = result.end_offset
+                live = {k: v for k, v in self._first_dirty.items() if k in self._logs}
+                write_offset_checkpoint(self._fs, f"{self.data_dir}/{CLEANER_OFFSET_CHECKPOINT}", live)
+        return cleaned
+
+    def delete_old_segments(self) -> int:
+        """One retention pass over every log at the clock's time; return segments deleted."""
+        now_ms = self._clock.time_ms()
+        deleted = 0
+        for log in list(self._logs.values()):
+            try:
+                deleted += delete_old_segments(log, now_ms)
+            except (OSError, StorageError):
+                _log.exception("retention failed for %s", log.directory)
+        self._checkpoint()
+        return deleted
 
     def add_append_listener(self, listener: AppendListener) -> None:
         """Call ``listener(log, info)`` after every append to any log, present or future."""
@@ -185,11 +269,14 @@ class LogManager:
         log = self._logs.pop((topic, partition), None)
         if log is None:
             return False
+        if self._first_dirty.pop((topic, partition), None) is not None:
+            write_offset_checkpoint(self._fs, f"{self.data_dir}/{CLEANER_OFFSET_CHECKPOINT}", self._first_dirty)
         log.discard()
         doomed = f"{self.data_dir}/{delete_dir_name(topic, partition)}"
         self._fs.rename(log.directory, doomed)
         self._fs.fsync_dir(self.data_dir)
         self._fs.rmtree(doomed)
+        self._checkpoint()
         return True
 
     def delete_topic(self, topic: str) -> int:
@@ -204,8 +291,14 @@ class LogManager:
             log.flush()
 
     def close(self) -> None:
-        """Flush and close every log, then leave the clean-shutdown marker."""
+        """Flush and close every log, then leave the clean-shutdown marker (not when a log is
+        offline: its tail needs recovery at the next start)."""
+        self._checkpoint()
+        offline = [log.directory for log in self._logs.values() if log.offline]
         for log in self._logs.values():
             log.close()
         self._logs.clear()
+        if offline:
+            _log.warning("no clean-shutdown marker: %s went offline", ", ".join(offline))
+            return
         write_file_atomic(self._fs, f"{self.data_dir}/{CLEAN_SHUTDOWN_FILE}", b"")

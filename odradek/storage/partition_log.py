@@ -10,13 +10,24 @@ the whole buffer goes to the active segment in a single write.  The segment roll
 when the buffer would push it past ``segment.bytes``, when it is older than ``segment.ms``,
 when an index is full, or when an offset would leave the int32 range of its base offset.
 
-Opening: after a clean shutdown only the tail of the last segment is checked (see
-`LogSegment.check_tail`); otherwise every segment is recovered from its first byte, and
-when recovery truncates a segment, the segments after it are deleted, as Kafka does.
+Opening: first the leftovers of an interrupted compaction are settled (a ``.log.cleaned``
+file is deleted, a ``.log.swap`` file replaces its segment) and index files without a
+``.log`` are deleted; then, after a clean shutdown, only the tail of the last segment is
+checked (see `LogSegment.check_tail`); otherwise every segment is recovered from its first
+byte, and when recovery truncates a segment, the segments after it are deleted, as Kafka does.
+
+Durability follows ``flush.messages`` and ``flush.ms``: an append that leaves at least
+``flush.messages`` messages unflushed, or comes ``flush.ms`` after the last flush, fsyncs
+the log before returning (Kafka's defaults leave it all to the page cache).
+
+The log start offset moves up only: by retention (`delete_oldest_segments`, whole segments)
+and by DeleteRecords (`increment_log_start_offset`, anywhere up to the high watermark).
+Persisting it is the log manager's job (its checkpoint file).
 
 Invariants:
 - segments are sorted by base offset, the last one is active (the only one appended to);
-- log start offset <= high watermark == log end offset (a single replica: no follower lags);
+- first segment's base offset <= log start offset <= high watermark == log end offset (a
+  single replica: no follower lags);
 - append listeners run after the data is written; an exception in one is logged and does
   not undo the append.
 
@@ -39,7 +50,17 @@ from odradek.storage.filesystem import FileSystem, read_file, write_file_atomic
 from odradek.storage.index_file import INT32_MAX
 from odradek.storage.log_config import LogConfig
 from odradek.storage.region import FileRegion
-from odradek.storage.segment import AppendedBatch, LogSegment, TimestampOffset, parse_segment_filename
+from odradek.storage.segment import (
+    CLEANED_SUFFIX,
+    INDEX_SUFFIX,
+    LOG_SUFFIX,
+    SWAP_SUFFIX,
+    TIME_INDEX_SUFFIX,
+    AppendedBatch,
+    LogSegment,
+    TimestampOffset,
+    parse_segment_filename,
+)
 from odradek.storage.time_index import NO_TIMESTAMP
 from odradek.wire.records.batch import (
     BatchHeader,
@@ -139,6 +160,9 @@ class PartitionLog:
         self._base_offsets = [segment.base_offset for segment in segments]
         self._log_start_offset = segments[0].base_offset
         self._log_end_offset = segments[-1].next_offset
+        self._recovery_point = self._log_end_offset
+        self._last_flush_ms: int | None = None
+        self._offline: str | None = None
         self.listeners: list[AppendListener] = listeners if listeners is not None else []
         """Called after every append; the list may be shared by every log of a broker."""
         self.recovered_bytes = 0
@@ -182,12 +206,20 @@ class PartitionLog:
         clock: Clock,
         *,
         clean_shutdown: bool,
+        log_start_offset: int = 0,
         listeners: list[AppendListener] | None = None,
     ) -> PartitionLog:
-        """Load an existing log directory, recovering what a crash may have left behind."""
+        """Load an existing log directory, recovering what a crash may have left behind.
+
+        ``log_start_offset`` is the checkpointed one; the log starts at the larger of it and
+        the first segment's base offset.  When it lies past the recovered log end (segment
+        files lost), every segment is deleted and the log restarts empty there, as Kafka does.
+        """
         topic_id = _read_partition_metadata(fs, directory)
         now_ms = clock.time_ms()
-        base_offsets = sorted(base for base in map(parse_segment_filename, fs.listdir(directory)) if base is not None)
+        names = _finish_interrupted_cleaning(fs, directory, fs.listdir(directory))
+        _remove_orphan_indexes(fs, directory, names)
+        base_offsets = sorted(base for base in map(parse_segment_filename, names) if base is not None)
         segments = [
             LogSegment(
                 fs,
@@ -211,7 +243,28 @@ class PartitionLog:
                 )
             )
         recovered = segments[-1].check_tail() if clean_shutdown else _recover_all(segments)
+        if log_start_offset > segments[-1].next_offset:
+            _log.warning(
+                "deleting every segment of %s: its end %d is below the log start offset %d",
+                directory,
+                segments[-1].next_offset,
+                log_start_offset,
+            )
+            for segment in segments:
+                segment.delete()
+            segments = [
+                LogSegment.create(
+                    fs,
+                    directory,
+                    log_start_offset,
+                    index_interval_bytes=config.index_interval_bytes,
+                    max_index_bytes=config.segment_index_bytes,
+                    now_ms=now_ms,
+                )
+            ]
+            fs.fsync_dir(directory)
         log = cls(fs, directory, topic, partition, topic_id, config, segments, listeners)
+        log._log_start_offset = max(log_start_offset, segments[0].base_offset)
         log.recovered_bytes = recovered
         return log
 
@@ -263,6 +316,8 @@ class PartitionLog:
         invalid or ``records`` is empty, `RecordBatchTooLarge` when ``records`` exceeds
         ``segment.bytes``.
         """
+        if self._offline is not None:
+            raise StorageError(self._offline)
         size = len(records)
         headers: list[BatchHeader] = []
         position = 0
@@ -292,9 +347,19 @@ class PartitionLog:
             max_timestamp = max(max_timestamp, batch_max_timestamp)
             offset = last_offset + 1
             position += header.total_size
-        segment = self._maybe_roll(size, max_timestamp, offset - 1, now_ms)
-        segment.append(records, batches)
+        try:
+            segment = self._maybe_roll(size, max_timestamp, offset - 1, now_ms)
+        except OSError as exc:
+            raise StorageError(f"{self.directory}: cannot roll a new segment: {exc}") from exc
+        try:
+            segment.append(records, batches)
+        except StorageError as exc:
+            if segment.torn:
+                self._offline = f"{self.directory} is offline after a write it could not undo: {exc}"
+                _log.error("%s", self._offline)
+            raise
         self._log_end_offset = offset
+        self._maybe_flush(now_ms)
         info = AppendInfo(first_offset, offset - 1, append_time, self._log_start_offset)
         for listener in self.listeners:
             try:
@@ -302,6 +367,18 @@ class PartitionLog:
             except Exception:
                 _log.exception("append listener failed for %s-%d", self.topic, self.partition)
         return info
+
+    def _maybe_flush(self, now_ms: int) -> None:
+        """Kafka's ``flush.messages`` / ``flush.ms``: fsync when the append crossed either."""
+        config = self._config
+        if self._last_flush_ms is None:
+            self._last_flush_ms = now_ms
+        if (
+            self._log_end_offset - self._recovery_point >= config.flush_messages
+            or now_ms - self._last_flush_ms >= config.flush_ms
+        ):
+            self.flush()
+            self._last_flush_ms = now_ms
 
     def _maybe_roll(self, size: int, max_timestamp: int, last_offset: int, now_ms: int) -> LogSegment:
         segment = self._segments[-1]
@@ -312,19 +389,73 @@ class PartitionLog:
             or segment.indexes_full
             or last_offset - segment.base_offset > INT32_MAX
         ):
-            segment.on_roll()
-            segment = LogSegment.create(
-                self._fs,
-                self.directory,
-                self._log_end_offset,
-                index_interval_bytes=config.index_interval_bytes,
-                max_index_bytes=config.segment_index_bytes,
-                now_ms=now_ms,
-            )
-            self._fs.fsync_dir(self.directory)
-            self._segments.append(segment)
-            self._base_offsets.append(segment.base_offset)
+            segment = self.roll(now_ms)
         return segment
+
+    def roll(self, now_ms: int) -> LogSegment:
+        """Close the active segment and start a new one at the log end (nothing if it is empty)."""
+        segment = self._segments[-1]
+        if segment.size == 0:
+            return segment
+        config = self._config
+        segment.on_roll()
+        segment = LogSegment.create(
+            self._fs,
+            self.directory,
+            self._log_end_offset,
+            index_interval_bytes=config.index_interval_bytes,
+            max_index_bytes=config.segment_index_bytes,
+            now_ms=now_ms,
+        )
+        self._fs.fsync_dir(self.directory)
+        self._segments.append(segment)
+        self._base_offsets.append(segment.base_offset)
+        return segment
+
+    def replace_segment(self, segment: LogSegment) -> None:
+        """Put ``segment`` (a cleaned copy, already in place on disk) instead of the closed
+        segment with the same base offset, and close the old one's file."""
+        index = self._base_offsets.index(segment.base_offset)
+        if index == len(self._segments) - 1:
+            raise StorageError(f"{segment.path}: the active segment cannot be replaced")
+        old, self._segments[index] = self._segments[index], segment
+        old.close_without_flush()
+
+    def increment_log_start_offset(self, offset: int) -> bool:
+        """Move the log start offset up to ``offset`` (DeleteRecords); return whether it moved.
+
+        Raises `OffsetOutOfRange` above the high watermark.  Segments below it stay on disk
+        until the next retention pass deletes them, as in Kafka.
+        """
+        if offset > self.high_watermark:
+            raise OffsetOutOfRange(offset, self._log_start_offset, self.high_watermark)
+        if offset <= self._log_start_offset:
+            return False
+        self._log_start_offset = offset
+        return True
+
+    def delete_oldest_segments(self, count: int, now_ms: int) -> int:
+        """Delete the ``count`` oldest segments and start the log at the next one's base offset.
+
+        Deleting every segment rolls first, so the log keeps an (empty) active segment and the
+        segment being deleted is never the one appended to.  Returns how many were deleted.
+        """
+        count = min(count, len(self._segments))
+        if count <= 0:
+            return 0
+        if count == len(self._segments):
+            self.roll(now_ms)
+            if len(self._segments) == count:
+                count -= 1
+                if count == 0:
+                    return 0
+        doomed = self._segments[:count]
+        del self._segments[:count]
+        del self._base_offsets[:count]
+        self._log_start_offset = max(self._log_start_offset, self._segments[0].base_offset)
+        for segment in doomed:
+            segment.delete()
+        return count
 
     def read(self, offset: int, max_bytes: int, *, min_one_batch: bool = True) -> FileRegion | None:
         """Whole batches from the one holding ``offset``, within one segment.
@@ -360,12 +491,35 @@ class PartitionLog:
         return segment.find_max_timestamp()
 
     def flush(self) -> None:
-        """Make every appended byte durable."""
-        for segment in self._segments:
-            segment.flush()
+        """Make every appended byte durable.
+
+        A failed fsync takes the log offline (every later append raises `StorageError`): after
+        one, the kernel may have dropped the dirty pages, so nothing written since the last
+        good fsync can be trusted until recovery at the next start, as Kafka's log dir failure.
+        """
+        if self._offline is not None:
+            raise StorageError(self._offline)
+        try:
+            for segment in self._segments:
+                segment.flush()
+        except OSError as exc:
+            self._offline = f"{self.directory} is offline after a failed flush: {exc}"
+            _log.error("%s", self._offline)
+            raise StorageError(self._offline) from exc
+        self._recovery_point = self._log_end_offset
+
+    @property
+    def offline(self) -> bool:
+        """Whether a failed flush, or a failed write that could not be undone, took the log
+        offline: appends raise `StorageError` until the log is reopened (and recovered)."""
+        return self._offline is not None
 
     def close(self) -> None:
-        """Flush and close every segment; the log must not be used afterwards."""
+        """Flush and close every segment (an offline log is closed without flushing); the log
+        must not be used afterwards."""
+        if self._offline is not None:
+            self.discard()
+            return
         for segment in self._segments:
             segment.close()
 
@@ -373,6 +527,41 @@ class PartitionLog:
         """Close every segment file without flushing: the caller is about to delete the log."""
         for segment in self._segments:
             segment.close_without_flush()
+
+
+def _finish_interrupted_cleaning(fs: FileSystem, directory: str, names: list[str]) -> list[str]:
+    """Kafka's rules for a crash during compaction: a ``.log.cleaned`` file is an unfinished
+    replacement (deleted); a ``.log.swap`` file is a finished one (it replaces its segment,
+    whose indexes are dropped to be rebuilt).  Returns the directory's names afterwards."""
+    changed = False
+    for name in names:
+        path = f"{directory}/{name}"
+        if name.endswith(LOG_SUFFIX + CLEANED_SUFFIX):
+            _log.warning("deleting unfinished cleaner output %s", path)
+            fs.remove(path)
+            changed = True
+        elif name.endswith(LOG_SUFFIX + SWAP_SUFFIX):
+            stem = path[: -len(LOG_SUFFIX + SWAP_SUFFIX)]
+            _log.warning("completing the swap of cleaned segment %s", path)
+            for suffix in (INDEX_SUFFIX, TIME_INDEX_SUFFIX):
+                if fs.exists(stem + suffix):
+                    fs.remove(stem + suffix)
+            fs.rename(path, stem + LOG_SUFFIX)
+            changed = True
+    if not changed:
+        return names
+    fs.fsync_dir(directory)
+    return fs.listdir(directory)
+
+
+def _remove_orphan_indexes(fs: FileSystem, directory: str, names: list[str]) -> None:
+    """Delete index files whose segment log is gone (a crash while deleting a segment)."""
+    present = set(names)
+    for name in names:
+        stem, dot, suffix = name.partition(".")
+        if dot and "." + suffix in (INDEX_SUFFIX, TIME_INDEX_SUFFIX) and stem + LOG_SUFFIX not in present:
+            _log.warning("deleting orphaned index file %s/%s", directory, name)
+            fs.remove(f"{directory}/{name}")
 
 
 def _recover_all(segments: list[LogSegment]) -> int:

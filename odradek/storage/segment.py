@@ -48,8 +48,10 @@ from odradek.wire.records.batch import (
 from odradek.wire.records.builder import decode_batch
 
 __all__ = [
+    "CLEANED_SUFFIX",
     "INDEX_SUFFIX",
     "LOG_SUFFIX",
+    "SWAP_SUFFIX",
     "TIME_INDEX_SUFFIX",
     "AppendedBatch",
     "LogSegment",
@@ -61,6 +63,10 @@ __all__ = [
 LOG_SUFFIX = ".log"
 INDEX_SUFFIX = ".index"
 TIME_INDEX_SUFFIX = ".timeindex"
+CLEANED_SUFFIX = ".cleaned"
+"""Appended to a segment's ``.log`` name while the cleaner writes its replacement."""
+SWAP_SUFFIX = ".swap"
+"""Appended to a segment's ``.log`` name once its replacement is complete and durable."""
 
 _FRAMING = struct.Struct(">qi")
 _SCAN_CHUNK = 1 << 20
@@ -131,6 +137,8 @@ class LogSegment:
         self._next_offset: int | None = None
         self._first_batch_timestamp: int | None = None
         self._hints: dict[int, int] = {}
+        self.torn = False
+        """Whether a failed write left bytes this segment could not cut back (see `append`)."""
 
     @classmethod
     def create(
@@ -200,9 +208,22 @@ class LogSegment:
         return now_ms - self.created_ms
 
     def append(self, data: Buffer, batches: Sequence[AppendedBatch]) -> None:
-        """Write ``data`` (whole batches, offsets patched) in one write and index its batches."""
+        """Write ``data`` (whole batches, offsets patched) in one write and index its batches.
+
+        A failed write (disk full, a short write) is undone by truncating the file back to
+        its previous size, then raised as `StorageError`; when even that truncation fails
+        the segment is beyond repair here and recovery at the next start cuts the tail.
+        """
         offset_index, time_index = self._indexes()
-        start = self._log.write(data)
+        try:
+            start = self._log.write(data)
+        except OSError as exc:
+            try:
+                self._log.truncate(self._size)
+            except OSError as again:
+                self.torn = True
+                raise StorageError(f"{self.path}: write failed ({exc}) and could not be undone ({again})") from exc
+            raise StorageError(f"{self.path}: write failed and was undone: {exc}") from exc
         for batch in batches:
             self._track(offset_index, time_index, start + batch.position, batch.last_offset, batch.max_timestamp)
         if start == 0:

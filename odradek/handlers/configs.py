@@ -1,0 +1,304 @@
+"""DescribeConfigs (key 32) v1-v4, AlterConfigs (key 33) v0-v2, IncrementalAlterConfigs (key 44) v0-v1.
+
+DescribeConfigs, per resource:
+- TOPIC: an illegal name gives INVALID_TOPIC_EXCEPTION, an unknown one
+  UNKNOWN_TOPIC_OR_PARTITION; otherwise every topic config (or the requested keys that exist)
+  with its effective value, source and synonyms as `odradek.config_describe` computes them.
+- BROKER: ``""`` (cluster-wide dynamic defaults: none here) gives an empty list; this broker's
+  id gives the broker configs odradek models; another id or a non-number gives INVALID_REQUEST.
+- BROKER_LOGGER: an empty list for this broker (loggers are not exposed).
+- anything else (GROUP, CLIENT_METRICS, unknown): INVALID_REQUEST.
+``include_documentation`` is accepted; documentation is always null.  ``config_type`` is set.
+
+AlterConfigs replaces a topic's whole set of overrides; IncrementalAlterConfigs changes keys
+with SET, DELETE, APPEND and SUBTRACT (the last two on list configs only: INVALID_CONFIG
+otherwise; the starting list is the override or the topic default).  Checks per resource, in
+Kafka's order: duplicate keys (INVALID_REQUEST), unknown operation (INVALID_REQUEST), config
+validation (INVALID_CONFIG, INVALID_TOPIC_EXCEPTION), topic existence
+(UNKNOWN_TOPIC_OR_PARTITION).  ``validate_only`` runs every check and changes nothing.  A
+change is persisted in the topic catalog and applied to the live logs at once.  Broker
+resources cannot be altered: dynamic broker configs are not implemented (INVALID_REQUEST).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from enum import IntEnum
+from typing import Any
+
+from odradek.cluster.topics import TopicError, validate_topic_name
+from odradek.config_describe import DescribedConfig, describe_broker, describe_topic
+from odradek.handlers.context import RequestContext
+from odradek.handlers.registry import registry
+from odradek.topic_config import TOPIC_CONFIGS, InvalidConfig, log_config_for, validate
+from odradek.wire.errors import ErrorCode
+from odradek.wire.messages.configs import (
+    AlterConfigsRequest,
+    AlterConfigsResponse,
+    DescribeConfigsRequest,
+    DescribeConfigsResponse,
+    IncrementalAlterConfigsRequest,
+    IncrementalAlterConfigsResponse,
+)
+
+
+class ResourceType(IntEnum):
+    UNKNOWN = 0
+    TOPIC = 2
+    BROKER = 4
+    BROKER_LOGGER = 8
+    CLIENT_METRICS = 16
+    GROUP = 32
+
+
+class OpType(IntEnum):
+    SET = 0
+    DELETE = 1
+    APPEND = 2
+    SUBTRACT = 3
+
+
+class _Refused(Exception):
+    def __init__(self, code: ErrorCode, message: str | None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+_Result = DescribeConfigsResponse.DescribeConfigsResult
+_Entry = _Result.DescribeConfigsResourceResult
+_Synonym = _Entry.DescribeConfigsSynonym
+
+
+def _describe_error(request: Any, code: ErrorCode) -> Any:
+    return DescribeConfigsResponse(
+        results=[
+            _Result(
+                error_code=code,
+                error_message=None,
+                resource_type=r.resource_type,
+                resource_name=r.resource_name,
+                configs=[],
+            )
+            for r in request.resources
+        ]
+    )
+
+
+def _entry(config: DescribedConfig, include_synonyms: bool) -> Any:
+    synonyms = [_Synonym(name=s.name, value=s.value, source=s.source) for s in config.synonyms]
+    return _Entry(
+        name=config.name,
+        value=config.value,
+        read_only=config.read_only,
+        config_source=config.source,
+        is_sensitive=False,
+        synonyms=synonyms if include_synonyms else [],
+        config_type=config.type,
+        documentation=None,
+    )
+
+
+def _broker_id(ctx: RequestContext, name: str, *, allow_empty: bool) -> None:
+    """Raise `_Refused` unless ``name`` names this broker (or is empty when allowed)."""
+    node_id = ctx.broker.config.node_id
+    if not name:
+        if allow_empty:
+            return
+        raise _Refused(ErrorCode.INVALID_REQUEST, "Broker id must not be empty")
+    try:
+        requested = int(name)
+    except ValueError:
+        raise _Refused(ErrorCode.INVALID_REQUEST, f"Broker id must be an integer, but it is: {name}") from None
+    if requested != node_id:
+        expected = f"{node_id} or empty string" if allow_empty else str(node_id)
+        raise _Refused(ErrorCode.INVALID_REQUEST, f"Unexpected broker id, expected {expected}, but received {name}")
+
+
+def _describe_one(ctx: RequestContext, resource: Any, include_synonyms: bool) -> list[Any]:
+    kind, name = resource.resource_type, resource.resource_name
+    keys = list(resource.configuration_keys) if resource.configuration_keys else None
+    broker = ctx.broker
+    if kind == ResourceType.TOPIC:
+        try:
+            validate_topic_name(name)
+        except TopicError as exc:
+            raise _Refused(ErrorCode.INVALID_TOPIC_EXCEPTION, str(exc)) from None
+        info = broker.catalog.get(name)
+        if info is None:
+            raise _Refused(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, None)
+        return [_entry(c, include_synonyms) for c in describe_topic(broker.config, info.configs, keys)]
+    if kind == ResourceType.BROKER:
+        _broker_id(ctx, name, allow_empty=True)
+        if not name:
+            return []
+        return [_entry(c, include_synonyms) for c in describe_broker(broker.config, keys)]
+    if kind == ResourceType.BROKER_LOGGER:
+        _broker_id(ctx, name, allow_empty=False)
+        return []
+    raise _Refused(ErrorCode.INVALID_REQUEST, f"Unsupported resource type: {_type_name(kind)}")
+
+
+def _type_name(kind: int) -> str:
+    try:
+        return ResourceType(kind).name
+    except ValueError:
+        return ResourceType.UNKNOWN.name
+
+
+@registry.api(DescribeConfigsRequest, DescribeConfigsResponse, "1-4", _describe_error)
+async def describe_configs(ctx: RequestContext, request: Any) -> Any:
+    results = []
+    for resource in request.resources:
+        try:
+            configs = _describe_one(ctx, resource, request.include_synonyms)
+            code, message = ErrorCode.NONE, None
+        except _Refused as refused:
+            configs, code, message = [], refused.code, refused.message
+        results.append(
+            _Result(
+                error_code=code,
+                error_message=message,
+                resource_type=resource.resource_type,
+                resource_name=resource.resource_name,
+                configs=configs,
+            )
+        )
+    return DescribeConfigsResponse(results=results)
+
+
+def _apply_topic(ctx: RequestContext, name: str, configs: dict[str, str], validate_only: bool) -> None:
+    """Validate the topic's new overrides, check it exists, then persist and apply them."""
+    try:
+        validate_topic_name(name)
+    except TopicError as exc:
+        raise _Refused(ErrorCode.INVALID_TOPIC_EXCEPTION, str(exc)) from None
+    for key, value in configs.items():
+        try:
+            validate(key, value)
+        except InvalidConfig as exc:
+            raise _Refused(ErrorCode.INVALID_CONFIG, str(exc)) from None
+    broker = ctx.broker
+    if broker.catalog.get(name) is None:
+        raise _Refused(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"The topic '{name}' does not exist.")
+    if validate_only:
+        return
+    info = broker.catalog.set_configs(name, configs)
+    broker.logs.set_topic_config(name, log_config_for(broker.config, info))
+
+
+def _check_alterable(kind: int, keys: list[str]) -> None:
+    duplicates = sorted(key for key, count in Counter(keys).items() if count > 1)
+    if duplicates:
+        raise _Refused(ErrorCode.INVALID_REQUEST, f"Error due to duplicate config keys: {', '.join(duplicates)}")
+    if kind == ResourceType.BROKER:
+        raise _Refused(ErrorCode.INVALID_REQUEST, "Dynamic broker configs are not supported by this broker")
+    if kind != ResourceType.TOPIC:
+        raise _Refused(ErrorCode.INVALID_REQUEST, f"Unexpected resource type {_type_name(kind)}")
+
+
+_AlterResponse = AlterConfigsResponse.AlterConfigsResourceResponse
+
+
+def _alter_error(request: Any, code: ErrorCode) -> Any:
+    return AlterConfigsResponse(
+        responses=[
+            _AlterResponse(
+                error_code=code, error_message=None, resource_type=r.resource_type, resource_name=r.resource_name
+            )
+            for r in request.resources
+        ]
+    )
+
+
+@registry.api(AlterConfigsRequest, AlterConfigsResponse, "0-2", _alter_error)
+async def alter_configs(ctx: RequestContext, request: Any) -> Any:
+    responses = []
+    for resource in request.resources:
+        code, message = ErrorCode.NONE, None
+        try:
+            _check_alterable(resource.resource_type, [c.name for c in resource.configs])
+            configs = {c.name: c.value for c in resource.configs}
+            _apply_topic(ctx, resource.resource_name, configs, request.validate_only)
+        except _Refused as refused:
+            code, message = refused.code, refused.message
+        responses.append(
+            _AlterResponse(
+                error_code=code,
+                error_message=message,
+                resource_type=resource.resource_type,
+                resource_name=resource.resource_name,
+            )
+        )
+    return AlterConfigsResponse(responses=responses)
+
+
+def _list_parts(value: str | None) -> list[str]:
+    return [part for part in (value or "").split(",") if part]
+
+
+def _incremental(current: dict[str, str], changes: list[Any]) -> dict[str, str]:
+    """The overrides after applying ``changes`` (names already checked for duplicates)."""
+    result = dict(current)
+    for change in changes:
+        name, value = change.name, change.value
+        try:
+            op = OpType(change.config_operation)
+        except ValueError:
+            raise _Refused(ErrorCode.INVALID_REQUEST, f"Unknown operation type {change.config_operation}") from None
+        if op is OpType.SET:
+            result[name] = value
+        elif op is OpType.DELETE:
+            result.pop(name, None)
+        else:
+            definition = TOPIC_CONFIGS.get(name)
+            if definition is None:
+                raise _Refused(ErrorCode.INVALID_CONFIG, f"Unknown topic config name: {name}")
+            if definition.type != "list":
+                raise _Refused(ErrorCode.INVALID_CONFIG, f"Can't {op.name} to key {name} because its type is not LIST.")
+            parts = _list_parts(result.get(name, definition.default))
+            for item in _list_parts(value):
+                if op is OpType.APPEND and item not in parts:
+                    parts.append(item)
+                elif op is OpType.SUBTRACT and item in parts:
+                    parts.remove(item)
+            result[name] = ",".join(parts)
+    return result
+
+
+_IncrementalResponse = IncrementalAlterConfigsResponse.AlterConfigsResourceResponse
+
+
+def _incremental_error(request: Any, code: ErrorCode) -> Any:
+    return IncrementalAlterConfigsResponse(
+        responses=[
+            _IncrementalResponse(
+                error_code=code, error_message=None, resource_type=r.resource_type, resource_name=r.resource_name
+            )
+            for r in request.resources
+        ]
+    )
+
+
+@registry.api(IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, "0-1", _incremental_error)
+async def incremental_alter_configs(ctx: RequestContext, request: Any) -> Any:
+    responses = []
+    for resource in request.resources:
+        code, message = ErrorCode.NONE, None
+        try:
+            _check_alterable(resource.resource_type, [c.name for c in resource.configs])
+            info = ctx.broker.catalog.get(resource.resource_name)
+            current = dict(info.configs) if info is not None else {}
+            configs = _incremental(current, list(resource.configs))
+            _apply_topic(ctx, resource.resource_name, configs, request.validate_only)
+        except _Refused as refused:
+            code, message = refused.code, refused.message
+        responses.append(
+            _IncrementalResponse(
+                error_code=code,
+                error_message=message,
+                resource_type=resource.resource_type,
+                resource_name=resource.resource_name,
+            )
+        )
+    return IncrementalAlterConfigsResponse(responses=responses)
