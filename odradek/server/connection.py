@@ -1,5 +1,8 @@
 """One client connection: bytes in, frames to the dispatcher, responses out in request order.
 
+Reads land directly in the frame decoder's buffers (asyncio.BufferedProtocol), so a large
+request is received into its own bytearray without intermediate copies.
+
 Kafka answers the requests of one connection strictly in the order they arrived; this
 connection processes its frames one at a time from a queue, which gives that order and lets a
 client pipeline as many requests as it likes.  Reading pauses while too many bytes of frames
@@ -29,7 +32,7 @@ _PAUSE_AT_BYTES = 64 * 1024 * 1024
 Dispatch = Callable[[bytearray, "Connection"], Awaitable[bytes | bytearray | None]]
 
 
-class Connection(asyncio.Protocol):
+class Connection(asyncio.BufferedProtocol):
     """asyncio protocol for one socket; see the module docstring for the ordering invariant."""
 
     def __init__(self, dispatch: Dispatch, max_frame_bytes: int, on_close: Callable[[Connection], None]) -> None:
@@ -50,9 +53,12 @@ class Connection(asyncio.Protocol):
         peer = transport.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
 
-    def data_received(self, data: bytes) -> None:
+    def get_buffer(self, sizehint: int) -> memoryview:
+        return self._decoder.get_buffer()
+
+    def buffer_updated(self, nbytes: int) -> None:
         try:
-            frames = self._decoder.feed(data)
+            frames = self._decoder.buffer_updated(nbytes)
         except FrameError as exc:
             self.abort(str(exc))
             return

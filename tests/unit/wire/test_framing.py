@@ -45,3 +45,27 @@ def test_every_request_schema_survives_byte_at_a_time_delivery() -> None:
     assert len(bodies) == len(expected)
     for body, (request, version, value) in zip(bodies, expected, strict=True):
         assert decode(request, version, body) == value
+
+
+def test_frames_larger_than_the_scratch_buffer_are_read_in_place() -> None:
+    big = bytes(range(256)) * 40  # 10 KiB, over the 1 KiB scratch buffer
+    stream = frame(b"small") + frame(big) + frame(b"after")
+    decoder = FrameDecoder(max_frame_bytes=1 << 20, scratch_bytes=1024)
+    frames: list[bytes] = []
+    position = 0
+    while position < len(stream):
+        target = decoder.get_buffer()
+        count = min(len(target), 700, len(stream) - position)
+        target[:count] = stream[position : position + count]
+        position += count
+        frames.extend(bytes(f) for f in decoder.buffer_updated(count))
+    assert frames == [b"small", big, b"after"]
+    assert decoder.pending_bytes() == 0
+
+
+def test_frames_straddling_the_end_of_the_scratch_buffer() -> None:
+    bodies = [bytes([i]) * (37 + i * 13) for i in range(40)]
+    stream = b"".join(frame(b) for b in bodies)
+    decoder = FrameDecoder(max_frame_bytes=1 << 20, scratch_bytes=256)
+    got = [bytes(f) for i in range(0, len(stream), 50) for f in decoder.feed(stream[i : i + 50])]
+    assert got == bodies
