@@ -199,8 +199,14 @@ class Field:
         if isinstance(self.type, ArrayOf):
             return value is None or len(value) == 0
         if isinstance(self.type, Struct):
-            return value is None or value == self.type.cls()
+            return value is None or value == self.type.default_instance()
         return bool(value == _PRIMITIVE_DEFAULTS[self.type])
+
+    def needs_fresh_default(self) -> bool:
+        """Whether the default is a mutable object (list or struct) each instance must own."""
+        if self.default is not MISSING:
+            return isinstance(self.default, list)
+        return isinstance(self.type, ArrayOf | Struct)
 
 
 class StructValue:
@@ -211,12 +217,13 @@ class StructValue:
     unknown_tags: dict[int, bytes]
 
     def __init__(self, **values: Any) -> None:
-        for schema_field in self._schema.fields:
-            if schema_field.name in values:
-                setattr(self, schema_field.name, values.pop(schema_field.name))
-            else:
-                setattr(self, schema_field.name, schema_field.default_value())
-        self.unknown_tags = values.pop("unknown_tags", {})
+        schema = self._schema
+        for name, default in schema.shared_defaults:
+            setattr(self, name, values.pop(name, default))
+        for schema_field in schema.fresh_default_fields:
+            name = schema_field.name
+            setattr(self, name, values.pop(name) if name in values else schema_field.default_value())
+        self.unknown_tags = values.pop("unknown_tags", None) or {}
         if values:
             raise TypeError(f"{type(self).__name__} has no fields {sorted(values)}")
 
@@ -244,15 +251,28 @@ class Struct:
     name: str
     fields: tuple[Field, ...]
     cls: type[StructValue] = field(init=False, repr=False)
+    shared_defaults: tuple[tuple[str, Any], ...] = field(init=False, repr=False)
+    """Fields whose default is immutable, with that default (shared by every instance)."""
+    fresh_default_fields: tuple[Field, ...] = field(init=False, repr=False)
+    """Fields whose default is a list or struct, built anew for each instance."""
 
     def __init__(self, name: str, fields: Sequence[Field]) -> None:
         self.name = name
         self.fields = tuple(fields)
         _check_unique(name, self.fields)
+        self.shared_defaults = tuple((f.name, f.default_value()) for f in self.fields if not f.needs_fresh_default())
+        self.fresh_default_fields = tuple(f for f in self.fields if f.needs_fresh_default())
+        self._default_instance: StructValue | None = None
         namespace: dict[str, Any] = {"__slots__": tuple(f.name for f in self.fields), "_schema": self}
         for nested in _nested_structs(self.fields):
             namespace[nested.name] = nested.cls
         self.cls = type(name, (StructValue,), namespace)
+
+    def default_instance(self) -> StructValue:
+        """One shared all-defaults value, for comparisons only (never hand it out to mutate)."""
+        if self._default_instance is None:
+            self._default_instance = self.cls()
+        return self._default_instance
 
 
 def _check_unique(owner: str, fields: Iterable[Field]) -> None:
