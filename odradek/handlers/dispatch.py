@@ -34,21 +34,27 @@ from odradek.wire.schema import Message
 if TYPE_CHECKING:
     from odradek.broker import Broker
 
-__all__ = ["Dispatcher", "encode_response_frame"]
+__all__ = ["Dispatcher", "Frame", "encode_response_frame"]
+
+Frame = list[bytes | bytearray | memoryview]
 
 log = logging.getLogger("odradek.handlers")
 
 _SIZE = struct.Struct(">i")
 
 
-def encode_response_frame(api_key: int, version: int, correlation_id: int, message: Message, value: Any) -> bytearray:
-    """Size prefix, response header and body in one buffer."""
-    writer = Writer(bytearray(4))
+def encode_response_frame(api_key: int, version: int, correlation_id: int, message: Message, value: Any) -> Frame:
+    """Size prefix, response header and body, as the pieces of one vectored write.
+
+    Record batches of a fetch response stay the buffers the storage layer read them into.
+    """
+    head = bytearray(4)
+    writer = Writer(head)
     flexible = response_header_is_flexible(api_key, message.is_flexible(version))
     encode_response_header(writer, correlation_id, flexible)
     encode_into(message, version, value, writer)
-    _SIZE.pack_into(writer.buf, 0, len(writer.buf) - 4)
-    return writer.buf
+    _SIZE.pack_into(head, 0, writer.size() - 4)
+    return writer.parts()
 
 
 class Dispatcher:
@@ -56,7 +62,7 @@ class Dispatcher:
         self._broker = broker
         self._registry = registry
 
-    async def __call__(self, body: bytearray, connection: ClientConnection) -> bytearray | None:
+    async def __call__(self, body: bytearray, connection: ClientConnection) -> Frame | None:
         reader = Reader(body)
         try:
             header = decode_request_header(reader, self._registry.is_flexible)
@@ -91,10 +97,10 @@ class Dispatcher:
             raise ProtocolViolation("internal error while answering; closing the connection") from None
 
     @staticmethod
-    def _frame(header: RequestHeader, handler: ApiHandler, value: Any) -> bytearray:
+    def _frame(header: RequestHeader, handler: ApiHandler, value: Any) -> Frame:
         return encode_response_frame(header.api_key, header.api_version, header.correlation_id, handler.response, value)
 
-    def _unsupported_api_versions(self, correlation_id: int) -> bytearray:
+    def _unsupported_api_versions(self, correlation_id: int) -> Frame:
         response = ApiVersionsResponse(
             error_code=ErrorCode.UNSUPPORTED_VERSION, api_keys=supported_api_entries(self._registry)
         )

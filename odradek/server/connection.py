@@ -29,7 +29,8 @@ log = logging.getLogger("odradek.server")
 _PAUSE_AT_BYTES = 64 * 1024 * 1024
 
 
-Dispatch = Callable[[bytearray, "Connection"], Awaitable[bytes | bytearray | None]]
+Dispatch = Callable[[bytearray, "Connection"], Awaitable[list[bytes | bytearray | memoryview] | None]]
+"""Answers one request frame with the pieces of the response frame, or None (no response)."""
 
 
 class Connection(asyncio.BufferedProtocol):
@@ -90,7 +91,7 @@ class Connection(asyncio.BufferedProtocol):
                 self.close()
                 return
             if response is not None and self.transport is not None and not self.closed:
-                self.transport.write(response)
+                self.transport.writelines(response)
 
     def abort(self, reason: str) -> None:
         """Close this connection because of what the peer sent; one log line."""

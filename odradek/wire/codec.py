@@ -236,7 +236,7 @@ def _write_struct(plan: _Plan, w: Writer, value: Any) -> None:
             continue
         sub = Writer()
         entry.write(sub, field_value)
-        payloads.append((tag, sub.buf))
+        payloads.append((tag, sub.getvalue()))
     if unknown:
         payloads.extend((tag, data) for tag, data in unknown.items() if tag not in plan.tagged)
         payloads.sort(key=lambda item: item[0])
@@ -275,4 +275,4 @@ def encode_into(message: Message, version: int, value: Any, w: Writer) -> None:
 def encode(message: Message, version: int, value: Any) -> bytes:
     w = Writer()
     encode_into(message, version, value, w)
-    return bytes(w.buf)
+    return w.getvalue()

@@ -159,13 +159,41 @@ class Reader:
             raise DecodeError(f"array of {count} elements cannot fit in {self.end - self.pos} bytes")
 
 
-class Writer:
-    """Appends encoded values to one growing bytearray."""
+SPILL_BYTES = 64 * 1024
 
-    __slots__ = ("buf",)
+
+class Writer:
+    """Appends encoded values to a growing bytearray.
+
+    A large byte payload (``SPILL_BYTES`` or more, i.e. record batches in a fetch response) is
+    not copied in: the buffer so far and the payload itself are set aside as parts, and writing
+    goes on in a new buffer.  `parts` returns the pieces in order, ready for a vectored write;
+    `getvalue` joins them.  ``buf`` is always the tail piece being written.
+    """
+
+    __slots__ = ("_parts", "buf")
 
     def __init__(self, buf: bytearray | None = None) -> None:
         self.buf = bytearray() if buf is None else buf
+        self._parts: list[bytes | bytearray | memoryview] = []
+
+    def parts(self) -> list[bytes | bytearray | memoryview]:
+        return [*self._parts, self.buf]
+
+    def size(self) -> int:
+        return sum(len(part) for part in self._parts) + len(self.buf)
+
+    def getvalue(self) -> bytes:
+        return b"".join(self.parts())
+
+    def payload(self, data: bytes | bytearray | memoryview) -> None:
+        """Append bytes that may be large; large ones are referenced, not copied."""
+        if len(data) < SPILL_BYTES:
+            self.buf += data
+            return
+        self._parts.append(self.buf)
+        self._parts.append(data)
+        self.buf = bytearray()
 
     def int8(self, value: int) -> None:
         self.buf += _I8.pack(value)
@@ -235,11 +263,11 @@ class Writer:
             self.int32(-1)
             return
         self.int32(len(value))
-        self.buf += value
+        self.payload(value)
 
     def compact_bytes(self, value: bytes | bytearray | memoryview | None) -> None:
         if value is None:
             self.uvarint(0)
             return
         self.uvarint(len(value) + 1)
-        self.buf += value
+        self.payload(value)

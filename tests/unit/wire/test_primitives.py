@@ -81,3 +81,17 @@ def test_truncated_or_invalid_input_raises_decode_error(data: bytes) -> None:
 def test_forged_array_length_is_refused_before_allocation() -> None:
     with pytest.raises(DecodeError):
         Reader(b"\x7f\xff\xff\xff").array_length()
+
+
+def test_large_payloads_become_separate_parts_with_the_same_bytes() -> None:
+    from odradek.wire.primitives import SPILL_BYTES
+
+    big = bytes(range(256)) * (SPILL_BYTES // 256 + 1)
+    w = Writer()
+    w.int8(1)
+    w.bytes_(big)
+    w.compact_bytes(b"small")
+    parts = w.parts()
+    assert any(part is big for part in parts), "the large payload is referenced, not copied"
+    assert w.getvalue() == b"\x01" + len(big).to_bytes(4, "big") + big + b"\x06small"
+    assert w.size() == len(w.getvalue())
