@@ -15,7 +15,7 @@ Invariants:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from odradek.wire.primitives import DecodeError, Reader, Writer
@@ -46,6 +46,12 @@ class _Plan:
     tagged: dict[int, _FieldPlan]
     absent: list[Field]
     flexible: bool
+    shared_defaults: list[tuple[str, Any]] = field(default_factory=list)
+    """Absent and tagged fields whose default is immutable: set as is on decode."""
+    fresh_defaults: list[Field] = field(default_factory=list)
+    """Absent and tagged fields whose default is a list or struct: built anew on decode."""
+    guarded: list[Field] = field(default_factory=list)
+    """Absent fields that are not ignorable: a non-default value there is an error."""
 
 
 _plans: dict[tuple[int, int, bool], _Plan] = {}
@@ -138,10 +144,14 @@ def _array_codec(element: Primitive | Struct, version: int, flexible: bool, null
 
 
 def _struct_codec(struct: Struct, version: int, flexible: bool, nullable: bool) -> tuple[ReadFn, WriteFn]:
+    # The plan object is registered before it is filled, so taking it here is safe even for a
+    # struct that contains itself; it is complete by the time anything is read or written.
+    plan = _plan(struct, version, flexible)
+
     def read(r: Reader) -> Any:
         if nullable and r.int8() < 0:
             return None
-        return _read_struct(_plan(struct, version, flexible), r)
+        return _read_struct(plan, r)
 
     def write(w: Writer, value: Any) -> None:
         if nullable:
@@ -151,7 +161,7 @@ def _struct_codec(struct: Struct, version: int, flexible: bool, nullable: bool) 
             w.int8(1)
         elif value is None:
             raise ValueError(f"null {struct.name} where the version does not allow null")
-        _write_struct(_plan(struct, version, flexible), w, value)
+        _write_struct(plan, w, value)
 
     return read, write
 
@@ -187,6 +197,12 @@ def _plan(struct: Struct, version: int, flexible: bool) -> _Plan:
         else:
             plan.regular.append(entry)
     plan.tagged = dict(sorted(plan.tagged.items()))
+    for f in [*plan.absent, *(entry.field for entry in plan.tagged.values())]:
+        if f.needs_fresh_default():
+            plan.fresh_defaults.append(f)
+        else:
+            plan.shared_defaults.append((f.name, f.default_value()))
+    plan.guarded = [f for f in plan.absent if not f.ignorable]
     return plan
 
 
@@ -194,12 +210,12 @@ def _read_struct(plan: _Plan, r: Reader) -> Any:
     value = plan.cls.__new__(plan.cls)
     for entry in plan.regular:
         setattr(value, entry.name, entry.read(r))
-    for f in plan.absent:
+    for name, default in plan.shared_defaults:
+        setattr(value, name, default)
+    for f in plan.fresh_defaults:
         setattr(value, f.name, f.default_value())
     unknown: dict[int, bytes] = {}
     if plan.flexible:
-        for entry in plan.tagged.values():
-            setattr(value, entry.name, entry.field.default_value())
         last_tag = -1
         for _ in range(r.uvarint()):
             tag = r.uvarint()
@@ -221,8 +237,8 @@ def _read_struct(plan: _Plan, r: Reader) -> Any:
 
 
 def _write_struct(plan: _Plan, w: Writer, value: Any) -> None:
-    for f in plan.absent:
-        if not f.ignorable and not f.is_default(getattr(value, f.name)):
+    for f in plan.guarded:
+        if not f.is_default(getattr(value, f.name)):
             raise UnsupportedFieldError(f"{plan.cls.__name__}.{f.name} cannot be sent in this version")
     for entry in plan.regular:
         entry.write(w, getattr(value, entry.name))
