@@ -17,11 +17,12 @@ Not implemented yet: transactions,
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
 from odradek.storage.errors import RecordBatchTooLarge, StorageError
+from odradek.storage.validator import RecordRefusal, Refusal, check_records
 from odradek.topic_config import effective_value
 from odradek.txn.producer_state import SequenceVerdict, Verdict
 from odradek.wire.errors import ErrorCode
@@ -30,11 +31,15 @@ from odradek.wire.records.batch import (
     LOG_OVERHEAD,
     MAGIC,
     MAGIC_OFFSET,
+    BatchHeader,
     CorruptBatchError,
     iter_batches,
     read_header,
     verify_batch,
 )
+
+if TYPE_CHECKING:
+    from odradek.broker import Broker
 
 _TopicResponse = ProduceResponse.TopicProduceResponse
 _PartitionResponse = _TopicResponse.PartitionProduceResponse
@@ -93,6 +98,42 @@ def _sequence_refusal(index: int, verdict: SequenceVerdict, log_start_offset: in
     return _failed(index, _SEQUENCE_ERRORS[verdict.verdict], verdict.message)
 
 
+_REFUSAL_ERRORS = {
+    Refusal.INVALID_TIMESTAMP: ErrorCode.INVALID_TIMESTAMP,
+    Refusal.INVALID_RECORD: ErrorCode.INVALID_RECORD,
+}
+
+
+def _validate_records(
+    broker: Broker, configs: dict[str, str], records: memoryview, header: BatchHeader
+) -> RecordRefusal | None:
+    def setting(name: str) -> str:
+        return effective_value(broker.config, configs, name)
+
+    return check_records(
+        records,
+        header,
+        now_ms=broker.clock.time_ms(),
+        create_time=setting("message.timestamp.type") == "CreateTime",
+        before_max_ms=int(setting("message.timestamp.before.max.ms")),
+        after_max_ms=int(setting("message.timestamp.after.max.ms")),
+        compacted="compact" in setting("cleanup.policy"),
+    )
+
+
+def _refused(index: int, refusal: RecordRefusal) -> Any:
+    return _PartitionResponse(
+        index=index,
+        error_code=_REFUSAL_ERRORS[refusal.kind],
+        base_offset=-1,
+        error_message=refusal.message,
+        record_errors=[
+            _PartitionResponse.BatchIndexAndErrorMessage(batch_index=i, batch_index_error_message=message)
+            for i, message in refusal.record_errors
+        ],
+    )
+
+
 async def _produce_partition(ctx: RequestContext, topic: str, index: int, records: memoryview | None) -> Any:
     broker = ctx.broker
     info = broker.catalog.get(topic)
@@ -119,6 +160,9 @@ async def _produce_partition(ctx: RequestContext, topic: str, index: int, record
     if len(records) < LOG_OVERHEAD:
         return _failed(index, ErrorCode.CORRUPT_MESSAGE)
     header = read_header(records)
+    refusal = _validate_records(broker, info.configs, records, header)
+    if refusal is not None:
+        return _refused(index, refusal)
     idempotent = header.producer_id >= 0 and header.base_sequence >= 0
     producers = broker.producer_state(log) if idempotent else None
     try:

@@ -1,0 +1,66 @@
+"""Record-level produce checks: future and past timestamps, keyless records on compacted topics."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from odradek.storage.validator import UNBOUNDED, RecordRefusal, Refusal, check_records
+from odradek.wire.records.batch import read_header
+from odradek.wire.records.builder import build_batch
+from odradek.wire.records.record import Record
+
+NOW = 1_800_000_000_000
+HOUR = 3_600_000
+
+
+def _batch(timestamps: list[int], keys: list[bytes | None] | None = None) -> memoryview:
+    keys = keys or [b"k"] * len(timestamps)
+    records = [
+        Record(offset_delta=i, timestamp_delta=ts - timestamps[0], key=key, value=b"v")
+        for i, (ts, key) in enumerate(zip(timestamps, keys, strict=True))
+    ]
+    return memoryview(build_batch(records, base_timestamp=timestamps[0]))
+
+
+def _check(batch: memoryview, **overrides: Any) -> RecordRefusal | None:
+    settings: dict[str, Any] = {
+        "now_ms": NOW,
+        "create_time": True,
+        "before_max_ms": UNBOUNDED,
+        "after_max_ms": HOUR,
+        "compacted": False,
+    }
+    settings.update(overrides)
+    return check_records(batch, read_header(batch), **settings)
+
+
+def test_records_within_bounds_pass() -> None:
+    assert _check(_batch([NOW - 10 * HOUR, NOW, NOW + HOUR])) is None
+
+
+def test_a_record_too_far_in_the_future_is_named() -> None:
+    refusal = _check(_batch([NOW, NOW + HOUR + 1, NOW]))
+    assert refusal is not None
+    assert refusal.kind is Refusal.INVALID_TIMESTAMP
+    assert [i for i, _ in refusal.record_errors] == [1]
+
+
+def test_old_records_are_refused_only_with_a_before_limit() -> None:
+    old = _batch([NOW - 2 * HOUR, NOW])
+    assert _check(old) is None
+    refusal = _check(old, before_max_ms=HOUR)
+    assert refusal is not None
+    assert [i for i, _ in refusal.record_errors] == [0]
+
+
+def test_log_append_time_topics_do_not_check_timestamps() -> None:
+    assert _check(_batch([NOW + 10 * HOUR]), create_time=False) is None
+
+
+def test_compacted_topics_refuse_keyless_records() -> None:
+    batch = _batch([NOW, NOW, NOW], keys=[b"a", None, b"c"])
+    assert _check(batch) is None
+    refusal = _check(batch, compacted=True)
+    assert refusal is not None
+    assert refusal.kind is Refusal.INVALID_RECORD
+    assert [i for i, _ in refusal.record_errors] == [1]
