@@ -19,6 +19,7 @@ _MODULES = (
     "groups",
     "offsets",
     "txn",
+    "cluster",
     "delete_records",
     "configs",
 )

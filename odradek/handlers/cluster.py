@@ -1,0 +1,98 @@
+"""DescribeCluster (key 60) v0-2 and DescribeLogDirs (key 35) v1-5.
+
+DescribeCluster answers for the broker endpoints (endpoint type 1) with this single broker as
+the only broker and as the controller id, as a KRaft broker does for its clients; asking a
+broker for controller endpoints (type 2) gets MISMATCHED_ENDPOINT_TYPE, any other type
+UNSUPPORTED_ENDPOINT_TYPE.  DescribeLogDirs reports the one data directory with the real size
+of each partition's segments and the filesystem's total and usable bytes (v4+); a null topic
+list means every partition.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from odradek.handlers.context import RequestContext
+from odradek.handlers.metadata import ALL_CLUSTER_OPERATIONS, AUTHORIZED_OPERATIONS_OMITTED
+from odradek.handlers.registry import registry
+from odradek.wire.errors import ErrorCode
+from odradek.wire.messages.cluster import (
+    DescribeClusterRequest,
+    DescribeClusterResponse,
+    DescribeLogDirsRequest,
+    DescribeLogDirsResponse,
+)
+
+BROKER_ENDPOINTS, CONTROLLER_ENDPOINTS = 1, 2
+
+
+def _cluster_error(request: Any, code: ErrorCode) -> Any:
+    return DescribeClusterResponse(error_code=code, cluster_id="")
+
+
+@registry.api(DescribeClusterRequest, DescribeClusterResponse, "0-2", _cluster_error)
+async def describe_cluster(ctx: RequestContext, request: Any) -> Any:
+    broker = ctx.broker
+    if request.endpoint_type != BROKER_ENDPOINTS:
+        code = (
+            ErrorCode.MISMATCHED_ENDPOINT_TYPE
+            if request.endpoint_type == CONTROLLER_ENDPOINTS
+            else ErrorCode.UNSUPPORTED_ENDPOINT_TYPE
+        )
+        return DescribeClusterResponse(
+            error_code=code,
+            error_message=f"The request was sent to an endpoint of type {BROKER_ENDPOINTS}, but we wanted an "
+            f"endpoint of type {request.endpoint_type}",
+            endpoint_type=request.endpoint_type,
+            cluster_id=broker.cluster_id,
+        )
+    host, port = broker.config.advertised
+    node = broker.config.node_id
+    return DescribeClusterResponse(
+        error_code=ErrorCode.NONE,
+        endpoint_type=BROKER_ENDPOINTS,
+        cluster_id=broker.cluster_id,
+        controller_id=node,
+        brokers=[DescribeClusterResponse.DescribeClusterBroker(broker_id=node, host=host, port=port)],
+        cluster_authorized_operations=(
+            ALL_CLUSTER_OPERATIONS if request.include_cluster_authorized_operations else AUTHORIZED_OPERATIONS_OMITTED
+        ),
+    )
+
+
+_Result = DescribeLogDirsResponse.DescribeLogDirsResult
+_Topic = _Result.DescribeLogDirsTopic
+
+
+def _log_dirs_error(request: Any, code: ErrorCode) -> Any:
+    return DescribeLogDirsResponse(error_code=code)
+
+
+@registry.api(DescribeLogDirsRequest, DescribeLogDirsResponse, "1-5", _log_dirs_error)
+async def describe_log_dirs(ctx: RequestContext, request: Any) -> Any:
+    broker = ctx.broker
+    wanted: dict[str, set[int]] | None = None
+    if request.topics is not None:
+        wanted = {t.topic: set(t.partitions) for t in request.topics}
+    sizes: dict[str, list[Any]] = {}
+    for log in broker.logs.logs():
+        if wanted is not None and log.partition not in wanted.get(log.topic, ()):
+            continue
+        sizes.setdefault(log.topic, []).append(
+            _Topic.DescribeLogDirsPartition(partition_index=log.partition, partition_size=log.size_bytes)
+        )
+    data_dir = os.path.abspath(broker.data_dir)
+    stats = os.statvfs(data_dir)
+    return DescribeLogDirsResponse(
+        error_code=ErrorCode.NONE,
+        results=[
+            _Result(
+                error_code=ErrorCode.NONE,
+                log_dir=data_dir,
+                topics=[_Topic(name=name, partitions=parts) for name, parts in sorted(sizes.items())],
+                total_bytes=stats.f_blocks * stats.f_frsize,
+                usable_bytes=stats.f_bavail * stats.f_frsize,
+            )
+        ],
+    )
