@@ -111,11 +111,13 @@ class Broker:
                     )
 
     async def _retention_loop(self) -> None:
-        """Kafka's ``kafka-log-retention`` task: a retention pass every check interval."""
+        """Kafka's ``kafka-log-retention`` task: a retention pass every check interval, then
+        the recovery points (advanced by flushes) are checkpointed."""
         while True:
             await asyncio.sleep(self.config.log_retention_check_interval_ms / 1000)
             try:
                 self.run_retention()
+                self.logs.checkpoint_recovery_points()
             except Exception:
                 log.exception("log retention pass failed")
 

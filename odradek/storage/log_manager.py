@@ -34,6 +34,7 @@ from odradek.clock import Clock
 from odradek.storage.checkpoint import (
     CLEANER_OFFSET_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
+    RECOVERY_POINT_CHECKPOINT,
     read_offset_checkpoint,
     write_offset_checkpoint,
 )
@@ -130,6 +131,12 @@ class LogManager:
             _log.warning("ignoring the log start offset checkpoint: %s", exc)
             start_offsets = {}
         manager._checkpointed = dict(start_offsets)
+        recovery_points: dict[tuple[str, int], int] = {}
+        if not clean:
+            try:
+                recovery_points = read_offset_checkpoint(fs, f"{path}/{RECOVERY_POINT_CHECKPOINT}")
+            except StorageError as exc:
+                _log.warning("ignoring the recovery point checkpoint (recovering every segment): %s", exc)
         try:
             manager._first_dirty = read_offset_checkpoint(fs, f"{path}/{CLEANER_OFFSET_CHECKPOINT}")
         except StorageError as exc:
@@ -155,10 +162,18 @@ class LogManager:
                 clock,
                 clean_shutdown=clean,
                 log_start_offset=start_offsets.get(parsed, 0),
+                recovery_point=recovery_points.get(parsed, 0),
                 listeners=manager._listeners,
             )
-            if log.recovered_bytes:
-                _log.warning("recovery truncated %d bytes of %s", log.recovered_bytes, child)
+            if not clean:
+                _log.info(
+                    "recovered %s: scanned %d segment(s) from recovery point %d, truncated %d bytes, log end %d",
+                    child,
+                    log.recovered_segments,
+                    recovery_points.get(parsed, 0),
+                    log.recovered_bytes,
+                    log.log_end_offset,
+                )
             manager._logs[(topic, partition)] = log
         manager._checkpoint()
         return manager
@@ -289,6 +304,13 @@ class LogManager:
     def flush(self) -> None:
         for log in self._logs.values():
             log.flush()
+        self.checkpoint_recovery_points()
+
+    def checkpoint_recovery_points(self) -> None:
+        """Write Kafka's ``recovery-point-offset-checkpoint``: per partition, the offset below
+        which everything was flushed, so that a restart after a crash scans only past it."""
+        points = {key: log.recovery_point for key, log in self._logs.items()}
+        write_offset_checkpoint(self._fs, f"{self.data_dir}/{RECOVERY_POINT_CHECKPOINT}", points)
 
     def close(self) -> None:
         """Flush and close every log, then leave the clean-shutdown marker (not when a log is
@@ -297,6 +319,8 @@ class LogManager:
         offline = [log.directory for log in self._logs.values() if log.offline]
         for log in self._logs.values():
             log.close()
+        if not offline:
+            self.checkpoint_recovery_points()
         self._logs.clear()
         if offline:
             _log.warning("no clean-shutdown marker: %s went offline", ", ".join(offline))

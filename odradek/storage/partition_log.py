@@ -166,6 +166,9 @@ class PartitionLog:
         self.listeners: list[AppendListener] = listeners if listeners is not None else []
         """Called after every append; the list may be shared by every log of a broker."""
         self.recovered_bytes = 0
+        self.recovered_segments = 0
+        """How many segments the last open scanned batch by batch (0 after a clean shutdown)."""
+
         """Bytes recovery truncated when the log was opened."""
 
     @classmethod
@@ -207,9 +210,13 @@ class PartitionLog:
         *,
         clean_shutdown: bool,
         log_start_offset: int = 0,
+        recovery_point: int = 0,
         listeners: list[AppendListener] | None = None,
     ) -> PartitionLog:
         """Load an existing log directory, recovering what a crash may have left behind.
+
+        ``recovery_point`` is the checkpointed offset below which everything was flushed:
+        after a crash, only the segments from the one holding it onwards are scanned.
 
         ``log_start_offset`` is the checkpointed one; the log starts at the larger of it and
         the first segment's base offset.  When it lies past the recovered log end (segment
@@ -242,7 +249,10 @@ class PartitionLog:
                     now_ms=now_ms,
                 )
             )
-        recovered = segments[-1].check_tail() if clean_shutdown else _recover_all(segments)
+        if clean_shutdown:
+            recovered, scanned = segments[-1].check_tail(), 0
+        else:
+            recovered, scanned = _recover_from(segments, recovery_point)
         if log_start_offset > segments[-1].next_offset:
             _log.warning(
                 "deleting every segment of %s: its end %d is below the log start offset %d",
@@ -266,6 +276,7 @@ class PartitionLog:
         log = cls(fs, directory, topic, partition, topic_id, config, segments, listeners)
         log._log_start_offset = max(log_start_offset, segments[0].base_offset)
         log.recovered_bytes = recovered
+        log.recovered_segments = scanned
         return log
 
     @property
@@ -490,6 +501,11 @@ class PartitionLog:
         segment = max(self._segments, key=lambda s: s.max_timestamp()[0])
         return segment.find_max_timestamp()
 
+    @property
+    def recovery_point(self) -> int:
+        """Every offset below this is known to be on disk (flushed): a crash loses none of it."""
+        return self._recovery_point
+
     def flush(self) -> None:
         """Make every appended byte durable.
 
@@ -522,6 +538,7 @@ class PartitionLog:
             return
         for segment in self._segments:
             segment.close()
+        self._recovery_point = self._log_end_offset
 
     def discard(self) -> None:
         """Close every segment file without flushing: the caller is about to delete the log."""
@@ -564,14 +581,17 @@ def _remove_orphan_indexes(fs: FileSystem, directory: str, names: list[str]) -> 
             fs.remove(f"{directory}/{name}")
 
 
-def _recover_all(segments: list[LogSegment]) -> int:
-    """Recover every segment; after the first that loses bytes, delete the following ones."""
-    for index, segment in enumerate(segments):
+def _recover_from(segments: list[LogSegment], recovery_point: int) -> tuple[int, int]:
+    """Recover the segments from the one holding ``recovery_point`` on; after the first that
+    loses bytes, delete the following ones.  Returns (bytes truncated, segments scanned)."""
+    first = max(0, bisect_right([segment.base_offset for segment in segments], recovery_point) - 1)
+    for index in range(first, len(segments)):
+        segment = segments[index]
         truncated = segment.recover()
         if truncated:
             for later in segments[index + 1 :]:
                 later.delete()
             del segments[index + 1 :]
             _log.warning("truncated %d invalid bytes from %s", truncated, segment.path)
-            return truncated
-    return 0
+            return truncated, index - first + 1
+    return 0, len(segments) - first

@@ -177,3 +177,26 @@ def test_topic_configs_apply_at_load_and_on_change(backend: Any, make_batch: Mak
         log.append(make_batch(1), leader_epoch=0, now_ms=0)
     assert [s.base_offset for s in log.segments] == [0, 2]
     manager.close()
+
+
+@pytest.mark.parametrize("checkpointed", [True, False], ids=["with-recovery-point", "without"])
+def test_after_a_crash_only_segments_past_the_recovery_point_are_scanned(
+    make_batch: MakeBatch, checkpointed: bool
+) -> None:
+    fs = MemoryFileSystem()
+    manager = LogManager.open(fs, "/data", ManualClock(0))
+    log = manager.create_partition("t", 0, ID_A, LogConfig(segment_bytes=2_000))
+    for _ in range(6):
+        log.append(make_batch(5, value_size=200), leader_epoch=0, now_ms=0)
+    assert len(log.segments) >= 3
+    if checkpointed:
+        manager.flush()
+    log.append(make_batch(2), leader_epoch=0, now_ms=0)
+    log.flush()  # the data survives the crash; only the checkpoint is as old as manager.flush()
+    fs.crash()
+    after_crash = LogManager.open(fs, "/data", ManualClock(0))
+    recovered = after_crash.get("t", 0)
+    assert recovered is not None and recovered.log_end_offset == 32
+    expected_scanned = 1 if checkpointed else len(recovered.segments)
+    assert recovered.recovered_segments == expected_scanned
+    after_crash.close()
