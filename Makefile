@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DATA_DIR ?= ./data
 
-.PHONY: run test lint typecheck compat compat-deps clean
+.PHONY: run test lint typecheck compat compat-deps bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -15,12 +15,18 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+BENCH_STAMP := $(VENV)/.bench-installed
+
+$(BENCH_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[test,bench]'
+	touch $(BENCH_STAMP)
+
 run: $(STAMP)
 	$(BIN)/python -m odradek run --host 127.0.0.1 --port 9092 --data-dir $(DATA_DIR)
 
 lint: $(STAMP)
-	$(BIN)/ruff check odradek tests
-	$(BIN)/ruff format --check odradek tests
+	$(BIN)/ruff check odradek tests benchmarks
+	$(BIN)/ruff format --check odradek tests benchmarks
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -36,6 +42,11 @@ compat-deps:
 
 compat: $(STAMP) compat-deps
 	$(BIN)/python compat-tests/run.py --extras $(COMPAT_ARGS)
+
+# Side by side with Apache Kafka (needs java 17 and mvn); writes benchmarks/results/.
+# BENCH_ARGS=--quick for a fast look; benchmarks/storage_log.py measures the log alone.
+bench: $(STAMP) $(BENCH_STAMP)
+	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache

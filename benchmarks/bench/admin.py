@@ -1,0 +1,64 @@
+"""Topic set-up through confluent-kafka's AdminClient, identical for every broker."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+
+from confluent_kafka import Consumer, KafkaException, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
+
+TIMEOUT_S = 120.0
+
+
+def _admin(bootstrap: str) -> AdminClient:
+    return AdminClient({"bootstrap.servers": bootstrap, "log_level": 3})
+
+
+def create_topic(bootstrap: str, name: str, partitions: int, configs: Mapping[str, str] | None = None) -> float:
+    """Create ``name`` and wait until every partition has a leader; returns the seconds that took."""
+    admin = _admin(bootstrap)
+    started = time.monotonic()
+    futures = admin.create_topics(
+        [NewTopic(name, num_partitions=partitions, replication_factor=1, config=dict(configs or {}))],
+        operation_timeout=TIMEOUT_S,
+        request_timeout=TIMEOUT_S,
+    )
+    futures[name].result(TIMEOUT_S)
+    deadline = started + TIMEOUT_S
+    while time.monotonic() < deadline:
+        topic = admin.list_topics(name, timeout=10).topics.get(name)
+        if (
+            topic is not None
+            and topic.error is None
+            and len(topic.partitions) == partitions
+            and all(p.leader >= 0 for p in topic.partitions.values())
+        ):
+            return time.monotonic() - started
+        time.sleep(0.05)
+    raise TimeoutError(f"topic {name}: partitions without a leader after {TIMEOUT_S:.0f}s")
+
+
+def delete_topic(bootstrap: str, name: str) -> None:
+    """Delete ``name`` (best effort: freeing disk between runs, not part of any measurement)."""
+    admin = _admin(bootstrap)
+    futures = admin.delete_topics([name], operation_timeout=60, request_timeout=60)
+    try:
+        futures[name].result(60)
+    except Exception as exc:
+        print(f"  (could not delete topic {name}: {exc})")
+
+
+def high_watermark(bootstrap: str, topic: str) -> int:
+    """The end offset of partition 0 of ``topic``; -1 when the topic does not exist."""
+    admin = _admin(bootstrap)
+    if topic not in admin.list_topics(timeout=10).topics:
+        return -1
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "odradek-bench-unused", "log_level": 3})
+    try:
+        _low, high = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=30)
+    except KafkaException:
+        return -1
+    finally:
+        consumer.close()
+    return int(high)

@@ -1,0 +1,199 @@
+"""From runs to figures: medians, spreads, per-pair ratios odradek / Kafka, and the issue-6 targets.
+
+Ratios are taken pair by pair (run i of odradek over run i of Kafka, both measured back to back)
+and then summarised, which cancels drift that affects both brokers of a pair alike.
+A figure is noisy when either broker's spread or the ratio's spread exceeds 10%, or when the case
+ran while other processes used more than ``CONTENDED_CORES`` of the machine.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from typing import Any
+
+from bench.metrics import Metric, Row
+from bench.runner import CaseRecord
+from bench.stats import CONTENDED_CORES, Summary, pair_ratios, summarise
+
+REFERENCE = "kafka"
+SUBJECT = "odradek"
+
+
+@dataclass(frozen=True, slots=True)
+class Figure:
+    """One metric of one case, summarised for both brokers."""
+
+    row: Row
+    metric: Metric
+    per_broker: dict[str, Summary | None]
+    ratio: Summary | None
+    contended: bool
+    failures: dict[str, int]
+
+    @property
+    def noisy(self) -> bool:
+        summaries = [*self.per_broker.values(), self.ratio]
+        return self.contended or any(s is not None and s.noisy for s in summaries)
+
+    def to_json(self) -> dict[str, Any]:
+        def dump(summary: Summary | None) -> dict[str, float] | None:
+            if summary is None:
+                return None
+            return {"median": summary.median, "spread": summary.spread, "samples": summary.samples}
+
+        return {
+            "metric": self.metric.name,
+            "unit": self.metric.unit,
+            "higher_is_better": self.metric.higher_is_better,
+            **{name: dump(summary) for name, summary in self.per_broker.items()},
+            "ratio": dump(self.ratio),
+            "noisy": self.noisy,
+            "contended": self.contended,
+        }
+
+
+def _values(record: CaseRecord, broker: str, metric: str) -> list[float | None]:
+    """Measured (non-warm-up) values of ``metric`` by run index; None where the run failed."""
+    by_index: dict[int, float | None] = {}
+    for run in record.runs:
+        if run.broker == broker and not run.warmup:
+            by_index[run.index] = None if run.sample is None else run.sample.get(metric)
+    return [by_index[index] for index in sorted(by_index)]
+
+
+def contention(record: CaseRecord) -> float:
+    """Median CPU (in cores) used by other processes during the measured runs of this case."""
+    foreign = [
+        run.sample["foreign_cores"]
+        for run in record.runs
+        if run.sample and not run.warmup and "foreign_cores" in run.sample
+    ]
+    return statistics.median(foreign) if foreign else 0.0
+
+
+def figures(record: CaseRecord, brokers: list[str]) -> list[Figure]:
+    contended = contention(record) > CONTENDED_CORES
+    failures = {name: sum(1 for r in record.runs if r.broker == name and r.error) for name in brokers}
+    found: list[Figure] = []
+    for metric in record.case.metrics:
+        per_broker = {
+            name: summarise([v for v in _values(record, name, metric.name) if v is not None]) for name in brokers
+        }
+        ratio = None
+        if REFERENCE in brokers and SUBJECT in brokers:
+            subject, reference = _values(record, SUBJECT, metric.name), _values(record, REFERENCE, metric.name)
+            ratio = summarise(pair_ratios(subject, reference))
+        found.append(Figure(record.case, metric, per_broker, ratio, contended, failures))
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A ratio bound from issue 6: ``ratio >= bound`` (higher is better) or ``ratio <= bound``."""
+
+    workload: str
+    metric: str
+    bound: float
+    at_least: bool
+    text: str
+
+    def met(self, ratio: float) -> bool:
+        return ratio >= self.bound if self.at_least else ratio <= self.bound
+
+
+TARGETS = (
+    Target("W1", "mb_s", 1.0, True, "W1 throughput >= 1.0"),
+    Target("W2", "mb_s", 0.8, True, "W2 throughput >= 0.8"),
+    Target("W3", "rec_s", 0.3, True, "W3 request rate >= 0.3"),
+    Target("W4", "mb_s", 1.0, True, "W4 throughput >= 1.0"),
+    Target("W5", "p99_ms", 2.0, False, "W5 p99 latency <= 2x"),
+    Target("W7", "start_s", 0.1, False, "W7 start-to-ready <= 1/10"),
+    Target("W7", "idle_rss_mib", 0.2, False, "W7 idle RSS <= 1/5"),
+    Target("W7", "loaded_rss_mib", 0.2, False, "W7 loaded RSS <= 1/5"),
+)
+
+
+def _median(figure_by_metric: dict[str, Figure], metric: str, broker: str) -> float | None:
+    figure = figure_by_metric.get(metric)
+    summary = None if figure is None else figure.per_broker.get(broker)
+    return None if summary is None else summary.median
+
+
+def explain(target: Target, case_figures: list[Figure]) -> str:
+    """Why a target was missed, from what the runs measured (CPU saturation, client limits, ratios)."""
+    by_metric = {figure.metric.name: figure for figure in case_figures}
+    reasons: list[str] = []
+    subject_util = _median(by_metric, "broker_util", SUBJECT)
+    reference_util = _median(by_metric, "broker_util", REFERENCE)
+    if subject_util is not None and subject_util >= 0.85:
+        reasons.append(
+            f"odradek's core was saturated (broker CPU / active time {subject_util:.2f}"
+            + (f"; Kafka's {reference_util:.2f})" if reference_util is not None else ")")
+        )
+    subject_client = _median(by_metric, "client_util", SUBJECT)
+    if subject_util is not None and subject_util < 0.85 and subject_client is not None and subject_client < 0.85:
+        reasons.append(
+            f"neither odradek's core ({subject_util:.2f} busy) nor the client's ({subject_client:.2f}) "
+            "was saturated: the runs wait on round trips (per-request latency)"
+        )
+    efficiency = by_metric.get("mb_per_cpu_s")
+    if efficiency is not None and efficiency.ratio is not None and efficiency.ratio.median > 0:
+        reasons.append(f"odradek spends {1 / efficiency.ratio.median:.1f}x Kafka's broker CPU per MB")
+    reference_client = _median(by_metric, "client_util", REFERENCE)
+    if reference_client is not None and reference_client >= 0.85:
+        reasons.append(
+            f"Kafka's runs were limited by the load generator (client core {reference_client:.2f} busy), "
+            "so Kafka's own ceiling lies higher"
+        )
+    if target.workload in ("W5", "W7"):
+        subject = _median(by_metric, target.metric, SUBJECT)
+        reference = _median(by_metric, target.metric, REFERENCE)
+        if subject is not None and reference is not None:
+            unit = by_metric[target.metric].metric.unit
+            reasons.append(f"odradek {subject:.3g} {unit} against Kafka {reference:.3g} {unit}")
+    if not reasons:
+        reasons.append("no saturation measured on either side; see the profile notes")
+    return "; ".join(reasons) + ". Profile evidence: benchmarks/profiles.md."
+
+
+def caveat(target: Target, case_figures: list[Figure]) -> str:
+    """A met throughput target needs a caveat when the load generator, not the brokers, set the pace."""
+    by_metric = {figure.metric.name: figure for figure in case_figures}
+    clients = [_median(by_metric, "client_util", name) for name in (REFERENCE, SUBJECT)]
+    if target.metric not in ("mb_s", "rec_s") or any(util is None or util < 0.85 for util in clients):
+        return ""
+    efficiency = by_metric.get("mb_per_cpu_s")
+    ratio = (
+        "" if efficiency is None or efficiency.ratio is None else f"; efficiency ratio {efficiency.ratio.median:.2f}"
+    )
+    return f"both sides limited by the load generator (client core busy {clients[0]:.2f} / {clients[1]:.2f}){ratio}"
+
+
+def evaluate(all_figures: list[Figure]) -> list[dict[str, Any]]:
+    """Every (target, case) pair where both are measured: the ratio, met or not, and why not."""
+    by_case: dict[str, list[Figure]] = {}
+    for figure in all_figures:
+        by_case.setdefault(figure.row.key, []).append(figure)
+    results: list[dict[str, Any]] = []
+    for target in TARGETS:
+        for key, case_figures in by_case.items():
+            if case_figures[0].row.workload != target.workload:
+                continue
+            found = next((f for f in case_figures if f.metric.name == target.metric), None)
+            if found is None or found.ratio is None:
+                continue
+            ratio = found.ratio.median
+            met = target.met(ratio)
+            results.append(
+                {
+                    "target": target.text,
+                    "case": key,
+                    "tool": found.row.tool,
+                    "ratio": ratio,
+                    "met": met,
+                    "noisy": found.noisy,
+                    "reason": caveat(target, case_figures) if met else explain(target, case_figures),
+                }
+            )
+    return results

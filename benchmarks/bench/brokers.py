@@ -1,0 +1,110 @@
+"""Start odradek or Apache Kafka pinned to the broker core, and expose the process for measurement.
+
+The command lines, the Kafka config, the jar resolution and the process bookkeeping come from
+compat-tests' harness (``harness.odradek.command``, ``harness.kafka``, ``harness.procs``); this module
+adds what a benchmark needs on top: a ``taskset`` prefix, the broker's pid, extra broker configs,
+and a millisecond-resolution readiness probe (``bench.probe``) so start-up can be timed.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness import kafka as kafka_launcher
+from harness import odradek as odradek_launcher
+from harness import procs
+from harness.net import free_port
+
+from bench.pinning import Pinning
+from bench.probe import HOST, wait_ready
+
+BROKERS = ("kafka", "odradek")
+START_TIMEOUT_S = 120.0
+
+
+@dataclass(frozen=True, slots=True)
+class Broker:
+    """A running broker that answered ApiVersions and Metadata."""
+
+    name: str
+    version: str
+    bootstrap: str
+    proc: subprocess.Popen[Any]
+    start_seconds: float  # exec -> ready
+    prepare_seconds: float  # work before exec (Kafka's storage format); 0 for odradek
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+
+def _odradek_argv(port: int, data_dir: Path, configs: Mapping[str, str]) -> list[str]:
+    argv = odradek_launcher.command(port, data_dir)
+    for key, value in configs.items():
+        argv += ["-o", f"{key}={value}"]
+    return argv
+
+
+@contextmanager
+def odradek(workdir: Path, pinning: Pinning, configs: Mapping[str, str] | None = None) -> Iterator[Broker]:
+    """Start odradek on a fresh data dir under ``workdir``; always stop it."""
+    with tempfile.TemporaryDirectory(prefix="odradek-", dir=workdir) as tmp:
+        port = free_port()
+        argv = pinning.broker_prefix() + _odradek_argv(port, Path(tmp) / "data", configs or {})
+        started = time.monotonic()
+        proc = procs.spawn(argv, log_path=Path(tmp) / "odradek.log", cwd=odradek_launcher.REPO_ROOT)
+        try:
+            ready = wait_ready(port, proc, START_TIMEOUT_S)
+            yield Broker("odradek", odradek_launcher._version(), f"{HOST}:{port}", proc, ready - started, 0.0)
+        finally:
+            procs.stop(proc)
+
+
+@contextmanager
+def kafka(workdir: Path, pinning: Pinning, configs: Mapping[str, str] | None = None) -> Iterator[Broker]:
+    """Format storage, then start Kafka (KRaft, combined roles) under ``workdir``; always stop it."""
+    version = kafka_launcher.resolve_version()
+    with tempfile.TemporaryDirectory(prefix="kafka-", dir=workdir) as tmp:
+        root = Path(tmp)
+        port, controller_port = free_port(), free_port()
+        config = root / "server.properties"
+        extra = "".join(f"{key}={value}\n" for key, value in (configs or {}).items())
+        config.write_text(kafka_launcher.server_properties(port, controller_port, root / "data") + extra)
+        log4j = root / "log4j2.properties"
+        log4j.write_text(kafka_launcher._LOG4J2)
+        log_path = root / "kafka.log"
+        formatted = time.monotonic()
+        fmt = subprocess.run(
+            pinning.broker_prefix()
+            + kafka_launcher._java(
+                version, "kafka.tools.StorageTool", "format", "-t", kafka_launcher._cluster_id(), "-c", str(config)
+            ),
+            capture_output=True,
+            text=True,
+            timeout=START_TIMEOUT_S,
+            check=False,
+        )
+        if fmt.returncode != 0:
+            raise RuntimeError(f"kafka-storage format failed: {fmt.stderr.strip()[-500:]}")
+        started = time.monotonic()
+        argv = pinning.broker_prefix() + kafka_launcher._java(
+            version, f"-Dlog4j2.configurationFile={log4j}", "kafka.Kafka", str(config)
+        )
+        proc = procs.spawn(argv, log_path=log_path)
+        try:
+            ready = wait_ready(port, proc, START_TIMEOUT_S)
+            yield Broker("kafka", version, f"{HOST}:{port}", proc, ready - started, started - formatted)
+        finally:
+            procs.stop(proc, grace_s=20.0)
+
+
+def launcher(name: str) -> Any:
+    """``kafka`` or ``odradek``: the context manager factory of that broker."""
+    return {"kafka": kafka, "odradek": odradek}[name]

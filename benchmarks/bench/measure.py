@@ -1,0 +1,112 @@
+"""One measured run: a client process on the client core while the broker's /proc counters are read.
+
+Around the client process: flush dirty pages (``sync``) so earlier runs' write-back does not land in
+this one, reset the broker's peak RSS, then take deltas of the broker's CPU seconds, the client's
+CPU seconds (rusage of reaped children) and the whole machine's busy time. What is left of the
+machine's busy time is "foreign" CPU: other processes on this shared machine (and the idle peer
+broker), reported in cores so contended runs can be flagged.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import subprocess
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.brokers import Broker
+from bench.pinning import Pinning
+from bench.procstat import cpu_seconds, machine_ticks, peak_rss_mib, reset_peak_rss
+
+CLIENT_TIMEOUT_S = 600.0
+
+
+@dataclass(frozen=True, slots=True)
+class Measured:
+    """What one client process did and what it cost the broker."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    wall_s: float
+    broker_cpu_s: float
+    client_cpu_s: float
+    foreign_cores: float
+    peak_rss_mib: float
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _start_profiler(py_spy: str, pid: int, out: Path) -> subprocess.Popen[Any]:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    argv = [py_spy, "record", "--pid", str(pid), "--format", "raw", "--rate", "250", "--output", str(out)]
+    return subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _stop_profiler(proc: subprocess.Popen[Any]) -> None:
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def run_client(
+    broker: Broker,
+    argv: Sequence[str],
+    pinning: Pinning,
+    *,
+    profile: tuple[str, Path] | None = None,
+    timeout_s: float = CLIENT_TIMEOUT_S,
+) -> Measured:
+    """Run ``argv`` pinned to the client core and measure it against ``broker``.
+
+    ``profile`` = (py-spy executable, output file): sample the broker while the client runs.
+    """
+    os.sync()
+    reset_peak_rss(broker.pid)
+    profiler = _start_profiler(profile[0], broker.pid, profile[1]) if profile else None
+    children_before = _children_cpu()
+    machine_before = machine_ticks()
+    broker_before = cpu_seconds(broker.pid)
+    started = time.monotonic()
+    try:
+        result = subprocess.run(
+            [*pinning.client_prefix(), *argv], capture_output=True, text=True, timeout=timeout_s, check=False
+        )
+        returncode, stdout, stderr = result.returncode, result.stdout, result.stderr
+    except subprocess.TimeoutExpired as exc:
+        returncode, stdout, stderr = -1, _text(exc.stdout), _text(exc.stderr) + f"\ntimed out after {timeout_s}s"
+    wall = time.monotonic() - started
+    broker_cpu = cpu_seconds(broker.pid) - broker_before
+    machine_after = machine_ticks()
+    client_cpu = _children_cpu() - children_before
+    peak = peak_rss_mib(broker.pid)
+    if profiler is not None:
+        _stop_profiler(profiler)
+    foreign = (machine_after.busy_s - machine_before.busy_s) - broker_cpu - client_cpu
+    return Measured(
+        returncode=returncode,
+        stdout=stdout,
+        stderr=stderr,
+        wall_s=wall,
+        broker_cpu_s=broker_cpu,
+        client_cpu_s=client_cpu,
+        foreign_cores=max(0.0, foreign) / wall if wall > 0 else 0.0,
+        peak_rss_mib=peak,
+    )
+
+
+def _text(data: bytes | str | None) -> str:
+    if data is None:
+        return ""
+    return data if isinstance(data, str) else data.decode(errors="replace")

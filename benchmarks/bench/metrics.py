@@ -1,0 +1,100 @@
+"""The figures every run reports, and how a client's output becomes them.
+
+Units: MB = 10^6 bytes; CPU in seconds; RSS in MiB; latency in milliseconds.
+Efficiency (MB moved per broker CPU-second) is the main figure: it stays meaningful when the load
+generator, not the broker, limits throughput. ``broker_util`` is broker CPU over the tool's active
+time (1.0 = the broker's core was saturated); ``client_util`` is client CPU over its wall time
+(about 1.0 = the load generator's core was saturated).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from bench.measure import Measured
+
+Sample = dict[str, float]
+
+
+class RunFailed(RuntimeError):
+    """The client failed or printed no result."""
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    """One reported figure; ``headline`` figures appear in the chart and the compact table."""
+
+    name: str
+    label: str
+    unit: str
+    higher_is_better: bool
+    headline: bool = True
+
+
+MB_S = Metric("mb_s", "throughput", "MB/s", True)
+REC_S = Metric("rec_s", "records/s", "rec/s", True, headline=False)
+EFFICIENCY = Metric("mb_per_cpu_s", "efficiency", "MB/broker CPU-s", True)
+BROKER_CPU = Metric("broker_cpu_s", "broker CPU", "s", False, headline=False)
+PEAK_RSS = Metric("peak_rss_mib", "peak RSS", "MiB", False, headline=False)
+BROKER_UTIL = Metric("broker_util", "broker core busy", "fraction", False, headline=False)
+CLIENT_UTIL = Metric("client_util", "client core busy", "fraction", False, headline=False)
+P50 = Metric("p50_ms", "latency p50", "ms", False)
+P99 = Metric("p99_ms", "latency p99", "ms", False)
+P999 = Metric("p999_ms", "latency p99.9", "ms", False)
+AVG = Metric("avg_ms", "latency avg", "ms", False, headline=False)
+JOIN = Metric("join_ms", "group join", "ms", False, headline=False)
+CREATE = Metric("create_s", "create the W6 topic", "s", False)
+START = Metric("start_s", "exec to ready", "s", False)
+START_CPU = Metric("start_cpu_s", "CPU to ready", "s", False, headline=False)
+IDLE_RSS = Metric("idle_rss_mib", "idle RSS", "MiB", False)
+LOADED_RSS = Metric("loaded_rss_mib", "loaded RSS (peak over W1-W6)", "MiB", False)
+
+THROUGHPUT_SET = (MB_S, REC_S, EFFICIENCY, BROKER_CPU, PEAK_RSS, BROKER_UTIL, CLIENT_UTIL)
+LATENCY_SET = (P50, P99, P999, AVG, BROKER_CPU, PEAK_RSS, BROKER_UTIL, CLIENT_UTIL)
+
+
+def check(measured: Measured) -> None:
+    """Raise RunFailed, with the end of the client's output, when the client failed."""
+    if measured.returncode != 0:
+        tail = (measured.stderr or measured.stdout).strip()[-800:]
+        raise RunFailed(f"client exited with {measured.returncode}: {tail}")
+
+
+def finish(measured: Measured, tool: Sample, bytes_moved: float, active_s: float) -> Sample:
+    """Combine the tool's own figures with what /proc said about the broker and the client."""
+    check(measured)
+    sample = dict(tool)
+    broker_cpu = measured.broker_cpu_s
+    sample["broker_cpu_s"] = broker_cpu
+    if bytes_moved > 0 and broker_cpu > 0:
+        sample["mb_per_cpu_s"] = bytes_moved / 1e6 / broker_cpu
+    if active_s > 0:
+        sample["broker_util"] = broker_cpu / active_s
+    sample["client_util"] = measured.client_cpu_s / measured.wall_s if measured.wall_s > 0 else 0.0
+    sample["peak_rss_mib"] = measured.peak_rss_mib
+    sample["foreign_cores"] = measured.foreign_cores
+    sample["wall_s"] = measured.wall_s
+    return sample
+
+
+class Row(Protocol):
+    """What the report needs to know about a case (a workload with one tool and one setting)."""
+
+    @property
+    def key(self) -> str: ...
+    @property
+    def workload(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def tool(self) -> str: ...
+    @property
+    def metrics(self) -> tuple[Metric, ...]: ...
+    @property
+    def settings(self) -> dict[str, Any]: ...
+
+
+def by_name() -> dict[str, Metric]:
+    """Every metric defined here, by name (to read results back from JSON)."""
+    return {value.name: value for value in globals().values() if isinstance(value, Metric)}

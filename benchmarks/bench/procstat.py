@@ -1,0 +1,95 @@
+"""What the kernel knows about a process: CPU seconds, peak and current resident memory, machine load.
+
+CPU time of a process is utime + stime of every thread plus cutime + cstime (children it has
+reaped), plus the same for its live descendants, read from /proc/PID/stat. Peak RSS is VmHWM
+from /proc/PID/status; writing ``5`` to /proc/PID/clear_refs resets it (Linux >= 4.0), which is
+how each run gets its own peak while a broker stays up across runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _stat_fields(pid: int) -> list[str]:
+    """Fields of /proc/PID/stat after the command name (which may hold spaces and parentheses)."""
+    raw = Path(f"/proc/{pid}/stat").read_text()
+    return raw[raw.rindex(")") + 2 :].split()
+
+
+def _own_ticks(pid: int) -> int:
+    fields = _stat_fields(pid)
+    # After the name: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14).
+    return int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    task_dir = Path(f"/proc/{pid}/task")
+    with contextlib.suppress(OSError):
+        for task in task_dir.iterdir():
+            with contextlib.suppress(OSError):
+                found.extend(int(child) for child in (task / "children").read_text().split())
+    return found
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU seconds used so far by ``pid`` and all its descendants (live or reaped)."""
+    total = 0
+    pending = [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            total += _own_ticks(current)
+        except (OSError, ValueError, IndexError):
+            continue
+        pending.extend(_children(current))
+    return total / CLOCK_TICKS
+
+
+def _status_kib(pid: int, key: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1])
+    return 0
+
+
+def peak_rss_mib(pid: int) -> float:
+    """VmHWM: the highest resident set size since start or since ``reset_peak_rss``."""
+    return _status_kib(pid, "VmHWM") / 1024
+
+
+def rss_mib(pid: int) -> float:
+    """VmRSS: the resident set size now."""
+    return _status_kib(pid, "VmRSS") / 1024
+
+
+def reset_peak_rss(pid: int) -> bool:
+    """Restart VmHWM from the current RSS; False where the kernel or permissions do not allow it."""
+    try:
+        Path(f"/proc/{pid}/clear_refs").write_text("5")
+    except OSError:
+        return False
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class MachineTicks:
+    """Busy and total CPU time of the whole machine (all cores), in seconds."""
+
+    busy_s: float
+    total_s: float
+
+
+def machine_ticks() -> MachineTicks:
+    """The aggregate ``cpu`` line of /proc/stat: busy = everything but idle and iowait."""
+    with open("/proc/stat") as stat:
+        fields = [int(value) for value in stat.readline().split()[1:]]
+    total = sum(fields[:8])  # user nice system idle iowait irq softirq steal (guest is inside user)
+    idle = fields[3] + fields[4]
+    return MachineTicks(busy_s=(total - idle) / CLOCK_TICKS, total_s=total / CLOCK_TICKS)

@@ -1,0 +1,239 @@
+"""A librdkafka load generator (confluent-kafka), run as its own process pinned to the client core.
+
+Modes (``python rdkafka_load.py MODE --bootstrap HOST:PORT --topic T ...``), each printing one JSON
+object on stdout:
+  produce   N records of S bytes as fast as the producer takes them; records, bytes, seconds, errors
+  consume   read N records from the beginning of every partition, no consumer group (assign)
+  latency   produce at a fixed rate and consume in the same process; send->receive percentiles from
+            a monotonic nanosecond clock carried in each payload (microsecond resolution)
+  multi     M producer instances (M connections) spreading N records over P partitions
+The Python loop around librdkafka costs about a microsecond per record; the caller compares this
+process's CPU time with the wall time to tell when the client core is the bottleneck.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import struct
+import sys
+import threading
+import time
+from typing import Any
+
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, Message, Producer, TopicPartition
+
+_STAMP = struct.Struct(">q")  # perf_counter_ns at send time, then padding to the record size
+
+
+class _Errors:
+    """Delivery failures reported by librdkafka (only errors are reported)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.first = ""
+
+    def __call__(self, err: KafkaError | None, msg: Message) -> None:
+        if err is not None:
+            self.count += 1
+            self.first = self.first or str(err)
+
+
+def _producer_conf(args: argparse.Namespace, errors: _Errors) -> dict[str, Any]:
+    return {
+        "bootstrap.servers": args.bootstrap,
+        "acks": args.acks,
+        "enable.idempotence": args.idempotence,
+        "linger.ms": args.linger_ms,
+        "batch.size": args.batch_bytes,
+        "batch.num.messages": args.batch_messages,
+        "message.max.bytes": max(1_000_000, args.batch_bytes + 65_536),
+        "queue.buffering.max.messages": 2_000_000,
+        "queue.buffering.max.kbytes": 1_048_576,
+        "compression.type": "none",
+        "delivery.report.only.error": True,
+        "on_delivery": errors,
+        "log_level": 3,
+    }
+
+
+def _produce_all(producer: Producer, topic: str, payload: bytes, records: int, partitions: int | None) -> None:
+    produce = producer.produce
+    for i in range(records):
+        while True:
+            try:
+                if partitions is None:
+                    produce(topic, payload)
+                else:
+                    produce(topic, payload, partition=i % partitions)
+                break
+            except BufferError:
+                producer.poll(0.005)
+        if i % 10_000 == 0:
+            producer.poll(0)
+
+
+def produce(args: argparse.Namespace) -> dict[str, Any]:
+    errors = _Errors()
+    producer = Producer(_producer_conf(args, errors))
+    payload = b"x" * args.size
+    start = time.perf_counter()
+    _produce_all(producer, args.topic, payload, args.records, None)
+    left = producer.flush(300)
+    seconds = time.perf_counter() - start
+    return {
+        "records": args.records - left,
+        "bytes": (args.records - left) * args.size,
+        "seconds": seconds,
+        "errors": errors.count,
+        "first_error": errors.first,
+    }
+
+
+def multi(args: argparse.Namespace) -> dict[str, Any]:
+    errors = _Errors()
+    producers = [Producer(_producer_conf(args, errors)) for _ in range(args.producers)]
+    for producer in producers:  # every instance connects and learns the partition leaders first
+        producer.list_topics(args.topic, timeout=30)
+    payload = b"x" * args.size
+    share = args.records // args.producers
+    start = time.perf_counter()
+    for index, producer in enumerate(producers):
+        offset = index * share
+        for i in range(share):
+            while True:
+                try:
+                    producer.produce(args.topic, payload, partition=(offset + i) % args.partitions)
+                    break
+                except BufferError:
+                    producer.poll(0.005)
+        producer.poll(0)
+    left = sum(producer.flush(300) for producer in producers)
+    seconds = time.perf_counter() - start
+    sent = share * args.producers - left
+    return {
+        "records": sent,
+        "bytes": sent * args.size,
+        "seconds": seconds,
+        "errors": errors.count,
+        "first_error": errors.first,
+    }
+
+
+def _consumer(args: argparse.Namespace) -> Consumer:
+    return Consumer(
+        {
+            "bootstrap.servers": args.bootstrap,
+            "group.id": "odradek-bench-unused",  # required by the client; no subscribe, no commits
+            "enable.auto.commit": False,
+            "enable.auto.offset.store": False,
+            "log_level": 3,
+        }
+    )
+
+
+def consume(args: argparse.Namespace) -> dict[str, Any]:
+    consumer = _consumer(args)
+    partitions = consumer.list_topics(args.topic, timeout=30).topics[args.topic].partitions
+    consumer.assign([TopicPartition(args.topic, p, OFFSET_BEGINNING) for p in partitions])
+    count = size = 0
+    start = time.perf_counter()
+    deadline = start + 300
+    while count < args.records and time.perf_counter() < deadline:
+        for msg in consumer.consume(num_messages=10_000, timeout=1.0):
+            if msg.error() is None:
+                count += 1
+                size += len(msg)
+    seconds = time.perf_counter() - start
+    consumer.close()
+    return {"records": count, "bytes": size, "seconds": seconds, "errors": 0, "first_error": ""}
+
+
+def _percentile(ordered: list[float], fraction: float) -> float:
+    return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
+
+
+def latency(args: argparse.Namespace) -> dict[str, Any]:
+    consumer = _consumer(args)
+    _low, high = consumer.get_watermark_offsets(TopicPartition(args.topic, 0), timeout=30)
+    consumer.assign([TopicPartition(args.topic, 0, high)])
+    errors = _Errors()
+    args.linger_ms, args.batch_messages = 0, 1
+    producer = Producer(_producer_conf(args, errors))
+    producer.list_topics(args.topic, timeout=30)
+    total = int(args.rate * args.seconds)
+    samples: list[float] = []
+    done = threading.Event()
+
+    def receive() -> None:
+        # poll() returns each record as soon as librdkafka has it; consume(n) would wait for n records.
+        while len(samples) < total and not done.is_set():
+            msg = consumer.poll(0.2)
+            if msg is None:
+                continue
+            value = msg.value()
+            if msg.error() is None and value is not None:
+                samples.append((time.perf_counter_ns() - _STAMP.unpack_from(value)[0]) / 1e6)
+
+    reader = threading.Thread(target=receive)
+    reader.start()
+    time.sleep(0.5)  # let the consumer's first fetch reach the broker before the clock starts
+    padding = b"x" * max(0, args.size - _STAMP.size)
+    start = time.perf_counter()
+    for i in range(total):
+        delay = start + i / args.rate - time.perf_counter()
+        if delay > 0:
+            time.sleep(delay)
+        producer.produce(args.topic, _STAMP.pack(time.perf_counter_ns()) + padding)
+        producer.poll(0)
+    producer.flush(60)
+    reader.join(timeout=60)
+    done.set()
+    reader.join()
+    consumer.close()
+    ordered = sorted(samples)
+    if not ordered:
+        return {"records": 0, "bytes": 0, "seconds": 0.0, "errors": errors.count, "first_error": errors.first}
+    return {
+        "records": len(ordered),
+        "bytes": len(ordered) * args.size,
+        "seconds": time.perf_counter() - start,
+        "errors": errors.count,
+        "first_error": errors.first,
+        "p50_ms": _percentile(ordered, 0.5),
+        "p99_ms": _percentile(ordered, 0.99),
+        "p999_ms": _percentile(ordered, 0.999),
+        "avg_ms": statistics.fmean(ordered),
+        "max_ms": ordered[-1],
+    }
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("mode", choices=("produce", "consume", "latency", "multi"))
+    parser.add_argument("--bootstrap", required=True)
+    parser.add_argument("--topic", required=True)
+    parser.add_argument("--records", type=int, default=100_000)
+    parser.add_argument("--size", type=int, default=1024)
+    parser.add_argument("--acks", default="1")
+    parser.add_argument("--idempotence", action="store_true")
+    parser.add_argument("--linger-ms", type=float, default=10.0)
+    parser.add_argument("--batch-bytes", type=int, default=1_048_576)
+    parser.add_argument("--batch-messages", type=int, default=1_000_000)
+    parser.add_argument("--rate", type=float, default=1000.0)
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--producers", type=int, default=10)
+    parser.add_argument("--partitions", type=int, default=1)
+    return parser
+
+
+def main() -> int:
+    args = _parser().parse_args()
+    mode = {"produce": produce, "consume": consume, "latency": latency, "multi": multi}[args.mode]
+    print(json.dumps(mode(args)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,162 @@
+"""Write the results: ``<date>.json`` (every run), ``summary.md`` (figures, ratios, targets) and
+``ratios.png`` (odradek / Kafka per headline figure; needs the optional ``bench`` dependencies).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from bench.analysis import REFERENCE, SUBJECT, Figure
+from bench.stats import CONTENDED_CORES, NOISY_SPREAD, Summary
+
+CHART = "ratios.png"
+
+
+def write_json(path: Path, document: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=1, sort_keys=False) + "\n")
+
+
+def _cell(summary: Summary | None) -> str:
+    if summary is None:
+        return "-"
+    return f"{summary.median:.4g} (±{summary.spread * 100:.0f}%)"
+
+
+def _ratio(figure: Figure) -> str:
+    if figure.ratio is None:
+        return "-"
+    mark = " ⚠" if figure.noisy else ""
+    return f"**{figure.ratio.median:.3g}**{mark}"
+
+
+def _notes(figure: Figure, client_util: dict[str, float]) -> str:
+    notes: list[str] = []
+    if figure.noisy:
+        spreads = [s.spread for s in (*figure.per_broker.values(), figure.ratio) if s is not None]
+        noisy = f"noisy (spread {max(spreads) * 100:.0f}%)" if spreads else "noisy"
+        notes.append(noisy + (", contended" if figure.contended else ""))
+    bound = [name for name, util in client_util.items() if util >= 0.85]
+    if bound and figure.metric.name in ("mb_s", "rec_s"):
+        notes.append("client-bound: " + ", ".join(bound))
+    failed = [f"{name} {count} failed" for name, count in figure.failures.items() if count]
+    notes.extend(failed)
+    return "; ".join(notes)
+
+
+def _client_util(figures: list[Figure], key: str) -> dict[str, float]:
+    for figure in figures:
+        if figure.row.key == key and figure.metric.name == "client_util":
+            return {name: s.median for name, s in figure.per_broker.items() if s is not None}
+    return {}
+
+
+def summary_markdown(
+    document: dict[str, Any], figures: list[Figure], targets: list[dict[str, Any]], chart: bool
+) -> str:
+    brokers = document["brokers"]
+    lines = [
+        "# odradek against Apache Kafka",
+        "",
+        f"Measured {document['date']} by `make bench` (`benchmarks/run.py{document['arguments']}`): "
+        f"Apache Kafka {brokers.get(REFERENCE, '?')} and odradek {brokers.get(SUBJECT, '?')}, "
+        f"{document['machine']['cpus']} cores, {document['machine']['pinning']}; "
+        f"{document['pairs']} measured pairs after one warm-up pair, alternating "
+        f"{' / '.join(document['order'])}. Median (± interquartile spread); the ratio is the median of "
+        "per-pair ratios odradek / Kafka. ⚠ = noisy: spread above "
+        f"{NOISY_SPREAD * 100:.0f}% or other processes using more than {CONTENDED_CORES} cores meanwhile.",
+        "",
+    ]
+    contended = sorted({f.row.key for f in figures if f.contended})
+    if contended:
+        lines += [
+            f"**Contention:** {len(contended)} of {len({f.row.key for f in figures})} cases ran while other "
+            "processes on this shared machine used CPU (see `foreign_cores` per run in the JSON): "
+            + ", ".join(contended)
+            + ". Their absolute figures drift; the paired ratios are the figures to read.",
+            "",
+        ]
+    lines += [
+        "| case | tool | figure | Kafka | odradek | odradek / Kafka | notes |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for figure in figures:
+        if not figure.metric.headline and figure.metric.name not in ("peak_rss_mib", "broker_util", "client_util"):
+            continue
+        label = f"{figure.metric.label} ({figure.metric.unit})"
+        lines.append(
+            f"| {figure.row.key} | {figure.row.tool} | {label} | {_cell(figure.per_broker.get(REFERENCE))} | "
+            f"{_cell(figure.per_broker.get(SUBJECT))} | {_ratio(figure)} | "
+            f"{_notes(figure, _client_util(figures, figure.row.key))} |"
+        )
+    lines += ["", "## Targets from issue 6", "", "| target | case | tool | ratio | met | why not / caveat |"]
+    lines.append("|---|---|---|---|---|---|")
+    for target in targets:
+        mark = "yes" if target["met"] else "**no**"
+        noisy = " ⚠" if target["noisy"] else ""
+        lines.append(
+            f"| {target['target']} | {target['case']} | {target['tool']} | {target['ratio']:.3g}{noisy} | "
+            f"{mark} | {target['reason']} |"
+        )
+    lines += ["", f"![odradek / Kafka per figure]({CHART})" if chart else "(no chart: no paired figures)", ""]
+    lines += [
+        "## Method",
+        "",
+        "- Both brokers single-node, data on the same filesystem, no fsync per append (one row sets "
+        "`flush.messages=1` on both); Kafka in KRaft combined mode with `-Xmx1g -XX:+UseG1GC`.",
+        "- The same client tool and settings for both brokers. Kafka's tools come from the kafka-tools jar of the "
+        "broker's version; the librdkafka generator is confluent-kafka driven from Python "
+        "(`benchmarks/bench/rdkafka_load.py`), which saturates its core before a fast broker does: read its "
+        "efficiency figure, not its throughput.",
+        "- Broker CPU = utime+stime (with children) from /proc/PID/stat around each run; efficiency = MB moved per "
+        "broker CPU-second; 'broker core busy' = broker CPU over the tool's active time; 'client core busy' = "
+        "client CPU over its wall time; peak RSS = VmHWM, reset before each run.",
+        "- W4 throughput is over the fetch phase (ConsumerPerformance's group join is excluded). EndToEndLatency "
+        "sends one record at a time and prints whole-millisecond percentiles; the librdkafka probe sends at a "
+        "fixed rate and measures in microseconds.",
+        "- Peer brokers (Tansu, kfake) have no launcher in compat-tests yet, so they have no column here.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _colour(ratio: float, higher_is_better: bool) -> str:
+    """Green where odradek is better, red where worse, grey within 2% of Kafka."""
+    if abs(ratio - 1) < 0.02:
+        return "#9a9a9a"
+    return "#3b8f5a" if (ratio > 1) == higher_is_better else "#c0504d"
+
+
+def write_chart(path: Path, figures: list[Figure]) -> bool:
+    """A horizontal bar per headline figure; False when matplotlib is not installed."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    shown = [f for f in figures if f.metric.headline and f.ratio is not None and f.ratio.median > 0]
+    if not shown:
+        return False
+    labels = [f"{f.row.key} {f.metric.label}" for f in shown]
+    ratios = [f.ratio.median for f in shown if f.ratio is not None]
+    colours = [_colour(ratio, figure.metric.higher_is_better) for ratio, figure in zip(ratios, shown, strict=True)]
+    fig, ax = plt.subplots(figsize=(9, 0.32 * len(shown) + 1.5))
+    positions = list(range(len(shown)))[::-1]
+    bars = ax.barh(positions, ratios, color=colours)
+    for bar, figure in zip(bars, shown, strict=True):
+        if figure.noisy:
+            bar.set_hatch("//")
+    ax.axvline(1.0, color="black", linewidth=0.8)
+    ax.set_xscale("log")
+    ax.set_yticks(positions, labels, fontsize=7)
+    ax.set_xlabel("odradek / Apache Kafka (log scale; green = odradek better, hatched = noisy)")
+    ax.set_title("odradek relative to Apache Kafka, same machine, same run")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True

@@ -1,0 +1,58 @@
+"""W7: cold start to ready, CPU spent getting there, and idle RSS, alternating the brokers.
+
+Start time runs from just before exec to the first successful ApiVersions + Metadata (the
+``bench.probe`` poll, 5 ms steps). Kafka's storage format runs before that clock starts and is
+reported apart (``format_s``). Idle RSS is read ``IDLE_SETTLE_S`` after ready.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.brokers import launcher
+from bench.metrics import IDLE_RSS, LOADED_RSS, START, START_CPU, Metric, Sample
+from bench.pinning import Pinning
+from bench.procstat import cpu_seconds, rss_mib
+
+IDLE_SETTLE_S = 2.0
+
+
+@dataclass(frozen=True)
+class StartupRow:
+    """The W7 row of the report; ``loaded_rss_mib`` is filled in from the peaks seen in W1-W6."""
+
+    key: str = "W7-start"
+    workload: str = "W7"
+    title: str = "cold start to ready; idle and loaded RSS"
+    tool: str = "ApiVersions+Metadata probe"
+    metrics: tuple[Metric, ...] = (START, START_CPU, IDLE_RSS, LOADED_RSS)
+    settings: dict[str, Any] = field(default_factory=lambda: {"idle_settle_s": IDLE_SETTLE_S})
+
+
+def cold_start(name: str, workdir: Path, pinning: Pinning) -> Sample:
+    """Start ``name`` once from an empty data dir; measure; stop it."""
+    with launcher(name)(workdir, pinning) as broker:
+        start_cpu = cpu_seconds(broker.pid)
+        time.sleep(IDLE_SETTLE_S)
+        return {
+            "start_s": broker.start_seconds,
+            "start_cpu_s": start_cpu,
+            "idle_rss_mib": rss_mib(broker.pid),
+            "format_s": broker.prepare_seconds,
+        }
+
+
+def cold_starts(
+    order: Sequence[str], runs: int, workdir: Path, pinning: Pinning, record: Callable[[str, int, Sample | str], None]
+) -> None:
+    """``runs`` rounds of one cold start per broker in ``order``; ``record`` gets a sample or an error."""
+    for index in range(runs):
+        for name in order:
+            try:
+                record(name, index, cold_start(name, workdir, pinning))
+            except Exception as exc:
+                record(name, index, f"{type(exc).__name__}: {exc}")

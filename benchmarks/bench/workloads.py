@@ -1,0 +1,456 @@
+"""Workloads W1-W6 of issue 6 as cases: one client tool and one setting each, run on every broker.
+
+A case's ``run`` does one measured run against one broker and returns its figures; ``setup`` and
+``teardown`` (optional) prepare and remove what all runs of the case share on that broker (W4's
+prefilled log, W6's 1000-partition topic). Each run writes to its own fresh topic, deleted after
+the run, so runs do not see each other's data. The same client tool and settings go to both
+brokers; Kafka's producer idempotence is disabled wherever acks=1 is compared.
+W7 (start-up and footprint) launches brokers itself and lives in ``bench.startup``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench import kafka_tools
+from bench.admin import create_topic, delete_topic, high_watermark
+from bench.brokers import Broker
+from bench.measure import Measured, run_client
+from bench.metrics import CREATE, JOIN, LATENCY_SET, THROUGHPUT_SET, Metric, RunFailed, Sample, check, finish
+from bench.pinning import Pinning
+
+RDKAFKA_LOAD = Path(__file__).resolve().parent / "rdkafka_load.py"
+KIB = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What every run needs to know besides the broker."""
+
+    pinning: Pinning
+    kafka_version: str
+    profile_dir: Path | None = None
+    py_spy: str | None = None
+
+
+Setup = dict[str, Any]
+RunFn = Callable[[Context, Broker, Setup, str], Sample]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One row of the results: a workload measured with one tool and one setting."""
+
+    key: str
+    workload: str
+    title: str
+    tool: str
+    metrics: tuple[Metric, ...]
+    run: RunFn
+    setup: Callable[[Context, Broker], Setup] | None = None
+    teardown: Callable[[Broker, Setup], None] | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+def _measure(ctx: Context, broker: Broker, argv: Sequence[str], label: str) -> Measured:
+    profile = None
+    if ctx.profile_dir is not None and ctx.py_spy is not None and broker.name == "odradek":
+        profile = (ctx.py_spy, ctx.profile_dir / f"{label}.txt")
+    return run_client(broker, argv, ctx.pinning, profile=profile)
+
+
+def _rdkafka(mode: str, broker: Broker, topic: str, *args: str) -> list[str]:
+    return [sys.executable, str(RDKAFKA_LOAD), mode, "--bootstrap", broker.bootstrap, "--topic", topic, *args]
+
+
+def _rdkafka_result(measured: Measured) -> dict[str, Any]:
+    if measured.returncode != 0:
+        raise RunFailed(f"rdkafka_load exited with {measured.returncode}: {measured.stderr.strip()[-800:]}")
+    result: dict[str, Any] = json.loads(measured.stdout.strip().splitlines()[-1])
+    if result["errors"]:
+        raise RunFailed(f"{result['errors']} delivery errors, first: {result['first_error']}")
+    return result
+
+
+def _props(settings: dict[str, str]) -> list[str]:
+    return [f"{key}={value}" for key, value in settings.items()]
+
+
+# Batching of W1/W2 (and of the W4 prefill): 1 MiB batches, 10 ms linger, no compression.
+BULK = {"batch.size": "1048576", "linger.ms": "10", "compression.type": "none", "max.request.size": "2097152"}
+ACKS1 = {"acks": "1", "enable.idempotence": "false"}
+
+
+def producer_perf(key: str, records: int, size: int, props: dict[str, str], topic_config: dict[str, str]) -> RunFn:
+    """Kafka's ProducerPerformance into a fresh one-partition topic."""
+
+    def run(ctx: Context, broker: Broker, setup: Setup, label: str) -> Sample:
+        topic = f"{key}-{label}"
+        create_topic(broker.bootstrap, topic, 1, topic_config)
+        try:
+            argv = kafka_tools.command(
+                ctx.kafka_version,
+                "ProducerPerformance",
+                "--bootstrap-server",
+                broker.bootstrap,
+                "--topic",
+                topic,
+                "--num-records",
+                str(records),
+                "--record-size",
+                str(size),
+                "--throughput",
+                "-1",
+                "--command-property",
+                *_props(props),
+            )
+            measured = _measure(ctx, broker, argv, f"{key}-{label}")
+            check(measured)
+            tool = kafka_tools.parse_producer(measured.stdout, size)
+            return finish(measured, tool, tool["records"] * size, tool["records"] / tool["rec_s"])
+        finally:
+            delete_topic(broker.bootstrap, topic)
+
+    return run
+
+
+def rdkafka_produce(key: str, records: int, size: int, extra: Sequence[str]) -> RunFn:
+    """The librdkafka producer into a fresh one-partition topic."""
+
+    def run(ctx: Context, broker: Broker, setup: Setup, label: str) -> Sample:
+        topic = f"{key}-{label}"
+        create_topic(broker.bootstrap, topic, 1)
+        try:
+            argv = _rdkafka("produce", broker, topic, "--records", str(records), "--size", str(size), *extra)
+            measured = _measure(ctx, broker, argv, f"{key}-{label}")
+            result = _rdkafka_result(measured)
+            seconds = result["seconds"]
+            tool = {
+                "records": result["records"],
+                "rec_s": result["records"] / seconds,
+                "mb_s": result["bytes"] / 1e6 / seconds,
+            }
+            return finish(measured, tool, result["bytes"], seconds)
+        finally:
+            delete_topic(broker.bootstrap, topic)
+
+    return run
+
+
+def prefill(topic: str, records: int, size: int) -> Callable[[Context, Broker], Setup]:
+    """A one-partition topic holding ``records`` records, written with the librdkafka producer.
+
+    Cases that name the same topic share it: a topic already holding the records is reused.
+    """
+
+    def setup(ctx: Context, broker: Broker) -> Setup:
+        shared = {"topic": topic, "records": records, "size": size}
+        if high_watermark(broker.bootstrap, topic) >= records:
+            return shared
+        create_topic(broker.bootstrap, topic, 1)
+        argv = _rdkafka("produce", broker, topic, "--records", str(records), "--size", str(size))
+        result = _rdkafka_result(run_client(broker, argv, ctx.pinning))
+        if result["records"] != records:
+            raise RunFailed(f"prefill wrote {result['records']} of {records} records")
+        return {**shared, "prefill_s": result["seconds"]}
+
+    return setup
+
+
+def drop_topic(broker: Broker, setup: Setup) -> None:
+    delete_topic(broker.bootstrap, setup["topic"])
+
+
+def consumer_perf(ctx: Context, broker: Broker, setup: Setup, label: str) -> Sample:
+    """Kafka's ConsumerPerformance (a consumer group of one) over the whole prefilled log."""
+    argv = kafka_tools.command(
+        ctx.kafka_version,
+        "ConsumerPerformance",
+        "--bootstrap-server",
+        broker.bootstrap,
+        "--topic",
+        setup["topic"],
+        "--num-records",
+        str(setup["records"]),
+        "--timeout",
+        "60000",
+        "--group",
+        f"bench-{label}",
+    )
+    measured = _measure(ctx, broker, argv, f"W4-cp-{label}")
+    check(measured)
+    tool = kafka_tools.parse_consumer(measured.stdout)
+    if tool["records"] < setup["records"]:
+        raise RunFailed(f"consumed {tool['records']:.0f} of {setup['records']} records")
+    fetch_s = tool["records"] / tool["rec_s"]
+    return finish(measured, tool, tool["mb_s"] * 1e6 * fetch_s, fetch_s)
+
+
+def rdkafka_consume(ctx: Context, broker: Broker, setup: Setup, label: str) -> Sample:
+    """The librdkafka consumer (assign, no group) over the whole prefilled log."""
+    argv = _rdkafka("consume", broker, setup["topic"], "--records", str(setup["records"]))
+    measured = _measure(ctx, broker, argv, f"W4-rdkafka-{label}")
+    result = _rdkafka_result(measured)
+    if result["records"] < setup["records"]:
+        raise RunFailed(f"consumed {result['records']} of {setup['records']} records")
+    seconds = result["seconds"]
+    tool = {"records": result["records"], "rec_s": result["records"] / seconds, "mb_s": result["bytes"] / 1e6 / seconds}
+    return finish(measured, tool, result["bytes"], seconds)
+
+
+def end_to_end(records: int, size: int) -> RunFn:
+    """Kafka's EndToEndLatency: send one record, wait for the ack, poll it back; repeat."""
+
+    def run(ctx: Context, broker: Broker, setup: Setup, label: str) -> Sample:
+        topic = f"W5-e2e-{label}"
+        create_topic(broker.bootstrap, topic, 1)
+        try:
+            argv = kafka_tools.command(
+                ctx.kafka_version, "EndToEndLatency", broker.bootstrap, topic, str(records), "1", str(size)
+            )
+            measured = _measure(ctx, broker, argv, f"W5-e2e-{label}")
+            check(measured)
+            tool = kafka_tools.parse_end_to_end(measured.stdout)
+            return finish(measured, tool, records * size, records * tool["avg_ms"] / 1000)
+        finally:
+            delete_topic(broker.bootstrap, topic)
+
+    return run
+
+
+def rdkafka_latency(rate: int, seconds: float, size: int) -> RunFn:
+    """The librdkafka probe: a fixed send rate, send->receive percentiles in microseconds."""
+
+    def run(ctx: Context, broker: Broker, setup: Setup, label: str) -> Sample:
+        topic = f"W5-rdkafka-{label}"
+        create_topic(broker.bootstrap, topic, 1)
+        try:
+            argv = _rdkafka(
+                "latency", broker, topic, "--rate", str(rate), "--seconds", str(seconds), "--size", str(size)
+            )
+            measured = _measure(ctx, broker, argv, f"W5-rdkafka-{label}")
+            result = _rdkafka_result(measured)
+            if result["records"] < rate * seconds:
+                raise RunFailed(f"received {result['records']} of {rate * seconds:.0f} records")
+            tool = {name: result[name] for name in ("p50_ms", "p99_ms", "p999_ms", "avg_ms")}
+            return finish(measured, tool, result["bytes"], result["seconds"])
+        finally:
+            delete_topic(broker.bootstrap, topic)
+
+    return run
+
+
+def many_partitions(partitions: int) -> Callable[[Context, Broker], Setup]:
+    def setup(ctx: Context, broker: Broker) -> Setup:
+        topic = "W6-scale"
+        return {"topic": topic, "create_s": create_topic(broker.bootstrap, topic, partitions)}
+
+    return setup
+
+
+def rdkafka_multi(producers: int, partitions: int, records: int, size: int) -> RunFn:
+    """``producers`` librdkafka producers (one connection each) over ``partitions`` partitions."""
+
+    def run(ctx: Context, broker: Broker, setup: Setup, label: str) -> Sample:
+        argv = _rdkafka(
+            "multi",
+            broker,
+            setup["topic"],
+            "--records",
+            str(records),
+            "--size",
+            str(size),
+            "--producers",
+            str(producers),
+            "--partitions",
+            str(partitions),
+        )
+        measured = _measure(ctx, broker, argv, f"W6-{label}")
+        result = _rdkafka_result(measured)
+        seconds = result["seconds"]
+        tool = {
+            "records": result["records"],
+            "rec_s": result["records"] / seconds,
+            "mb_s": result["bytes"] / 1e6 / seconds,
+            "create_s": setup["create_s"],
+        }
+        return finish(measured, tool, result["bytes"], seconds)
+
+    return run
+
+
+@dataclass(frozen=True, slots=True)
+class Sizes:
+    """How much each case moves; ``quick`` shrinks everything for a fast look."""
+
+    w1_records: int
+    w1_flush_records: int
+    w2_records: int
+    w2_rdkafka_records: int
+    w3_records: int
+    w4_records: int
+    w5_records: int
+    w5_seconds: float
+    w6_partitions: int
+    w6_producers: int
+    w6_records: int
+
+
+FULL = Sizes(200_000, 50_000, 1_000_000, 1_000_000, 10_000, 1_000_000, 1_000, 5.0, 1_000, 50, 200_000)
+QUICK = Sizes(50_000, 10_000, 300_000, 200_000, 5_000, 200_000, 300, 2.0, 200, 10, 50_000)
+SMOKE = Sizes(20_000, 0, 0, 0, 0, 0, 0, 0.0, 0, 0, 0)
+
+
+def smoke_case(sizes: Sizes) -> Case:
+    """The harness check run by ``make test``: W1 with librdkafka, no Java needed."""
+    extra = ["--acks", "1"]
+    return Case(
+        "W1-rdkafka-acks1",
+        "W1",
+        "bulk produce 1 KiB, acks=1",
+        "librdkafka",
+        THROUGHPUT_SET,
+        rdkafka_produce("W1-rdkafka", sizes.w1_records, KIB, extra),
+        settings={"records": sizes.w1_records, "size": KIB, "batch.size": 1048576, "linger.ms": 10},
+    )
+
+
+def cases(sizes: Sizes) -> list[Case]:
+    """Every case of W1-W6, in running order."""
+    flush = {"flush.messages": "1"}
+    return [
+        Case(
+            "W1-pp-acks1",
+            "W1",
+            "bulk produce 1 KiB, acks=1",
+            "ProducerPerformance",
+            THROUGHPUT_SET,
+            producer_perf("W1-pp-acks1", sizes.w1_records, KIB, {**BULK, **ACKS1}, {}),
+            settings={"records": sizes.w1_records, "size": KIB, **BULK, **ACKS1},
+        ),
+        Case(
+            "W1-pp-acksall",
+            "W1",
+            "bulk produce 1 KiB, acks=all (idempotent)",
+            "ProducerPerformance",
+            THROUGHPUT_SET,
+            producer_perf("W1-pp-acksall", sizes.w1_records, KIB, {**BULK, "acks": "all"}, {}),
+            settings={"records": sizes.w1_records, "size": KIB, **BULK, "acks": "all"},
+        ),
+        Case(
+            "W1-rdkafka-acks1",
+            "W1",
+            "bulk produce 1 KiB, acks=1",
+            "librdkafka",
+            THROUGHPUT_SET,
+            rdkafka_produce("W1-rdkafka", sizes.w1_records, KIB, ["--acks", "1"]),
+            settings={"records": sizes.w1_records, "size": KIB, "batch.size": 1048576, "linger.ms": 10},
+        ),
+        Case(
+            "W1-pp-flush",
+            "W1",
+            "bulk produce 1 KiB, acks=1, flush.messages=1",
+            "ProducerPerformance",
+            THROUGHPUT_SET,
+            producer_perf("W1-pp-flush", sizes.w1_flush_records, KIB, {**BULK, **ACKS1}, flush),
+            settings={"records": sizes.w1_flush_records, "size": KIB, **BULK, **ACKS1, **flush},
+        ),
+        Case(
+            "W2-pp",
+            "W2",
+            "small records 100 B, acks=1",
+            "ProducerPerformance",
+            THROUGHPUT_SET,
+            producer_perf("W2-pp", sizes.w2_records, 100, {**BULK, **ACKS1}, {}),
+            settings={"records": sizes.w2_records, "size": 100, **BULK, **ACKS1},
+        ),
+        Case(
+            "W2-rdkafka",
+            "W2",
+            "small records 100 B, acks=1",
+            "librdkafka",
+            THROUGHPUT_SET,
+            rdkafka_produce("W2-rdkafka", sizes.w2_rdkafka_records, 100, ["--acks", "1"]),
+            settings={"records": sizes.w2_rdkafka_records, "size": 100, "batch.size": 1048576, "linger.ms": 10},
+        ),
+        Case(
+            "W3-pp",
+            "W3",
+            "one 100 B record per request (batch.size=0)",
+            "ProducerPerformance",
+            THROUGHPUT_SET,
+            producer_perf("W3-pp", sizes.w3_records, 100, {"batch.size": "0", "linger.ms": "0", **ACKS1}, {}),
+            settings={"records": sizes.w3_records, "size": 100, "batch.size": 0, "linger.ms": 0, **ACKS1},
+        ),
+        Case(
+            "W3-rdkafka",
+            "W3",
+            "one 100 B record per request (batch.num.messages=1)",
+            "librdkafka",
+            THROUGHPUT_SET,
+            rdkafka_produce(
+                "W3-rdkafka", sizes.w3_records, 100, ["--acks", "1", "--linger-ms", "0", "--batch-messages", "1"]
+            ),
+            settings={"records": sizes.w3_records, "size": 100, "batch.num.messages": 1, "linger.ms": 0},
+        ),
+        Case(
+            "W4-cp",
+            "W4",
+            f"consume a prefilled {sizes.w4_records * KIB / 2**30:.2f} GiB log",
+            "ConsumerPerformance",
+            (*THROUGHPUT_SET, JOIN),
+            consumer_perf,
+            prefill("W4-log", sizes.w4_records, KIB),
+            settings={"records": sizes.w4_records, "size": KIB},
+        ),
+        Case(
+            "W4-rdkafka",
+            "W4",
+            f"consume a prefilled {sizes.w4_records * KIB / 2**30:.2f} GiB log",
+            "librdkafka",
+            THROUGHPUT_SET,
+            rdkafka_consume,
+            prefill("W4-log", sizes.w4_records, KIB),
+            drop_topic,
+            settings={"records": sizes.w4_records, "size": KIB},
+        ),
+        Case(
+            "W5-e2e",
+            "W5",
+            "end-to-end latency, one record at a time, 1 KiB",
+            "EndToEndLatency",
+            LATENCY_SET,
+            end_to_end(sizes.w5_records, KIB),
+            settings={"records": sizes.w5_records, "size": KIB, "acks": 1},
+        ),
+        Case(
+            "W5-rdkafka",
+            "W5",
+            "end-to-end latency at 1000 records/s, 1 KiB",
+            "librdkafka",
+            LATENCY_SET,
+            rdkafka_latency(1000, sizes.w5_seconds, KIB),
+            settings={"rate": 1000, "seconds": sizes.w5_seconds, "size": KIB, "acks": 1},
+        ),
+        Case(
+            "W6-rdkafka",
+            "W6",
+            f"{sizes.w6_producers} producers over {sizes.w6_partitions} partitions, 1 KiB",
+            "librdkafka",
+            (CREATE, *THROUGHPUT_SET),
+            rdkafka_multi(sizes.w6_producers, sizes.w6_partitions, sizes.w6_records, KIB),
+            many_partitions(sizes.w6_partitions),
+            drop_topic,
+            settings={
+                "records": sizes.w6_records,
+                "producers": sizes.w6_producers,
+                "partitions": sizes.w6_partitions,
+                "size": KIB,
+            },
+        ),
+    ]

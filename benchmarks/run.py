@@ -1,0 +1,212 @@
+"""``make bench``: odradek measured side by side with Apache Kafka (issue 6, benchmarks.md).
+
+    python benchmarks/run.py                 # W1-W7, 5 measured pairs after a warm-up pair
+    python benchmarks/run.py --quick         # smaller sizes, 2 pairs: a fast look
+    python benchmarks/run.py --only W1,W4    # some workloads (or case keys such as W1-pp-acks1)
+    python benchmarks/run.py --smoke         # one short W1 against odradek only (the make test check)
+    python benchmarks/run.py --profile /tmp/prof --only W1   # py-spy the odradek runs (raw stacks)
+    python benchmarks/run.py --report benchmarks/results/<date>.json   # re-render summary and chart only
+
+Writes ``<out>/<date>.json`` (every run), ``<out>/summary.md`` and ``<out>/ratios.png``;
+``<out>`` defaults to benchmarks/results. Exits 1 when any run failed (after writing the results).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench import kafka_tools, stored
+from bench.analysis import REFERENCE, SUBJECT, Figure, contention, evaluate, figures
+from bench.brokers import BROKERS
+from bench.pinning import plan
+from bench.report import CHART, summary_markdown, write_chart, write_json
+from bench.runner import BrokerPool, CaseRecord, RunRecord, run_case
+from bench.startup import StartupRow, cold_starts
+from bench.workloads import FULL, QUICK, SMOKE, Case, Context, Sizes, cases, smoke_case
+from harness.kafka import resolve_version
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pairs", type=int, help="measured pairs after the warm-up pair (default 5; 2 with --quick)")
+    parser.add_argument("--quick", action="store_true", help="smaller sizes and fewer pairs")
+    parser.add_argument("--smoke", action="store_true", help="one short W1 run against odradek only")
+    parser.add_argument("--only", help="comma-separated workloads (W1..W7) or case keys")
+    parser.add_argument("--brokers", default=",".join(BROKERS), help="comma-separated, in running order")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="where results are written")
+    parser.add_argument("--workdir", type=Path, help="where broker data lives (default: a temporary directory)")
+    parser.add_argument("--no-pin", action="store_true", help="do not pin broker and client to separate cores")
+    parser.add_argument("--profile", type=Path, help="sample odradek with py-spy into this directory")
+    parser.add_argument("--report", type=Path, help="only write summary and chart again from this results JSON")
+    parser.add_argument("--py-spy", default=shutil.which("py-spy"), help="the py-spy executable")
+    return parser
+
+
+def _selected(all_cases: list[Case], only: str | None) -> tuple[list[Case], bool]:
+    """The cases to run and whether W7 runs, from ``--only``."""
+    if not only:
+        return all_cases, True
+    wanted = {item.strip() for item in only.split(",") if item.strip()}
+    return [c for c in all_cases if c.workload in wanted or c.key in wanted], "W7" in wanted
+
+
+def _java_version() -> str:
+    try:
+        result = subprocess.run(["java", "-version"], capture_output=True, text=True, timeout=30, check=False)
+    except OSError:
+        return "none"
+    return (result.stderr.splitlines() or ["?"])[0]
+
+
+def _loaded_rss(records: list[CaseRecord], broker: str, index: int) -> float | None:
+    """The highest peak RSS ``broker`` reached in run ``index`` of any W1-W6 case."""
+    peaks = [
+        run.sample["peak_rss_mib"]
+        for record in records
+        for run in record.runs
+        if run.broker == broker and run.index == index and run.sample and "peak_rss_mib" in run.sample
+    ]
+    return max(peaks) if peaks else None
+
+
+def _startup(
+    order: list[str], runs: int, workdir: Path, args: argparse.Namespace, loaded: list[CaseRecord]
+) -> CaseRecord:
+    record = CaseRecord(StartupRow())
+
+    def keep(name: str, index: int, outcome: dict[str, float] | str) -> None:
+        run = RunRecord(name, index, warmup=index == 0)
+        if isinstance(outcome, str):
+            run.error = outcome
+            print(f"  W7-start           {name:<8} run {index}: FAILED: {outcome[:160]}", flush=True)
+        else:
+            run.sample = dict(outcome)
+            peak = _loaded_rss(loaded, name, index)
+            if peak is not None:
+                run.sample["loaded_rss_mib"] = peak
+            print(
+                f"  W7-start           {name:<8} run {index}: start {outcome['start_s']:.3f}s "
+                f"idle RSS {outcome['idle_rss_mib']:.0f} MiB",
+                flush=True,
+            )
+        record.runs.append(run)
+
+    cold_starts(order, runs, workdir, plan(not args.no_pin), keep)
+    return record
+
+
+def _case_json(record: CaseRecord, case_figures: list[Figure]) -> dict[str, Any]:
+    row = record.case
+    return {
+        "key": row.key,
+        "workload": row.workload,
+        "title": row.title,
+        "tool": row.tool,
+        "settings": row.settings,
+        "setup": record.setup,
+        "contended_cores": contention(record),
+        "figures": [figure.to_json() for figure in case_figures],
+        "runs": [run.to_json() for run in record.runs],
+    }
+
+
+def _write(out: Path, document: dict[str, Any], records: list[CaseRecord]) -> None:
+    """Summarise ``records`` into ``document`` and write the JSON, the summary and the chart to ``out``."""
+    all_figures: list[Figure] = []
+    cases_json = []
+    for record in records:
+        case_figures = figures(record, document["order"])
+        all_figures.extend(case_figures)
+        cases_json.append(_case_json(record, case_figures))
+    targets = evaluate(all_figures)
+    document = {**document, "cases": cases_json, "targets": targets}
+    write_json(out / f"{document['date']}.json", document)
+    charted = write_chart(out / CHART, all_figures)
+    (out / "summary.md").write_text(summary_markdown(document, all_figures, targets, charted))
+    chart = f", {out / CHART}" if charted else ""
+    print(f"wrote {out / (document['date'] + '.json')}, {out / 'summary.md'}{chart}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.report is not None:
+        previous, measured = stored.load(args.report)
+        _write(args.out, previous, measured)
+        return 0
+    order = [name.strip() for name in args.brokers.split(",") if name.strip()]
+    sizes: Sizes = QUICK if args.quick else FULL
+    pairs = args.pairs if args.pairs is not None else (2 if args.quick else 5)
+    selected, with_startup = _selected(cases(sizes), args.only)
+    if args.smoke:
+        order, sizes, pairs, selected, with_startup = [SUBJECT], SMOKE, 1, [smoke_case(SMOKE)], False
+    if args.profile is not None and args.py_spy is None:
+        print("--profile needs py-spy (pip install py-spy, or --py-spy PATH)", file=sys.stderr)
+        return 2
+    pinning = plan(not args.no_pin)
+    needs_java_tools = any(case.tool != "librdkafka" for case in selected)
+    kafka_version = resolve_version() if REFERENCE in order or needs_java_tools else "none"
+    if needs_java_tools:
+        kafka_tools.resolve(kafka_version)
+    started = time.time()
+    print(
+        f"odradek bench: {len(selected)} cases{' + W7' if with_startup else ''}, {pairs} pairs + warm-up, "
+        f"brokers {' / '.join(order)}, {pinning.describe()}",
+        flush=True,
+    )
+    if args.workdir is not None:
+        args.workdir.mkdir(parents=True, exist_ok=True)
+    workdir = Path(tempfile.mkdtemp(prefix="odradek-bench-", dir=args.workdir))
+    records: list[CaseRecord] = []
+    pool = BrokerPool(workdir, pinning)
+    ctx = Context(pinning, kafka_version, args.profile, args.py_spy)
+    try:
+        for case in selected:
+            print(f"{case.key}: {case.title} [{case.tool}]", flush=True)
+            records.append(run_case(case, ctx, pool, order, pairs))
+    finally:
+        pool.close()
+    try:
+        if with_startup:
+            print("W7-start: cold start to ready, idle RSS", flush=True)
+            records.append(_startup(order, pairs + 1, workdir, args, records))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+    date = time.strftime("%Y-%m-%d", time.localtime(started))
+    document: dict[str, Any] = {
+        "date": date,
+        "arguments": "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:])),
+        "machine": {
+            "cpus": os.cpu_count(),
+            "pinning": pinning.describe(),
+            "kernel": platform.release(),
+            "python": platform.python_version(),
+            "java": _java_version(),
+        },
+        "brokers": {**{name: "?" for name in order}, **pool.versions},
+        "order": order,
+        "pairs": pairs,
+        "sizes": dataclasses.asdict(sizes),
+        "duration_s": time.time() - started,
+        "restarts": pool.restarts,
+    }
+    _write(args.out, document, records)
+    failed = sum(1 for record in records for run in record.runs if run.error)
+    print(f"{failed} runs failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

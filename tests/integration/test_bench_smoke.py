@@ -1,0 +1,41 @@
+"""The benchmark harness keeps working: ``benchmarks/run.py --smoke`` runs one short W1 against odradek.
+
+Only what the harness produced is checked (every record delivered, the broker's CPU and memory
+were read, the results files exist); no figure is compared with a time.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+RUN = Path(__file__).resolve().parents[2] / "benchmarks" / "run.py"
+
+
+def test_smoke_run_writes_results(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, str(RUN), "--smoke", "--out", str(tmp_path), "--workdir", str(tmp_path / "work")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    [results] = list(tmp_path.glob("*.json"))
+    document = json.loads(results.read_text())
+    assert document["order"] == ["odradek"]
+    [case] = document["cases"]
+    assert case["key"] == "W1-rdkafka-acks1"
+    measured = [run for run in case["runs"] if not run["warmup"]]
+    assert measured, case["runs"]
+    for run in case["runs"]:
+        assert run["error"] is None
+        sample = run["sample"]
+        assert sample["records"] == case["settings"]["records"]
+        assert sample["broker_cpu_s"] > 0
+        assert sample["peak_rss_mib"] > 0
+    summary = (tmp_path / "summary.md").read_text()
+    assert "| W1-rdkafka-acks1 | librdkafka | throughput (MB/s) |" in summary
+    assert not (tmp_path / "work").exists() or not any((tmp_path / "work").iterdir())
