@@ -69,6 +69,7 @@ class Broker:
         self.fetch_sessions = FetchSessionCache(config.max_incremental_fetch_session_cache_slots)
         self._data_arrived: dict[tuple[str, int], asyncio.Event] = {}
         self._producer_states: dict[tuple[str, int], ProducerStateTable] = {}
+        self._background_syncs: set[asyncio.Future[None]] = set()
         self.producer_ids: ProducerIdAllocator
         self.group_coordinator: CoordinatorRuntime
         self._coordinator_ticker: asyncio.Task[None] | None = None
@@ -102,10 +103,12 @@ class Broker:
         return log_config_for(self.config, info) if info is not None else LogConfig()
 
     def _reconcile(self) -> None:
-        """Create logs the catalog expects but the disk lacks (a crash between the two writes)."""
+        """Create the logs the catalog lists but the disk lacks, and give back their topic id to
+        logs whose partition.metadata a crash emptied (both: a crash soon after creation)."""
         for info in self.catalog:
             for partition in range(info.partitions):
-                if self.logs.get(info.name, partition) is None:
+                log = self.logs.get(info.name, partition)
+                if log is None or log.topic_id is None:
                     self.logs.create_partition(
                         info.name, partition, uuid.UUID(bytes=info.topic_id), self._log_config(info.name)
                     )
@@ -140,6 +143,7 @@ class Broker:
 
     async def stop(self) -> None:
         await self._listener.stop()
+        await asyncio.gather(*self._background_syncs, return_exceptions=True)
         for task in (self._retention_task, self._cleaner_task):
             if task is not None:
                 task.cancel()
@@ -159,10 +163,23 @@ class Broker:
         await self.stop()
 
     def create_topic(self, name: str, partitions: int, configs: Mapping[str, str]) -> TopicInfo:
+        """Create a topic: the catalog entry is durable at once; the partition directories are
+        fsynced by a worker thread (Kafka flushes partition metadata asynchronously too), so a
+        thousand partitions do not cost thousands of fsyncs on the event loop.  After a crash
+        before that sync, start-up re-creates or re-adopts what the catalog lists."""
         info = self.catalog.create(name, partitions, configs)
+        topic_id = uuid.UUID(bytes=info.topic_id)
+        config = self._log_config(name)
         for partition in range(partitions):
-            self.logs.create_partition(name, partition, uuid.UUID(bytes=info.topic_id), self._log_config(name))
+            self.logs.create_partition(name, partition, topic_id, config, durable=False)
+        self._sync_creations_soon()
         return info
+
+    def _sync_creations_soon(self) -> None:
+        loop = asyncio.get_running_loop()
+        sync = loop.run_in_executor(None, self.logs.sync_creations)
+        self._background_syncs.add(sync)
+        sync.add_done_callback(self._background_syncs.discard)
 
     def delete_topic(self, name: str) -> TopicInfo:
         info = self.catalog.delete(name)

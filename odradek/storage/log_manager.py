@@ -104,6 +104,7 @@ class LogManager:
         """Whether the previous run ended with a clean close."""
         self._logs: dict[tuple[str, int], PartitionLog] = {}
         self._listeners: list[AppendListener] = []
+        self._unsynced_creations: list[PartitionLog] = []
         self._checkpointed: dict[tuple[str, int], int] = {}
         self._first_dirty: dict[tuple[str, int], int] = {}
 
@@ -255,11 +256,18 @@ class LogManager:
             for _, log in sorted(self._logs.items(), key=lambda item: item[0])
         ]
 
-    def create_partition(self, topic: str, partition: int, topic_id: uuid.UUID, config: LogConfig) -> PartitionLog:
-        """A new empty log; an existing log with the same topic id is returned as it is."""
+    def create_partition(
+        self, topic: str, partition: int, topic_id: uuid.UUID, config: LogConfig, *, durable: bool = True
+    ) -> PartitionLog:
+        """A new empty log; an existing log with the same topic id is returned as it is.
+
+        ``durable=False`` defers the fsyncs to `sync_creations` (see `PartitionLog.create`).
+        """
         existing = self._logs.get((topic, partition))
         if existing is not None:
-            if existing.topic_id != topic_id:
+            if existing.topic_id is None:
+                existing.adopt_topic_id(topic_id)
+            elif existing.topic_id != topic_id:
                 raise InconsistentTopicId(
                     f"{topic}-{partition} exists with topic id {existing.topic_id}, not {topic_id}"
                 )
@@ -268,11 +276,30 @@ class LogManager:
         if self._fs.exists(directory):
             raise StorageError(f"{directory} exists but is not a loaded log")
         log = PartitionLog.create(
-            self._fs, directory, topic, partition, topic_id, config, self._clock, listeners=self._listeners
+            self._fs,
+            directory,
+            topic,
+            partition,
+            topic_id,
+            config,
+            self._clock,
+            listeners=self._listeners,
+            durable=durable,
         )
-        self._fs.fsync_dir(self.data_dir)
+        if durable:
+            self._fs.fsync_dir(self.data_dir)
+        else:
+            self._unsynced_creations.append(log)
         self._logs[(topic, partition)] = log
         return log
+
+    def sync_creations(self) -> None:
+        """Make every non-durable creation so far durable (safe on a worker thread: fsyncs only)."""
+        pending, self._unsynced_creations = self._unsynced_creations, []
+        for log in pending:
+            log.sync_creation(parent=False)
+        if pending:
+            self._fs.fsync_dir(self.data_dir)
 
     def set_topic_config(self, topic: str, config: LogConfig) -> None:
         for (name, _), log in self._logs.items():

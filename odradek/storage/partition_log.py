@@ -39,6 +39,7 @@ from __future__ import annotations
 import base64
 import binascii
 import logging
+import posixpath
 import uuid
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
@@ -114,15 +115,23 @@ def decode_topic_id(text: str) -> uuid.UUID:
     return uuid.UUID(bytes=raw)
 
 
-def _write_partition_metadata(fs: FileSystem, directory: str, topic_id: uuid.UUID) -> None:
-    content = f"version: 0\ntopic_id: {encode_topic_id(topic_id)}"
-    write_file_atomic(fs, f"{directory}/{PARTITION_METADATA_FILE}", content.encode("utf-8"))
+def _write_partition_metadata(fs: FileSystem, directory: str, topic_id: uuid.UUID, *, durable: bool) -> None:
+    content = f"version: 0\ntopic_id: {encode_topic_id(topic_id)}".encode()
+    path = f"{directory}/{PARTITION_METADATA_FILE}"
+    if durable:
+        write_file_atomic(fs, path, content)
+        return
+    handle = fs.open_append(path)
+    try:
+        handle.write(content)
+    finally:
+        handle.close()
 
 
 def _read_partition_metadata(fs: FileSystem, directory: str) -> uuid.UUID | None:
     path = f"{directory}/{PARTITION_METADATA_FILE}"
-    if not fs.exists(path):
-        return None
+    if not fs.exists(path) or fs.size(path) == 0:
+        return None  # a crash right after a non-durable creation; the broker re-adopts the log
     fields = {}
     for line in read_file(fs, path).decode("utf-8", "replace").splitlines():
         name, colon, value = line.partition(":")
@@ -166,6 +175,7 @@ class PartitionLog:
         self.listeners: list[AppendListener] = listeners if listeners is not None else []
         """Called after every append; the list may be shared by every log of a broker."""
         self.recovered_bytes = 0
+        self._creation_unsynced = False
         self.recovered_segments = 0
         """How many segments the last open scanned batch by batch (0 after a clean shutdown)."""
 
@@ -183,10 +193,15 @@ class PartitionLog:
         clock: Clock,
         *,
         listeners: list[AppendListener] | None = None,
+        durable: bool = True,
     ) -> PartitionLog:
-        """A new empty log in a new directory, with its partition.metadata."""
+        """A new empty log in a new directory, with its partition.metadata.
+
+        ``durable=False`` skips the fsyncs (thousands of partitions are created in one request);
+        `sync_creation` makes the directory durable later, and `flush` does so first.
+        """
         fs.makedirs(directory)
-        _write_partition_metadata(fs, directory, topic_id)
+        _write_partition_metadata(fs, directory, topic_id, durable=durable)
         segment = LogSegment.create(
             fs,
             directory,
@@ -195,8 +210,35 @@ class PartitionLog:
             max_index_bytes=config.segment_index_bytes,
             now_ms=clock.time_ms(),
         )
-        fs.fsync_dir(directory)
-        return cls(fs, directory, topic, partition, topic_id, config, [segment], listeners)
+        log = cls(fs, directory, topic, partition, topic_id, config, [segment], listeners)
+        if durable:
+            fs.fsync_dir(directory)
+        else:
+            log._creation_unsynced = True
+        return log
+
+    def sync_creation(self, *, parent: bool = True) -> None:
+        """Make a non-durable creation durable: partition.metadata and the directory entries
+        (the data directory's entry for this log too, unless ``parent`` is False because the
+        caller fsyncs the data directory once for many logs).
+
+        May run on a worker thread: it only fsyncs, and doing it twice is harmless."""
+        if not self._creation_unsynced:
+            return
+        handle = self._fs.open_append(f"{self.directory}/{PARTITION_METADATA_FILE}")
+        try:
+            handle.fsync()
+        finally:
+            handle.close()
+        self._fs.fsync_dir(self.directory)
+        if parent:
+            self._fs.fsync_dir(posixpath.dirname(self.directory))
+        self._creation_unsynced = False
+
+    def adopt_topic_id(self, topic_id: uuid.UUID) -> None:
+        """Give a log whose partition.metadata a crash emptied its topic id back."""
+        _write_partition_metadata(self._fs, self.directory, topic_id, durable=True)
+        self.topic_id = topic_id
 
     @classmethod
     def open(
@@ -516,6 +558,7 @@ class PartitionLog:
         if self._offline is not None:
             raise StorageError(self._offline)
         try:
+            self.sync_creation()
             for segment in self._segments:
                 segment.flush()
         except OSError as exc:

@@ -200,3 +200,23 @@ def test_after_a_crash_only_segments_past_the_recovery_point_are_scanned(
     expected_scanned = 1 if checkpointed else len(recovered.segments)
     assert recovered.recovered_segments == expected_scanned
     after_crash.close()
+
+
+@pytest.mark.parametrize("made_durable_by", ["flush", "sync_creations", "nothing"])
+def test_non_durable_creations_survive_a_crash_once_synced_or_flushed(made_durable_by: str) -> None:
+    fs = MemoryFileSystem()
+    manager = LogManager.open(fs, "/data", ManualClock(0))
+    log = manager.create_partition("t", 0, ID_A, LogConfig(), durable=False)
+    if made_durable_by == "flush":
+        log.flush()
+    elif made_durable_by == "sync_creations":
+        manager.sync_creations()
+    fs.crash()
+    after = LogManager.open(fs, "/data", ManualClock(0))
+    kept = {(p.topic, p.partition): p.topic_id for p in after.partitions()}
+    if made_durable_by == "nothing":
+        assert kept.get(("t", 0)) is None, "never synced: gone, or left without its topic id"
+    else:
+        assert kept[("t", 0)] == ID_A
+    assert after.create_partition("t", 0, ID_A, LogConfig()).topic_id == ID_A
+    after.close()
