@@ -63,8 +63,9 @@ class Broker:
         self.cluster_id = ""
         self.catalog: TopicCatalog
         self.logs: LogManager
+        dispatcher = Dispatcher(self, self.registry)
         self._listener = Listener(
-            Dispatcher(self, self.registry), config.host, config.port, config.socket_request_max_bytes
+            dispatcher, dispatcher.may_wait, config.host, config.port, config.socket_request_max_bytes
         )
         self.fetch_sessions = FetchSessionCache(config.max_incremental_fetch_session_cache_slots)
         self._data_arrived: dict[tuple[str, int], asyncio.Event] = {}

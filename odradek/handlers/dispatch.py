@@ -57,10 +57,18 @@ def encode_response_frame(api_key: int, version: int, correlation_id: int, messa
     return writer.parts()
 
 
+_MAY_WAIT = frozenset({ApiKey.FETCH, ApiKey.JOIN_GROUP, ApiKey.SYNC_GROUP})
+
+
 class Dispatcher:
     def __init__(self, broker: Broker, registry: Registry) -> None:
         self._broker = broker
         self._registry = registry
+
+    @staticmethod
+    def may_wait(body: bytearray) -> bool:
+        """Whether this request's answer may be held back (long poll, rebalance barrier)."""
+        return len(body) < 2 or int.from_bytes(body[:2], "big", signed=True) in _MAY_WAIT
 
     async def __call__(self, body: bytearray, connection: ClientConnection) -> Frame | None:
         reader = Reader(body)

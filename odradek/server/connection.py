@@ -32,12 +32,20 @@ _PAUSE_AT_BYTES = 64 * 1024 * 1024
 Dispatch = Callable[[bytearray, "Connection"], Awaitable[list[bytes | bytearray | memoryview] | None]]
 """Answers one request frame with the pieces of the response frame, or None (no response)."""
 
+MayWait = Callable[[bytearray], bool]
+"""Whether answering this request frame may wait a while (a long-poll fetch, a group join)."""
+
+_COALESCE_BYTES = 1024 * 1024
+
 
 class Connection(asyncio.BufferedProtocol):
     """asyncio protocol for one socket; see the module docstring for the ordering invariant."""
 
-    def __init__(self, dispatch: Dispatch, max_frame_bytes: int, on_close: Callable[[Connection], None]) -> None:
+    def __init__(
+        self, dispatch: Dispatch, may_wait: MayWait, max_frame_bytes: int, on_close: Callable[[Connection], None]
+    ) -> None:
         self._dispatch = dispatch
+        self._may_wait = may_wait
         self._decoder = FrameDecoder(max_frame_bytes)
         self._on_close = on_close
         self._pending: deque[bytearray] = deque()
@@ -75,23 +83,43 @@ class Connection(asyncio.BufferedProtocol):
             self._worker = asyncio.get_running_loop().create_task(self._work())
 
     async def _work(self) -> None:
-        while self._pending and not self.closed:
-            body = self._pending.popleft()
-            self._pending_bytes -= len(body)
-            if self._paused and self._pending_bytes < _PAUSE_AT_BYTES // 2 and self.transport is not None:
-                self.transport.resume_reading()
-                self._paused = False
-            try:
-                response = await self._dispatch(body, self)
-            except ProtocolViolation as exc:
-                self.abort(str(exc))
-                return
-            except Exception:
-                log.exception("closing connection from %s: internal error", self.peer)
-                self.close()
-                return
-            if response is not None and self.transport is not None and not self.closed:
-                self.transport.writelines(response)
+        """Answer the queued requests in order.  Responses to pipelined requests are written
+        together (one vectored send instead of one per response); before a request that may
+        wait, everything answered so far goes out, so no answer is held back by a long poll."""
+        out: list[bytes | bytearray | memoryview] = []
+        out_bytes = 0
+        try:
+            while self._pending and not self.closed:
+                body = self._pending.popleft()
+                self._pending_bytes -= len(body)
+                if self._paused and self._pending_bytes < _PAUSE_AT_BYTES // 2 and self.transport is not None:
+                    self.transport.resume_reading()
+                    self._paused = False
+                if out and self._may_wait(body):
+                    self._send(out)
+                    out, out_bytes = [], 0
+                try:
+                    response = await self._dispatch(body, self)
+                except ProtocolViolation as exc:
+                    self.abort(str(exc))
+                    return
+                except Exception:
+                    log.exception("closing connection from %s: internal error", self.peer)
+                    self.close()
+                    return
+                if response is not None:
+                    out.extend(response)
+                    out_bytes += sum(len(part) for part in response)
+                    if out_bytes >= _COALESCE_BYTES:
+                        self._send(out)
+                        out, out_bytes = [], 0
+        finally:
+            if out:
+                self._send(out)
+
+    def _send(self, parts: list[bytes | bytearray | memoryview]) -> None:
+        if self.transport is not None and not self.closed:
+            self.transport.writelines(parts)
 
     def abort(self, reason: str) -> None:
         """Close this connection because of what the peer sent; one log line."""

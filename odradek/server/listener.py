@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from odradek.server.connection import Connection, Dispatch
+from odradek.server.connection import Connection, Dispatch, MayWait
 
 __all__ = ["Listener"]
 
@@ -13,8 +13,9 @@ log = logging.getLogger("odradek.server")
 
 
 class Listener:
-    def __init__(self, dispatch: Dispatch, host: str, port: int, max_frame_bytes: int) -> None:
+    def __init__(self, dispatch: Dispatch, may_wait: MayWait, host: str, port: int, max_frame_bytes: int) -> None:
         self._dispatch = dispatch
+        self._may_wait = may_wait
         self._host = host
         self._port = port
         self._max_frame_bytes = max_frame_bytes
@@ -29,7 +30,7 @@ class Listener:
         return int(self._server.sockets[0].getsockname()[1])
 
     def _new_connection(self) -> Connection:
-        conn = Connection(self._dispatch, self._max_frame_bytes, self.connections.discard)
+        conn = Connection(self._dispatch, self._may_wait, self._max_frame_bytes, self.connections.discard)
         self.connections.add(conn)
         return conn
 
