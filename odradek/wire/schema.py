@@ -18,7 +18,7 @@ Invariants:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -202,6 +202,14 @@ class Field:
             return value is None or value == self.type.default_instance()
         return bool(value == _PRIMITIVE_DEFAULTS[self.type])
 
+    def default_factory(self) -> Callable[[], Any]:
+        """A zero-argument callable that builds a fresh default (cheapest form for hot paths)."""
+        if self.default is MISSING and isinstance(self.type, Struct):
+            return self.type.cls
+        if self.default is MISSING and isinstance(self.type, ArrayOf):
+            return list
+        return self.default_value
+
     def needs_fresh_default(self) -> bool:
         """Whether the default is a mutable object (list or struct) each instance must own."""
         if self.default is not MISSING:
@@ -276,7 +284,7 @@ def _generated_methods(fields: tuple[Field, ...]) -> dict[str, Any]:
     params, body = [], []
     for i, f in enumerate(fields):
         if f.needs_fresh_default():
-            scope[f"_new{i}"] = f.default_value
+            scope[f"_new{i}"] = f.default_factory()
             params.append(f"{f.name}=_FRESH")
             body.append(f"    self.{f.name} = _new{i}() if {f.name} is _FRESH else {f.name}")
         else:
