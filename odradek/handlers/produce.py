@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
 from odradek.storage.errors import RecordBatchTooLarge, StorageError
-from odradek.storage.validator import RecordRefusal, Refusal, check_records
+from odradek.storage.validator import RecordRefusal, Refusal, check_records, recompress, target_codec
 from odradek.topic_config import effective_value
 from odradek.txn.producer_state import SequenceVerdict, Verdict
 from odradek.wire.errors import ErrorCode
@@ -121,6 +121,15 @@ def _validate_records(
     )
 
 
+def _maybe_recompress(broker: Broker, configs: dict[str, str], records: memoryview, header: BatchHeader) -> memoryview:
+    codec = target_codec(effective_value(broker.config, configs, "compression.type"))
+    if codec is None or codec == header.compression or header.is_control:
+        return records
+    level_setting = {1: "compression.gzip.level", 3: "compression.lz4.level", 4: "compression.zstd.level"}.get(codec)
+    level = int(effective_value(broker.config, configs, level_setting)) if level_setting else None
+    return memoryview(recompress(records, header, codec, None if level == -1 else level))
+
+
 def _refused(index: int, refusal: RecordRefusal) -> Any:
     return _PartitionResponse(
         index=index,
@@ -163,6 +172,7 @@ async def _produce_partition(ctx: RequestContext, topic: str, index: int, record
     refusal = _validate_records(broker, info.configs, records, header)
     if refusal is not None:
         return _refused(index, refusal)
+    records = _maybe_recompress(broker, info.configs, records, header)
     idempotent = header.producer_id >= 0 and header.base_sequence >= 0
     producers = broker.producer_state(log) if idempotent else None
     try:

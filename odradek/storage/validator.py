@@ -10,7 +10,9 @@ records unless a setting requires it.
 - compacted topics refuse records without a key, which needs the keys: decoded only there.
 
 A refusal names the offending records by their index in the batch, as Kafka's
-``record_errors`` do.
+``record_errors`` do.  `recompress` rewrites a batch when the topic's ``compression.type``
+asks for another codec than the producer used: the one case where the broker decodes and
+re-encodes records on the produce path, as Kafka does.
 """
 
 from __future__ import annotations
@@ -19,9 +21,9 @@ from dataclasses import dataclass
 from enum import Enum
 
 from odradek.wire.records.batch import BatchHeader
-from odradek.wire.records.builder import decode_batch
+from odradek.wire.records.builder import build_batch, decode_batch
 
-__all__ = ["RecordRefusal", "Refusal", "check_records"]
+__all__ = ["RecordRefusal", "Refusal", "check_records", "recompress", "target_codec"]
 
 UNBOUNDED = 2**63 - 1
 
@@ -82,3 +84,34 @@ def check_records(
             Refusal.INVALID_TIMESTAMP, "One or more records have been rejected due to invalid timestamp", tuple(bad)
         )
     return None
+
+
+_CODECS = {"uncompressed": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
+
+
+def target_codec(compression_type: str) -> int | None:
+    """The codec a topic's ``compression.type`` forces, or None for ``producer`` (keep as sent)."""
+    return _CODECS.get(compression_type)
+
+
+def recompress(batch: memoryview, header: BatchHeader, codec: int, level: int | None) -> bytearray:
+    """The same batch written with ``codec``: what Kafka does when a topic's compression.type
+    is not ``producer`` and differs from the batch's.  Records, timestamps, producer fields and
+    flags are kept; the offsets are assigned afterwards by the append as usual."""
+    _, records = decode_batch(batch)
+    return bytearray(
+        build_batch(
+            records,
+            compression=codec,
+            producer_id=header.producer_id,
+            producer_epoch=header.producer_epoch,
+            base_sequence=header.base_sequence,
+            is_transactional=header.is_transactional,
+            partition_leader_epoch=header.partition_leader_epoch,
+            base_timestamp=header.base_timestamp,
+            timestamp_type=header.timestamp_type,
+            last_offset_delta=header.last_offset_delta,
+            max_timestamp=header.max_timestamp,
+            compression_level=level,
+        )
+    )

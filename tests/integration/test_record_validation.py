@@ -33,3 +33,39 @@ def test_keyless_record_on_compacted_topic_is_invalid_record(broker: BrokerProce
     error = _deliver(broker.bootstrap, topic_name)
     assert error is not None and error.code() == KafkaError.INVALID_RECORD
     assert _deliver(broker.bootstrap, topic_name, key=b"k") is None
+
+
+def test_topic_compression_type_recompresses_what_producers_send(broker: BrokerProcess, topic_name: str) -> None:
+    from odradek.wire.api import ApiKey
+    from odradek.wire.messages.fetch import FetchRequest
+    from odradek.wire.records.builder import decode_batch
+    from tests.integration.rawclient import RawConnection
+
+    admin = AdminClient({"bootstrap.servers": broker.bootstrap})
+    admin.create_topics([NewTopic(topic_name, 1, 1, config={"compression.type": "gzip"})])[topic_name].result(10)
+    producer = Producer({"bootstrap.servers": broker.bootstrap, "compression.type": "lz4", "linger.ms": 5})
+    for i in range(50):
+        producer.produce(topic_name, key=b"k%d" % i, value=b"value-%d" % i, partition=0)
+    assert producer.flush(20) == 0
+    conn = RawConnection(broker.bootstrap)
+    response = conn.request(
+        ApiKey.FETCH,
+        11,
+        FetchRequest(
+            max_wait_ms=0,
+            min_bytes=0,
+            topics=[
+                FetchRequest.FetchTopic(
+                    topic=topic_name,
+                    partitions=[
+                        FetchRequest.FetchTopic.FetchPartition(partition=0, fetch_offset=0, partition_max_bytes=1 << 20)
+                    ],
+                )
+            ],
+        ),
+    )
+    conn.close()
+    data = bytes(response.responses[0].partitions[0].records)
+    header, records = decode_batch(data)
+    assert header.compression == 1, "stored as gzip whatever the producer used"
+    assert (records[0].key, records[0].value) == (b"k0", b"value-0")
