@@ -1,294 +1,587 @@
-"""Encode and decode schema values for one version of a message.
+"""Encode and decode schema values for one version of a message, with generated code.
 
-Each (struct, version) pair is compiled once into a `_Plan`: the ordered regular fields with
-their read/write functions, the tagged fields by tag, and the fields the version lacks.
-Flexible versions use compact strings/bytes/arrays and end every struct with a tagged-field
-section: uvarint count, then per field uvarint tag, uvarint size, payload, in ascending tag order.
+Each (struct, version, flexible) is compiled once, on first use, into two generated functions
+(`generated_source` shows their Python source; `odradek.wire.codegen` is their toolkit):
+
+    decode(buf: memoryview, pos: int) -> (value, new_pos)
+    encode(w: Writer, value) -> None
+
+Wire grammar (`primitives`): flexible versions use compact strings/bytes/arrays (uvarint length
++ 1, 0 for null) and end every struct with a tagged-field section: uvarint count, then per field
+uvarint tag, uvarint size, payload, in ascending tag order; classic versions use int16 string
+lengths and int32 bytes/array lengths (-1 for null) and have no tagged fields.
+
+Shape of the generated code:
+- consecutive fixed-size fields (bool, int8/16/32/64, uint16, float64, uuid) are read with one
+  precompiled ``struct.Struct.unpack_from`` at the running position and written with one ``pack``;
+- the common one-byte uvarint is inlined; longer ones go through a helper;
+- nested structs and arrays of structs call the nested struct's own generated functions;
+  fixed-size primitive arrays are read and written with one ``struct`` call for the whole array.
 
 Invariants:
-- decoding fills absent fields with their defaults; unknown tags are kept raw in ``unknown_tags``;
+- malformed or truncated input raises `DecodeError` and nothing else: strings, bytes, arrays and
+  tagged fields check their bounds explicitly; a fixed field or varint past the end surfaces as
+  ``struct.error``/``IndexError`` inside generated code and is translated here, as is invalid UTF-8;
+- `decode_from` advances the reader past the value and never reads beyond ``reader.end``;
+- an array count larger than the bytes left is refused before anything is allocated;
+- a tagged field is decoded from ``buf[:tag_end]``, so it cannot read into its neighbours, and bytes
+  it leaves unread are an error; unknown tags are kept raw in ``unknown_tags`` and written back;
+- decoding fills absent fields, and tagged fields not sent, with their defaults;
+- decoded records are zero-copy views of the input; encoded byte payloads go through
+  `Writer.payload` (large ones are referenced, not copied), after which ``w.buf`` is reloaded;
 - encoding a non-default value into a version lacking its field raises `UnsupportedFieldError`
-  unless the field is ignorable;
+  unless the field is ignorable, before anything is written; null where the version forbids it
+  raises `DecodeError` on decode and ``ValueError`` on encode;
 - ``encode(m, v, decode(m, v, b)) == b`` for every well-formed ``b``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+import struct
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
+from odradek.wire.codegen import (
+    FIXED,
+    SIZED,
+    Source,
+    Unit,
+    UnsupportedFieldError,
+    array_layouts,
+    check_name,
+    default_expr,
+    is_default_expr,
+    render,
+    type_name,
+)
 from odradek.wire.primitives import DecodeError, Reader, Writer
-from odradek.wire.schema import ArrayOf, Field, Message, Primitive, Struct, StructValue
+from odradek.wire.schema import ArrayOf, Field, Message, Primitive, Struct
 
-__all__ = ["DecodeError", "UnsupportedFieldError", "decode", "decode_from", "encode", "encode_into"]
-
-ReadFn = Callable[[Reader], Any]
-WriteFn = Callable[[Writer, Any], None]
-
-
-class UnsupportedFieldError(ValueError):
-    """A non-default value was given for a field the target version cannot carry."""
-
-
-@dataclass(slots=True)
-class _FieldPlan:
-    name: str
-    field: Field
-    read: ReadFn
-    write: WriteFn
+__all__ = [
+    "DecodeError",
+    "UnsupportedFieldError",
+    "decode",
+    "decode_from",
+    "encode",
+    "encode_into",
+    "generated_source",
+]
 
 
-@dataclass(slots=True)
-class _Plan:
-    cls: type[StructValue]
-    regular: list[_FieldPlan]
-    tagged: dict[int, _FieldPlan]
-    absent: list[Field]
-    flexible: bool
-    shared_defaults: list[tuple[str, Any]] = field(default_factory=list)
-    """Absent and tagged fields whose default is immutable: set as is on decode."""
-    fresh_defaults: list[Field] = field(default_factory=list)
-    """Absent and tagged fields whose default is a list or struct: built anew on decode."""
-    guarded: list[Field] = field(default_factory=list)
-    """Absent fields that are not ignorable: a non-default value there is an error."""
+_compiled: dict[tuple[Struct, int, bool], _Compiled] = {}
+_in_progress: set[tuple[Struct, int, bool]] = set()
+_generating = threading.RLock()
+_decoders: dict[tuple[Message, int], Callable[..., Any]] = {}
+_encoders: dict[tuple[Message, int], Callable[..., Any]] = {}
 
 
-_plans: dict[tuple[int, int, bool], _Plan] = {}
-
-
-def _primitive_codec(kind: Primitive, flexible: bool, nullable: bool) -> tuple[ReadFn, WriteFn]:
-    if kind is Primitive.STRING:
-        read_s = Reader.compact_string if flexible else Reader.string
-        write_s = Writer.compact_string if flexible else Writer.string
-        return _guard_null(read_s, write_s, nullable, "string")
-    if kind is Primitive.RECORDS:
-        # Records stay a zero-copy view into the request frame: the produce path patches them.
-        read_records: ReadFn = Reader.compact_bytes if flexible else Reader.bytes_
-        write_records: WriteFn = Writer.compact_bytes if flexible else Writer.bytes_
-        return _guard_null(read_records, write_records, nullable, "records")
-    if kind is Primitive.BYTES:
-        read_view: ReadFn = Reader.compact_bytes if flexible else Reader.bytes_
-        write_bytes: WriteFn = Writer.compact_bytes if flexible else Writer.bytes_
-
-        def read_bytes(r: Reader) -> Any:
-            view = read_view(r)
-            return None if view is None else bytes(view)
-
-        return _guard_null(read_bytes, write_bytes, nullable, "bytes")
-    return _FIXED[kind]
-
-
-_FIXED: dict[Primitive, tuple[ReadFn, WriteFn]] = {
-    Primitive.BOOL: (Reader.boolean, Writer.boolean),
-    Primitive.INT8: (Reader.int8, Writer.int8),
-    Primitive.INT16: (Reader.int16, Writer.int16),
-    Primitive.UINT16: (Reader.uint16, Writer.uint16),
-    Primitive.INT32: (Reader.int32, Writer.int32),
-    Primitive.INT64: (Reader.int64, Writer.int64),
-    Primitive.FLOAT64: (Reader.float64, Writer.float64),
-    Primitive.UUID: (Reader.uuid, Writer.uuid),
-}
-
-
-def _guard_null(read: ReadFn, write: WriteFn, nullable: bool, what: str) -> tuple[ReadFn, WriteFn]:
-    if nullable:
-        return read, write
-
-    def read_non_null(r: Reader) -> Any:
-        value = read(r)
-        if value is None:
-            raise DecodeError(f"null {what} where the version does not allow null")
-        return value
-
-    def write_non_null(w: Writer, value: Any) -> None:
-        if value is None:
-            raise ValueError(f"null {what} where the version does not allow null")
-        write(w, value)
-
-    return read_non_null, write_non_null
-
-
-def _array_codec(element: Primitive | Struct, version: int, flexible: bool, nullable: bool) -> tuple[ReadFn, WriteFn]:
-    if isinstance(element, Struct):
-        read_el, write_el = _struct_codec(element, version, flexible, nullable=False)
-    else:
-        read_el, write_el = _primitive_codec(element, flexible, nullable=False)
-    read_len = Reader.compact_array_length if flexible else Reader.array_length
-
-    def read(r: Reader) -> Any:
-        count = read_len(r)
-        if count < 0:
-            if not nullable:
-                raise DecodeError("null array where the version does not allow null")
-            return None
-        return [read_el(r) for _ in range(count)]
-
-    def write(w: Writer, value: Any) -> None:
-        if value is None:
-            if not nullable:
-                raise ValueError("null array where the version does not allow null")
-            if flexible:
-                w.uvarint(0)
-            else:
-                w.int32(-1)
-            return
-        if flexible:
-            w.uvarint(len(value) + 1)
-        else:
-            w.int32(len(value))
-        for item in value:
-            write_el(w, item)
-
-    return read, write
-
-
-def _struct_codec(struct: Struct, version: int, flexible: bool, nullable: bool) -> tuple[ReadFn, WriteFn]:
-    # The plan object is registered before it is filled, so taking it here is safe even for a
-    # struct that contains itself; it is complete by the time anything is read or written.
-    plan = _plan(struct, version, flexible)
-
-    def read(r: Reader) -> Any:
-        if nullable and r.int8() < 0:
-            return None
-        return _read_struct(plan, r)
-
-    def write(w: Writer, value: Any) -> None:
-        if nullable:
-            if value is None:
-                w.int8(-1)
-                return
-            w.int8(1)
-        elif value is None:
-            raise ValueError(f"null {struct.name} where the version does not allow null")
-        _write_struct(plan, w, value)
-
-    return read, write
-
-
-def _field_codec(f: Field, version: int, flexible: bool) -> tuple[ReadFn, WriteFn]:
-    nullable = version in f.nullable
-    if isinstance(f.type, ArrayOf):
-        return _array_codec(f.type.element, version, flexible, nullable)
-    if isinstance(f.type, Struct):
-        return _struct_codec(f.type, version, flexible, nullable)
-    return _primitive_codec(f.type, flexible, nullable)
-
-
-def _plan(struct: Struct, version: int, flexible: bool) -> _Plan:
-    key = (id(struct), version, flexible)
-    plan = _plans.get(key)
-    if plan is not None:
-        return plan
-    plan = _Plan(struct.cls, [], {}, [], flexible)
-    _plans[key] = plan  # registered before filling so recursive structs terminate
-    for f in struct.fields:
-        if version not in f.versions:
-            plan.absent.append(f)
-            continue
-        is_tagged = flexible and f.tag is not None and version in f.tagged
-        if f.tag is not None and version in f.tagged and not flexible:
-            raise ValueError(f"{struct.name}.{f.name}: tagged in non-flexible version {version}")
-        read, write = _field_codec(f, version, flexible)
-        entry = _FieldPlan(f.name, f, read, write)
-        if is_tagged:
-            assert f.tag is not None
-            plan.tagged[f.tag] = entry
-        else:
-            plan.regular.append(entry)
-    plan.tagged = dict(sorted(plan.tagged.items()))
-    for f in [*plan.absent, *(entry.field for entry in plan.tagged.values())]:
-        if f.needs_fresh_default():
-            plan.fresh_defaults.append(f)
-        else:
-            plan.shared_defaults.append((f.name, f.default_value()))
-    plan.guarded = [f for f in plan.absent if not f.ignorable]
-    return plan
-
-
-def _read_struct(plan: _Plan, r: Reader) -> Any:
-    value = plan.cls.__new__(plan.cls)
-    for entry in plan.regular:
-        setattr(value, entry.name, entry.read(r))
-    for name, default in plan.shared_defaults:
-        setattr(value, name, default)
-    for f in plan.fresh_defaults:
-        setattr(value, f.name, f.default_value())
-    unknown: dict[int, bytes] = {}
-    if plan.flexible:
-        last_tag = -1
-        for _ in range(r.uvarint()):
-            tag = r.uvarint()
-            if tag <= last_tag:
-                raise DecodeError(f"tagged fields out of order: {tag} after {last_tag}")
-            last_tag = tag
-            size = r.uvarint()
-            payload = r.raw(size)
-            known = plan.tagged.get(tag)
-            if known is None:
-                unknown[tag] = bytes(payload)
-                continue
-            sub = Reader(payload)
-            setattr(value, known.name, known.read(sub))
-            if sub.remaining():
-                raise DecodeError(f"tagged field {known.name} has {sub.remaining()} trailing bytes")
-    value.unknown_tags = unknown
-    return value
-
-
-def _write_struct(plan: _Plan, w: Writer, value: Any) -> None:
-    for f in plan.guarded:
-        if not f.is_default(getattr(value, f.name)):
-            raise UnsupportedFieldError(f"{plan.cls.__name__}.{f.name} cannot be sent in this version")
-    for entry in plan.regular:
-        entry.write(w, getattr(value, entry.name))
-    if not plan.flexible:
-        return
-    payloads: list[tuple[int, bytes | bytearray]] = []
-    unknown: dict[int, bytes] = getattr(value, "unknown_tags", None) or {}
-    for tag, entry in plan.tagged.items():
-        field_value = getattr(value, entry.name)
-        if entry.field.is_default(field_value):
-            continue
-        sub = Writer()
-        entry.write(sub, field_value)
-        payloads.append((tag, sub.getvalue()))
-    if unknown:
-        payloads.extend((tag, data) for tag, data in unknown.items() if tag not in plan.tagged)
-        payloads.sort(key=lambda item: item[0])
-    w.uvarint(len(payloads))
-    for tag, data in payloads:
-        w.uvarint(tag)
-        w.uvarint(len(data))
-        w.raw(data)
-
-
-def _check_version(message: Message, version: int) -> None:
+def _compiled_message(message: Message, version: int) -> _Compiled:
     if version not in message.valid:
         raise UnsupportedFieldError(f"{message.name} has no version {version}")
+    return _codec(message.struct, version, message.is_flexible(version))
+
+
+def _run_decoder(message: Message, version: int, buf: memoryview, pos: int) -> tuple[Any, int]:
+    decoder = _decoders.get((message, version))
+    if decoder is None:
+        decoder = _decoders[message, version] = _compiled_message(message, version).decode
+    try:
+        value, end = decoder(buf, pos)
+    except (struct.error, IndexError) as exc:
+        raise DecodeError(f"{message.name} v{version}: the input ends inside a value ({exc})") from None
+    except UnicodeDecodeError as exc:
+        raise DecodeError(f"invalid UTF-8 in string: {exc}") from None
+    return value, end
 
 
 def decode_from(message: Message, version: int, r: Reader) -> Any:
-    """Decode one value of ``message`` at ``version`` from the reader's position."""
-    _check_version(message, version)
-    return _read_struct(_plan(message.struct, version, message.is_flexible(version)), r)
+    """Decode one value of ``message`` at ``version`` from the reader's position, advancing it."""
+    buf = r.buf if r.end == len(r.buf) else r.buf[: r.end]
+    value, r.pos = _run_decoder(message, version, buf, r.pos)
+    return value
 
 
 def decode(message: Message, version: int, data: bytes | bytearray | memoryview) -> Any:
     """Decode a whole buffer; trailing bytes are an error."""
-    r = Reader(data)
-    value = decode_from(message, version, r)
-    if r.remaining():
-        raise DecodeError(f"{message.name} v{version}: {r.remaining()} trailing bytes")
+    buf = data if isinstance(data, memoryview) else memoryview(data)
+    value, pos = _run_decoder(message, version, buf, 0)
+    if pos != len(buf):
+        raise DecodeError(f"{message.name} v{version}: {len(buf) - pos} trailing bytes")
     return value
 
 
 def encode_into(message: Message, version: int, value: Any, w: Writer) -> None:
-    _check_version(message, version)
-    _write_struct(_plan(message.struct, version, message.is_flexible(version)), w, value)
+    """Append ``value`` as ``message`` at ``version`` to ``w``."""
+    encoder = _encoders.get((message, version))
+    if encoder is None:
+        encoder = _encoders[message, version] = _compiled_message(message, version).encode
+    encoder(w, value)
 
 
 def encode(message: Message, version: int, value: Any) -> bytes:
     w = Writer()
     encode_into(message, version, value, w)
     return w.getvalue()
+
+
+def generated_source(message: Message, version: int) -> str:
+    """The generated Python source behind ``message`` at ``version`` (for debugging)."""
+    return render(_compiled_message(message, version))
+
+
+@dataclass(frozen=True, slots=True)
+class _Compiled(Unit):
+    """The generated decoder and encoder of one (struct, version, flexible)."""
+
+    decode: Callable[..., Any]
+    encode: Callable[..., Any]
+    may_spill: bool
+    """Whether ``encode`` may call `Writer.payload`, which can replace ``w.buf``."""
+
+
+def _codec(struct_def: Struct, version: int, flexible: bool) -> _Compiled:
+    """The generated functions of ``struct_def`` at ``version``, generated on first use."""
+    key = (struct_def, version, flexible)
+    found = _compiled.get(key)
+    if found is not None:
+        return found
+    with _generating:  # one generator at a time; re-entered for nested structs
+        found = _compiled.get(key)
+        if found is None:
+            if key in _in_progress:
+                raise ValueError(f"{struct_def.name} contains itself")
+            _in_progress.add(key)
+            try:
+                found = _CodecWriter(struct_def, version, flexible).build()
+            finally:
+                _in_progress.discard(key)
+            _compiled[key] = found
+    return found
+
+
+class _CodecWriter:
+    """Writes the decoder and encoder source of one (struct, version, flexible)."""
+
+    def __init__(self, struct_def: Struct, version: int, flexible: bool) -> None:
+        self.struct = struct_def
+        self.version = version
+        self.flexible = flexible
+        mode = "flexible" if flexible else "classic"
+        check_name(struct_def.name)
+        self.src = Source(f"{struct_def.name} v{version} {mode}")
+        self.regular: list[Field] = []
+        self.tagged: list[Field] = []
+        self.absent: list[Field] = []
+        for f in struct_def.fields:
+            check_name(f"{struct_def.name}.{f.name}")
+            if version not in f.versions:
+                self.absent.append(f)
+            elif f.tag is not None and version in f.tagged:
+                if not flexible:
+                    raise ValueError(f"{struct_def.name}.{f.name}: tagged in non-flexible version {version}")
+                self.tagged.append(f)
+            else:
+                self.regular.append(f)
+        self.tagged.sort(key=lambda f: f.tag or 0)
+        self.may_spill = any(self._spills(f.type) for f in self.regular)
+        self.uses_end = False
+
+    def _spills(self, f_type: Primitive | ArrayOf | Struct) -> bool:
+        if isinstance(f_type, ArrayOf):
+            return self._spills(f_type.element)
+        if isinstance(f_type, Struct):
+            return self._nested(f_type).may_spill
+        return f_type in (Primitive.BYTES, Primitive.RECORDS)
+
+    def _nested(self, struct_def: Struct) -> _Compiled:
+        nested = _codec(struct_def, self.version, self.flexible)
+        self.src.requires[id(nested)] = nested
+        return nested
+
+    def _nested_names(self, struct_def: Struct) -> tuple[str, str, bool]:
+        nested = self._nested(struct_def)
+        return (
+            self.src.bind(f"_decode_{struct_def.name}", nested.decode),
+            self.src.bind(f"_encode_{struct_def.name}", nested.encode),
+            nested.may_spill,
+        )
+
+    def build(self) -> _Compiled:
+        src, name, version = self.src, self.struct.name, self.version
+        mode = "flexible" if self.flexible else "classic"
+        self._decoder(f"decode_{name}_v{version}", f"{name} v{version} ({mode})")
+        src.emit("")
+        self._encoder(f"encode_{name}_v{version}", f"{name} v{version} ({mode})")
+        source, ns = src.compile()
+        return _Compiled(
+            source,
+            tuple(src.requires.values()),
+            ns[f"decode_{name}_v{version}"],
+            ns[f"encode_{name}_v{version}"],
+            self.may_spill,
+        )
+
+    def _runs(self) -> Iterator[list[Field]]:
+        """The regular fields in order, consecutive fixed-size ones grouped into one run."""
+        run: list[Field] = []
+        for f in self.regular:
+            if isinstance(f.type, Primitive) and f.type in FIXED:
+                run.append(f)
+                continue
+            if run:
+                yield run
+                run = []
+            yield [f]
+        if run:
+            yield run
+
+    def _layout(self, run: list[Field]) -> tuple[str, int, str]:
+        fmt = ">" + "".join(FIXED[f.type][0] for f in run if isinstance(f.type, Primitive))
+        size = struct.calcsize(fmt)
+        note = ", ".join(f"{f.name} {type_name(f.type)}" for f in run)
+        return fmt, size, note
+
+    @staticmethod
+    def _is_fixed_run(run: list[Field]) -> bool:
+        return isinstance(run[0].type, Primitive) and run[0].type in FIXED
+
+    def _describe(self, f: Field) -> str:
+        nullable = ", nullable" if self.version in f.nullable else ""
+        return f"# {f.name}: {type_name(f.type)}{nullable}"
+
+    # ---- decoding ------------------------------------------------------------------------------
+
+    def _decoder(self, fn_name: str, title: str) -> None:
+        src = self.src
+        cls = src.bind("_cls", self.struct.cls)
+        with src.block(f"def {fn_name}(buf, pos):"):
+            src.emit(f'"""Decode {title} at buf[pos:]; return (value, position after it)."""')
+            src.emit("end = len(buf)")
+            end_line = len(src.lines) - 1
+            self.uses_end = False
+            src.emit(f"v = _new({cls})")
+            for run in self._runs():
+                if self._is_fixed_run(run):
+                    fmt, size, note = self._layout(run)
+                    unpack = src.const("unpack", struct.Struct(fmt).unpack_from)
+                    targets = ", ".join(f"v.{f.name}" for f in run)
+                    src.emit(f"# {note}")
+                    src.emit(f"{targets if len(run) > 1 else f'({targets},)'} = {unpack}(buf, pos)  # {fmt}")
+                    src.emit(f"pos += {size}")
+                    continue
+                f = run[0]
+                src.emit(self._describe(f))
+                self._read(f.type, self.version in f.nullable, f"v.{f.name}", "buf", "end")
+            for f in self.absent:
+                src.emit(f"v.{f.name} = {default_expr(src, f)}  # absent in this version")
+            for f in self.tagged:
+                src.emit(f"v.{f.name} = {default_expr(src, f)}  # tagged: the default unless sent")
+            if self.flexible:
+                self._read_tags()
+            else:
+                src.emit("v.unknown_tags = {}")
+            src.emit("return v, pos")
+        if not self.uses_end:
+            del src.lines[end_line]
+
+    def _uvarint(self, var: str, buf: str) -> None:
+        src = self.src
+        src.emit(f"{var} = {buf}[pos]")
+        src.emit("pos += 1")
+        with src.block(f"if {var} & 0x80:"):
+            src.emit(f"{var}, pos = _uvarint_tail({buf}, pos, {var})")
+
+    def _null(self, nullable: bool, target: str, what: str) -> None:
+        if nullable:
+            self.src.emit(f"{target} = None")
+        else:
+            self.src.emit(f'raise DecodeError("null {what} where the version does not allow null")')
+
+    def _read(self, f_type: Primitive | ArrayOf | Struct, nullable: bool, target: str, buf: str, end: str) -> None:
+        src = self.src
+        if isinstance(f_type, ArrayOf):
+            self._read_array(f_type.element, nullable, target, buf, end)
+        elif isinstance(f_type, Struct):
+            decode = self._nested_names(f_type)[0]
+            if nullable:
+                src.emit(f"flag = {buf}[pos]")
+                src.emit("pos += 1")
+                with src.block("if flag & 0x80:  # a negative int8: null"):
+                    src.emit(f"{target} = None")
+                with src.block("else:"):
+                    src.emit(f"{target}, pos = {decode}({buf}, pos)")
+            else:
+                src.emit(f"{target}, pos = {decode}({buf}, pos)")
+        elif f_type in FIXED:
+            fmt = ">" + FIXED[f_type][0]
+            unpack = src.const("unpack", struct.Struct(fmt).unpack_from)
+            src.emit(f"({target},) = {unpack}({buf}, pos)  # {fmt}")
+            src.emit(f"pos += {FIXED[f_type][1]}")
+        else:
+            self._read_sized(f_type, nullable, target, buf, end)
+
+    def _read_sized(self, kind: Primitive, nullable: bool, target: str, buf: str, end: str) -> None:
+        src, what = self.src, SIZED[kind]
+        self.uses_end |= end == "end"
+        if self.flexible:
+            self._uvarint("n", buf)
+            with src.block("if n == 0:"):
+                self._null(nullable, target, what)
+            stop = "pos + n - 1"
+        else:
+            src.emit(f"(n,) = {'_unpack_i16' if kind is Primitive.STRING else '_unpack_i32'}({buf}, pos)")
+            src.emit(f"pos += {2 if kind is Primitive.STRING else 4}")
+            with src.block("if n < 0:"):
+                with src.block("if n != -1:"):
+                    src.emit(f'raise DecodeError(f"negative {what} length {{n}}")')
+                self._null(nullable, target, what)
+            stop = "pos + n"
+        with src.block("else:"):
+            src.emit(f"stop = {stop}")
+            with src.block(f"if stop > {end}:"):
+                src.emit(f"raise _truncated(pos, stop, {end})")
+            view = f"{buf}[pos:stop]"
+            if kind is Primitive.STRING:
+                src.emit(f'{target} = str({view}, "utf-8")')
+            elif kind is Primitive.BYTES:
+                src.emit(f"{target} = bytes({view})")
+            else:
+                src.emit(f"{target} = {view}  # zero-copy view")
+            src.emit("pos = stop")
+
+    def _read_array(self, element: Primitive | Struct, nullable: bool, target: str, buf: str, end: str) -> None:
+        src = self.src
+        self.uses_end |= end == "end"
+        if self.flexible:
+            self._uvarint("count", buf)
+            src.emit("count -= 1")
+        else:
+            src.emit(f"(count,) = _unpack_i32({buf}, pos)")
+            src.emit("pos += 4")
+            with src.block("if count < -1:"):
+                src.emit('raise DecodeError(f"negative array length {count}")')
+        with src.block(f"if count > {end} - pos:"):
+            src.emit(f"raise _too_many(count, pos, {end})")
+        with src.block("if count < 0:"):
+            self._null(nullable, target, "array")
+        with src.block("else:"):
+            if isinstance(element, Struct):
+                decode = self._nested_names(element)[0]
+                src.emit("items = []")
+                with src.block("for _ in range(count):"):
+                    src.emit(f"item, pos = {decode}({buf}, pos)")
+                    src.emit("items.append(item)")
+                src.emit(f"{target} = items")
+            elif element is Primitive.UUID:
+                src.emit("stop = pos + 16 * count")
+                with src.block(f"if stop > {end}:"):
+                    src.emit(f"raise _truncated(pos, stop, {end})")
+                src.emit(f"{target} = [bytes({buf}[p : p + 16]) for p in range(pos, stop, 16)]")
+                src.emit("pos = stop")
+            elif element in FIXED:
+                code = FIXED[element][0]
+                cache = src.bind(f"_{element.value}_arrays", array_layouts(code))
+                src.emit(f'layout = {cache}.get(count) or _array_struct("{code}", count)')
+                src.emit(f"{target} = list(layout.unpack_from({buf}, pos))")
+                src.emit("pos += layout.size")
+            else:
+                src.emit("items = []")
+                with src.block("for _ in range(count):"):
+                    self._read_sized(element, False, "item", buf, end)
+                    src.emit("items.append(item)")
+                src.emit(f"{target} = items")
+
+    def _read_tags(self) -> None:
+        src = self.src
+        src.emit("# tagged fields: count, then (tag, size, payload) in ascending tag order")
+        self.uses_end = True
+        src.emit("v.unknown_tags = unknown = {}")
+        src.emit("ntags = buf[pos]")
+        src.emit("pos += 1")
+        with src.block("if ntags:"):
+            with src.block("if ntags & 0x80:"):
+                src.emit("ntags, pos = _uvarint_tail(buf, pos, ntags)")
+            self._tag_loop()
+
+    def _tag_loop(self) -> None:
+        src = self.src
+        src.emit("last = -1")
+        with src.block("for _ in range(ntags):"):
+            self._uvarint("tag", "buf")
+            with src.block("if tag <= last:"):
+                src.emit('raise DecodeError(f"tagged fields out of order: {tag} after {last}")')
+            src.emit("last = tag")
+            self._uvarint("tlen", "buf")
+            src.emit("tend = pos + tlen")
+            with src.block("if tend > end:"):
+                src.emit("raise _truncated(pos, tend, end)")
+            branch = "if"
+            for f in self.tagged:
+                with src.block(f"{branch} tag == {f.tag}:  {self._describe(f)}"):
+                    src.emit("sub = buf[:tend]")
+                    self._read(f.type, self.version in f.nullable, f"v.{f.name}", "sub", "tend")
+                    with src.block("if pos != tend:"):
+                        src.emit(f'raise DecodeError(f"tagged field {f.name} has {{tend - pos}} trailing bytes")')
+                branch = "elif"
+            if self.tagged:
+                with src.block("else:"):
+                    self._keep_unknown()
+            else:
+                self._keep_unknown()
+
+    def _keep_unknown(self) -> None:
+        self.src.emit("unknown[tag] = bytes(buf[pos:tend])")
+        self.src.emit("pos = tend")
+
+    # ---- encoding ------------------------------------------------------------------------------
+
+    def _encoder(self, fn_name: str, title: str) -> None:
+        src = self.src
+        with src.block(f"def {fn_name}(w, v):"):
+            src.emit(f'"""Append {title} to the writer ``w``."""')
+            for f in self.absent:
+                if f.ignorable:
+                    continue
+                with src.block(f"if not {is_default_expr(src, f, 'v.' + f.name)}:"):
+                    message = f"{self.struct.cls.__name__}.{f.name} cannot be sent in this version"
+                    src.emit(f"raise UnsupportedFieldError({message!r})")
+            src.emit("buf = w.buf")
+            for run in self._runs():
+                if self._is_fixed_run(run):
+                    fmt, _, note = self._layout(run)
+                    pack = src.const("pack", struct.Struct(fmt).pack)
+                    src.emit(f"# {note}")
+                    for f in run:
+                        if f.type is Primitive.UUID:
+                            self._check_uuid(f"v.{f.name}")
+                    values = ", ".join(f"v.{f.name}" for f in run)
+                    src.emit(f"buf += {pack}({values})  # {fmt}")
+                    continue
+                f = run[0]
+                src.emit(self._describe(f))
+                src.emit(f"x = v.{f.name}")
+                self._write(f.type, self.version in f.nullable, "x", "w", "buf")
+            if self.flexible:
+                self._write_tags()
+
+    def _check_uuid(self, value: str) -> None:
+        with self.src.block(f"if len({value}) != 16:"):
+            self.src.emit('raise ValueError("a uuid is 16 bytes")')
+
+    def _put_uvarint(self, value: str, buf: str) -> None:
+        src = self.src
+        src.emit(f"n = {value}")
+        with src.block("if n < 0x80:"):
+            src.emit(f"{buf}.append(n)")
+        with src.block("else:"):
+            src.emit(f"_put_uvarint({buf}, n)")
+
+    def _null_write(self, nullable: bool, null_bytes: str, buf: str, what: str) -> None:
+        if nullable:
+            self.src.emit(f"{buf} += {null_bytes}")
+        else:
+            self.src.emit(f'raise ValueError("null {what} where the version does not allow null")')
+
+    def _write(self, f_type: Primitive | ArrayOf | Struct, nullable: bool, x: str, w: str, buf: str) -> None:
+        src = self.src
+        if isinstance(f_type, ArrayOf):
+            self._write_array(f_type.element, nullable, x, w, buf)
+        elif isinstance(f_type, Struct):
+            _, encode, spills = self._nested_names(f_type)
+            with src.block(f"if {x} is None:"):
+                self._null_write(nullable, 'b"\\xff"', buf, f_type.name)
+            with src.block("else:"):
+                if nullable:
+                    src.emit(f"{buf}.append(1)")
+                src.emit(f"{encode}({w}, {x})")
+                if spills:
+                    src.emit(f"{buf} = {w}.buf")
+        elif f_type in FIXED:
+            if f_type is Primitive.UUID:
+                self._check_uuid(x)
+            fmt = ">" + FIXED[f_type][0]
+            src.emit(f"{buf} += {src.const('pack', struct.Struct(fmt).pack)}({x})  # {fmt}")
+        else:
+            self._write_sized(f_type, nullable, x, w, buf)
+
+    def _write_sized(self, kind: Primitive, nullable: bool, x: str, w: str, buf: str) -> None:
+        src, what = self.src, SIZED[kind]
+        if self.flexible:
+            null_bytes = 'b"\\x00"'
+        else:
+            null_bytes = 'b"\\xff\\xff"' if kind is Primitive.STRING else 'b"\\xff\\xff\\xff\\xff"'
+        with src.block(f"if {x} is None:"):
+            self._null_write(nullable, null_bytes, buf, what)
+        with src.block("else:"):
+            data = "data" if kind is Primitive.STRING else x
+            if kind is Primitive.STRING:
+                src.emit(f"data = {x}.encode()")
+            if self.flexible:
+                self._put_uvarint(f"len({data}) + 1", buf)
+            else:
+                src.emit(f"{buf} += {'_pack_i16' if kind is Primitive.STRING else '_pack_i32'}(len({data}))")
+            if kind is Primitive.STRING:
+                src.emit(f"{buf} += data")
+            else:
+                src.emit(f"{w}.payload({x})  # large payloads are referenced, not copied")
+                src.emit(f"{buf} = {w}.buf")
+
+    def _write_array(self, element: Primitive | Struct, nullable: bool, x: str, w: str, buf: str) -> None:
+        src = self.src
+        with src.block(f"if {x} is None:"):
+            self._null_write(nullable, 'b"\\x00"' if self.flexible else 'b"\\xff\\xff\\xff\\xff"', buf, "array")
+        with src.block("else:"):
+            if self.flexible:
+                self._put_uvarint(f"len({x}) + 1", buf)
+            else:
+                src.emit(f"{buf} += _pack_i32(len({x}))")
+            if isinstance(element, Struct):
+                _, encode, spills = self._nested_names(element)
+                with src.block(f"for item in {x}:"):
+                    src.emit(f"{encode}({w}, item)")
+                if spills:
+                    src.emit(f"{buf} = {w}.buf")
+            elif element is Primitive.UUID:
+                with src.block(f"for item in {x}:"):
+                    self._check_uuid("item")
+                    src.emit(f"{buf} += item")
+            elif element in FIXED:
+                code = FIXED[element][0]
+                cache = src.bind(f"_{element.value}_arrays", array_layouts(code))
+                src.emit(f'layout = {cache}.get(len({x})) or _array_struct("{code}", len({x}))')
+                src.emit(f"{buf} += layout.pack(*{x})")
+            else:
+                with src.block(f"for item in {x}:"):
+                    self._write_sized(element, False, "item", w, buf)
+
+    def _write_tags(self) -> None:
+        src = self.src
+        src.emit("# tagged fields: count, then (tag, size, payload) in ascending tag order")
+        if not self.tagged:
+            src.emit('unknown = getattr(v, "unknown_tags", None)')
+            with src.block("if unknown:"):
+                src.emit("_write_tags(buf, sorted(unknown.items(), key=_tag_of))")
+            with src.block("else:"):
+                src.emit("buf.append(0)")
+            return
+        src.emit("tags = []")
+        for f in self.tagged:
+            src.emit(self._describe(f))
+            src.emit(f"x = v.{f.name}")
+            with src.block(f"if not {is_default_expr(src, f, 'x')}:"):
+                src.emit("sub = _Writer()")
+                if not isinstance(f.type, Struct):
+                    src.emit("tbuf = sub.buf")
+                self._write(f.type, self.version in f.nullable, "x", "sub", "tbuf")
+                src.emit(f"tags.append(({f.tag}, sub.getvalue()))")
+        known = src.const("known_tags", frozenset(f.tag for f in self.tagged))
+        src.emit('unknown = getattr(v, "unknown_tags", None)')
+        with src.block("if unknown:"):
+            src.emit(f"tags.extend(item for item in unknown.items() if item[0] not in {known})")
+            src.emit("tags.sort(key=_tag_of)")
+        with src.block("if tags:"):
+            src.emit("_write_tags(buf, tags)")
+        with src.block("else:"):
+            src.emit("buf.append(0)")
