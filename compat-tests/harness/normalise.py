@@ -2,10 +2,15 @@
 
 What varies between runs but not in behaviour, and how it is replaced:
 - concrete topic names (unique per run) -> their placeholders "{topic}", "{topic:label}";
-- list_topics results -> only the scenario's own topics (the broker is shared by every scenario);
+- concrete consumer group ids -> their placeholders "{group}", "{group:label}";
+- list_topics and list_groups results -> only the scenario's own topics and groups (the broker is
+  shared by every scenario);
 - timestamps the scenario did not supply (client clock or broker LogAppendTime) -> "<time>";
 - UUIDs anywhere, and any value under a key ending in "_id" (cluster ids, topic ids) -> "<id>";
-- loopback addresses with a port -> "<addr>".
+- loopback addresses with a port -> "<addr>";
+- "CLIENT_ERROR:<Name>: detail" under an "error" key -> "CLIENT_ERROR:<Name>" (the exception class or
+  local error name only: details carry deadlines, retry counts and sizes); a CLIENT_ERROR text that
+  does not start with a name keeps its words, with every number replaced by "<n>".
 """
 
 from __future__ import annotations
@@ -15,6 +20,16 @@ from typing import Any
 
 _UUID = re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
 _ADDR = re.compile(r"127\.0\.0\.1:\d+|localhost:\d+")
+_CLIENT_ERROR = "CLIENT_ERROR:"
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.$]*(?=:|$)")
+_NUMBER = re.compile(r"\d+")
+
+
+def client_error(text: str) -> str:
+    """A CLIENT_ERROR reduced to what is stable between runs: its leading name, else its words."""
+    detail = text[len(_CLIENT_ERROR) :].strip()
+    name = _NAME.match(detail)
+    return _CLIENT_ERROR + (name.group() if name else _NUMBER.sub("<n>", detail))
 
 
 class Normaliser:
@@ -34,10 +49,15 @@ class Normaliser:
         topics = out.get("topics")
         if isinstance(topics, dict):
             out["topics"] = {name: count for name, count in topics.items() if "{topic" in name}
+        groups = out.get("groups")
+        if isinstance(groups, list):
+            out["groups"] = [g for g in groups if isinstance(g, dict) and "{group" in str(g.get("group"))]
         return out
 
     def _walk(self, value: Any, key: str | None = None) -> Any:
         if isinstance(value, str):
+            if key == "error" and value.startswith(_CLIENT_ERROR):
+                return client_error(self.text(value))
             return "<id>" if key is not None and key.endswith("_id") else self.text(value)
         if isinstance(value, bool) or value is None:
             return value

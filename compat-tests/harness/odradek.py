@@ -21,9 +21,16 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT_S = 60.0
 
 
+#: Broker configs that differ from Kafka's defaults, the same ones harness/kafka.py gives Kafka.
+OVERRIDES = ("group.initial.rebalance.delay.ms=0",)
+
+
 def command(port: int, data_dir: Path) -> list[str]:
     """The one place that knows how odradek is started."""
-    return [sys.executable, "-m", "odradek", "run", "--host", HOST, "--port", str(port), "--data-dir", str(data_dir)]
+    argv = [sys.executable, "-m", "odradek", "run", "--host", HOST, "--port", str(port), "--data-dir", str(data_dir)]
+    for override in OVERRIDES:
+        argv += ["--override", override]
+    return argv
 
 
 @contextmanager

@@ -30,6 +30,7 @@ class Cell:
     log: str | None = None
     seconds: float = 0.0
     client: str = ""
+    notes: list[str] = field(default_factory=list)
     observations: dict[str, Any] = field(default_factory=dict)
 
 
@@ -73,7 +74,7 @@ def markdown(run_info: dict[str, Any], cells: list[Cell]) -> str:
     for scenario in scenarios:
         row = [by_key[(scenario, d, b)].status if (scenario, d, b) in by_key else "" for d, b in columns]
         lines.append(f"| {scenario} | " + " | ".join(row) + " |")
-    details = [c for c in cells if c.status in ("fail", "diff", "skipped") and (c.problems or c.diff)]
+    details = [c for c in cells if c.status in ("fail", "diff", "skipped", "unsupported") and (c.problems or c.diff)]
     if details:
         lines += ["", "## Problems", ""]
         for cell in details:

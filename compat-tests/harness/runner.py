@@ -27,6 +27,8 @@ from harness.scenarios import DEFAULT_STEP_TIMEOUT_S, Scenario, load_all, select
 
 COMPAT_DIR = Path(__file__).resolve().parents[1]
 RETRY_INTERVAL_S = 0.25
+#: The driver that performs ``setup``/``fallback`` steps another driver cannot do.
+HELPER_DRIVER = "confluent-kafka"
 
 
 def _clip(value: Any, limit: int = 160) -> Any:
@@ -40,18 +42,53 @@ def _clip(value: Any, limit: int = 160) -> Any:
     return value
 
 
+class _Helper:
+    """The helper driver of one cell, started on first use (see ``HELPER_DRIVER``)."""
+
+    def __init__(self, spec: DriverSpec | None, bootstrap: str, stderr_log: Path) -> None:
+        self.spec = spec
+        self.bootstrap = bootstrap
+        self.stderr_log = stderr_log
+        self.session: drivers.DriverSession | None = None
+
+    def request(self, step: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        if self.spec is None:
+            raise DriverDied(f"helper driver {HELPER_DRIVER} is not available")
+        if self.session is None:
+            self.session = drivers.DriverSession(self.spec, self.bootstrap, self.stderr_log)
+        return self.session.request(step, timeout_s)
+
+    def close(self) -> None:
+        if self.session is not None:
+            self.session.close()
+
+
 def run_scenario(
-    spec: DriverSpec, broker: RunningBroker, scenario: Scenario, tag: str, log_dir: Path, step_timeout_s: float
+    spec: DriverSpec,
+    broker: RunningBroker,
+    scenario: Scenario,
+    tag: str,
+    log_dir: Path,
+    step_timeout_s: float,
+    helper_spec: DriverSpec | None = None,
 ) -> Cell:
-    """Run one scenario in a fresh driver process and judge it against its own expectations."""
+    """Run one scenario in a fresh driver process and judge it against its own expectations.
+
+    A step marked ``setup`` or ``fallback`` that the driver answers as unsupported is performed by the
+    helper driver instead; the helper's observation feeds the scenario's checks but is never compared
+    between brokers, and only ``fallback`` steps count towards the cell being unsupported.
+    """
     started = time.monotonic()
-    steps, placeholders = scenario.instantiate(tag)
+    templates = scenario.for_driver(spec.name)
+    steps, placeholders = scenario.instantiate(tag, spec.name)
     normaliser = Normaliser(placeholders, scenario.explicit_timestamps())
     folder = log_dir / broker.name / spec.name
     folder.mkdir(parents=True, exist_ok=True)
     transcript_path = folder / f"{scenario.name}.jsonl"
     cell = Cell(scenario.name, spec.name, broker.name, "fail", log=str(transcript_path))
     unsupported: list[str] = []
+    helped: dict[str, dict[str, Any]] = {}
+    helper = _Helper(helper_spec, broker.bootstrap, folder / f"{scenario.name}.helper.stderr.log")
     with transcript_path.open("w") as transcript:
 
         def log(kind: str, payload: Any) -> None:
@@ -67,7 +104,7 @@ def run_scenario(
             return cell
         cell.client = session.client
         try:
-            for template, step in zip(scenario.steps, steps, strict=True):
+            for template, step in zip(templates, steps, strict=True):
                 expectation = template.get("expect", {"ok": True})
                 timeout_s = float(template.get("timeout_s", step_timeout_s))
                 deadline = time.monotonic() + float(template.get("retry_s", 0))
@@ -77,23 +114,35 @@ def run_scenario(
                     log("reply", reply)
                     observed = normaliser.observation(reply)
                     if observed.get("unsupported"):
-                        unsupported.append(step["id"])
                         problems = []
                         break
                     problems = [] if expectation is None else match(expectation, observed)
                     if not problems or time.monotonic() >= deadline:
                         break
                     time.sleep(RETRY_INTERVAL_S)
-                cell.observations[step["id"]] = observed
+                if observed.get("unsupported"):
+                    if not template.get("setup"):
+                        unsupported.append(step["id"])
+                    if template.get("setup") or template.get("fallback"):
+                        reply = helper.request(step, timeout_s)
+                        log("helper_reply", reply)
+                        helped[step["id"]] = normaliser.observation(reply)
+                        problems = [] if expectation is None else match(expectation, helped[step["id"]])
+                        problems = [f"(done by helper {HELPER_DRIVER}) {p}" for p in problems]
+                    cell.notes.append(
+                        f"step {step['id']}: unsupported" + (", done by helper" if step["id"] in helped else "")
+                    )
+                else:
+                    cell.observations[step["id"]] = observed
                 cell.problems.extend(f"step {step['id']} ({step['op']}): {p}" for p in problems)
         except (StepTimeout, DriverDied) as exc:
             cell.problems.append(f"step {step['id']} ({step['op']}): {exc}")
             log("error", str(exc))
         finally:
             session.close()
-    by_id = {s["id"]: s for s in scenario.steps}
-    usable = {k: v for k, v in cell.observations.items() if k not in unsupported}
-    cell.problems.extend(checks.run(scenario.checks, by_id, usable))
+            helper.close()
+    by_id = {s["id"]: s for s in templates}
+    cell.problems.extend(checks.run(scenario.checks, by_id, {**helped, **cell.observations}))
     if cell.problems:
         cell.status = "fail"
     elif unsupported:
@@ -178,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.kafka_version:
         os.environ["ODRADEK_KAFKA_VERSION"] = args.kafka_version
     specs = drivers.discover()
+    helper_spec = next((s for s in specs if s.name == HELPER_DRIVER and not s.missing_tools()), None)
     wanted = _split(args.drivers)
     unknown = set(wanted) - {s.name for s in specs}
     if unknown:
@@ -207,7 +257,9 @@ def main(argv: list[str] | None = None) -> int:
     run_info: dict[str, Any] = {"run_id": run_id, "brokers": {}, "drivers": dict(skipped)}
     cells: list[Cell] = []
     for broker_name in brokers:
-        cells.extend(_run_broker(broker_name, known_brokers, usable, scenarios, run_id, log_dir, args, run_info))
+        cells.extend(
+            _run_broker(broker_name, known_brokers, usable, scenarios, run_id, log_dir, args, run_info, helper_spec)
+        )
     for name, reason in skipped.items():
         cells.extend(Cell(s.name, name, b, "skipped", [reason]) for s in scenarios for b in brokers)
     compare(cells, {s.name: s for s in scenarios})
@@ -229,6 +281,7 @@ def _run_broker(
     log_dir: Path,
     args: argparse.Namespace,
     run_info: dict[str, Any],
+    helper_spec: DriverSpec | None,
 ) -> list[Cell]:
     cells: list[Cell] = []
     log_dir.mkdir(parents=True, exist_ok=True)
@@ -245,7 +298,7 @@ def _run_broker(
             for spec in specs:
                 for scenario in scenarios:
                     tag = f"{run_id}-{spec.name}"
-                    cell = run_scenario(spec, broker, scenario, tag, log_dir, args.step_timeout)
+                    cell = run_scenario(spec, broker, scenario, tag, log_dir, args.step_timeout, helper_spec)
                     if cell.client:
                         run_info["drivers"][spec.name] = cell.client
                     print(f"   {broker_name:8} {spec.name:16} {scenario.name:32} {cell.status} ({cell.seconds}s)")

@@ -7,12 +7,22 @@ A scenario file holds one object:
                  or a list of param values, e.g. ["none", "zstd"], to include only those variants
     params       optional {"param": [values...]}: one variant per value ({param} is substituted in all text)
     topics       labels of the topics it uses (default ["main"]); "{topic}" means "{topic:main}"
+    groups       labels of the consumer groups it uses (default ["main"]); "{group}" means "{group:main}"
     steps        protocol steps (see PROTOCOL.md) plus runner-only keys:
                    expect     partial match against the normalised observation (harness/expect.py);
                               default {"ok": true}; null accepts anything
                    retry_s    resend the step until "expect" holds or this many seconds pass
                    timeout_s  per-step timeout (default 60)
                    compare    false excludes the step from the odradek-vs-kafka comparison
+                   setup      true: the step only prepares state; if the driver answers unsupported,
+                              the helper driver (harness/runner.py HELPER_DRIVER) performs it and the
+                              cell is not marked unsupported for it
+                   fallback   true: if the driver answers unsupported, the helper performs the step so
+                              that later steps still have their data; the cell stays unsupported
+                   by_driver  {"<driver>": {field: value, ...}}: fields (including "expect") replaced
+                              for that driver only, for what differs because the CLIENT differs (kcat
+                              cannot set record timestamps, has no ListOffsets timestamps, ...); never
+                              for what the broker decides
     checks       extra checks over all observations (harness/checks.py)
 
 Byte fields may be written as {"utf8": "text"} or {"fill": "x", "size": N} and become base64.
@@ -34,9 +44,10 @@ from pathlib import Path
 from typing import Any
 
 SCENARIOS_DIR = Path(__file__).resolve().parents[1] / "scenarios"
-RUNNER_KEYS = frozenset({"expect", "retry_s", "timeout_s", "compare"})
+RUNNER_KEYS = frozenset({"expect", "retry_s", "timeout_s", "compare", "setup", "fallback", "by_driver"})
 DEFAULT_STEP_TIMEOUT_S = 60.0
 _TOPIC_RE = re.compile(r"\{topic(?::([A-Za-z0-9_]+))?\}")
+_GROUP_RE = re.compile(r"\{group(?::([A-Za-z0-9_]+))?\}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +58,15 @@ class Scenario:
     topics: tuple[str, ...]
     steps: list[dict[str, Any]]
     checks: list[dict[str, Any]] = field(default_factory=list)
+    groups: tuple[str, ...] = ("main",)
+
+    def for_driver(self, driver: str) -> list[dict[str, Any]]:
+        """The steps as ``driver`` runs them: each step's ``by_driver`` entry for it merged over the step."""
+        out: list[dict[str, Any]] = []
+        for step in self.steps:
+            override = (step.get("by_driver") or {}).get(driver) or {}
+            out.append({k: v for k, v in {**step, **override}.items() if k != "by_driver"})
+        return out
 
     def explicit_timestamps(self) -> set[int]:
         """Every timestamp the scenario itself supplies (these survive normalisation)."""
@@ -60,16 +80,27 @@ class Scenario:
                 found.add(spec["timestamp"])
         return found
 
-    def instantiate(self, tag: str) -> tuple[list[dict[str, Any]], dict[str, str]]:
-        """Driver-ready steps with concrete topic names, and the map label placeholder -> topic name."""
+    def instantiate(self, tag: str, driver: str) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """Driver-ready steps for ``driver`` with concrete names, and the map placeholder -> concrete name.
+
+        Besides topics ("{topic}", "{topic:label}"), "{group}" and "{group:label}" become consumer
+        group ids unique to the run, driver and scenario."""
         slug = re.sub(r"[^A-Za-z0-9-]", "-", self.name)
         names = {label: f"compat-{tag}-{slug}-{label}" for label in self.topics}
+        groups = {label: f"compat-{tag}-{slug}-group-{label}" for label in self.groups}
 
         def sub(text: str) -> str:
-            return _TOPIC_RE.sub(lambda m: names[m.group(1) or "main"], text)
+            text = _TOPIC_RE.sub(lambda m: names[m.group(1) or "main"], text)
+            return _GROUP_RE.sub(lambda m: groups[m.group(1) or "main"], text)
 
-        steps = [{k: _map_strings(v, sub) for k, v in step.items() if k not in RUNNER_KEYS} for step in self.steps]
+        steps = [
+            {k: _map_strings(v, sub) for k, v in step.items() if k not in RUNNER_KEYS}
+            for step in self.for_driver(driver)
+        ]
         placeholders = {(f"{{topic:{label}}}" if label != "main" else "{topic}"): name for label, name in names.items()}
+        placeholders |= {
+            (f"{{group:{label}}}" if label != "main" else "{group}"): name for label, name in groups.items()
+        }
         return steps, placeholders
 
 
@@ -118,6 +149,9 @@ def _generate(spec: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _prepare_step(step: dict[str, Any]) -> dict[str, Any]:
+    overrides = step.get("by_driver")
+    if isinstance(overrides, dict):
+        step = {**step, "by_driver": {name: _prepare_step(o) for name, o in overrides.items()}}
     records = step.get("records")
     if isinstance(records, dict) and "generate" in records:
         step = {**step, "records": _generate(records["generate"])}
@@ -165,6 +199,7 @@ def load_file(path: Path) -> list[Scenario]:
                 description=sub(raw.get("description", "")),
                 fast=fast,
                 topics=tuple(raw.get("topics", ["main"])),
+                groups=tuple(raw.get("groups", ["main"])),
                 steps=[_prepare_step(step) for step in body["steps"]],
                 checks=body["checks"],
             )

@@ -24,6 +24,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
+// clientMaxBytes raises client-side size limits so that size errors come from the broker.
+const clientMaxBytes = 16 << 20
+
 // errUnsupported marks a step this client cannot perform.
 var errUnsupported = errors.New("unsupported")
 
@@ -41,7 +44,7 @@ type step struct {
 	ID                json.RawMessage    `json:"id"`
 	Op                string             `json:"op"`
 	Topic             string             `json:"topic"`
-	Partitions        int32              `json:"partitions"`
+	Partitions        json.RawMessage    `json:"partitions"` // a count (create_topic) or a list (committed)
 	ReplicationFactor *int16             `json:"replication_factor"`
 	Configs           map[string]*string `json:"configs"`
 	Records           []inRecord         `json:"records"`
@@ -55,6 +58,11 @@ type step struct {
 	TimeoutMs         *int64             `json:"timeout_ms"`
 	Isolation         string             `json:"isolation"`
 	Spec              json.RawMessage    `json:"spec"`
+	Group             string             `json:"group"`
+	AutoOffsetReset   string             `json:"auto_offset_reset"`
+	Commit            bool               `json:"commit"`
+	Members           int                `json:"members"`
+	Assignor          string             `json:"assignor"`
 }
 
 type outRecord struct {
@@ -169,6 +177,16 @@ func (d *driver) dispatch(s *step) (map[string]any, error) {
 		return d.consume(s)
 	case "list_offsets":
 		return d.listOffsets(s)
+	case "group_consume":
+		return d.groupConsume(s)
+	case "group_members":
+		return d.groupMembers(s)
+	case "committed":
+		return d.committed(s)
+	case "describe_group":
+		return d.describeGroup(s)
+	case "list_groups":
+		return d.listGroups()
 	case "close":
 		if d.admin != nil {
 			d.admin.Close()
@@ -205,7 +223,11 @@ func (d *driver) createTopic(s *step) (map[string]any, error) {
 	if s.ReplicationFactor != nil {
 		rf = *s.ReplicationFactor
 	}
-	resp, err := adm.CreateTopic(ctx, s.Partitions, rf, s.Configs, s.Topic)
+	var partitions int32
+	if err := json.Unmarshal(s.Partitions, &partitions); err != nil {
+		return nil, err
+	}
+	resp, err := adm.CreateTopic(ctx, partitions, rf, s.Configs, s.Topic)
 	if err != nil {
 		return nil, err
 	}
@@ -338,6 +360,10 @@ func (d *driver) produce(s *step) (map[string]any, error) {
 		kgo.SeedBrokers(d.bootstrap),
 		kgo.ProducerBatchCompression(c),
 		kgo.RecordPartitioner(stepPartitioner{inner: kgo.UniformBytesPartitioner(64<<10, true, true, nil)}),
+		// Like the other clients' producers: unknown topics are auto-created through Metadata, and
+		// the client-side batch limit is raised so that size errors come from the broker.
+		kgo.AllowAutoTopicCreation(),
+		kgo.ProducerBatchMaxBytes(clientMaxBytes),
 	}
 	linger := int64(5)
 	if s.LingerMs != nil {
@@ -446,6 +472,8 @@ func (d *driver) consume(s *step) (map[string]any, error) {
 		kgo.ConsumeResetOffset(kgo.NoResetOffset()),
 		kgo.FetchIsolationLevel(isolation),
 		kgo.FetchMaxWait(500*time.Millisecond),
+		kgo.FetchMaxBytes(clientMaxBytes),
+		kgo.FetchMaxPartitionBytes(clientMaxBytes),
 	)
 	if err != nil {
 		return nil, err

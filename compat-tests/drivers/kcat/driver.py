@@ -14,8 +14,8 @@ What kcat can and cannot do, and how each step maps onto it:
   answer unsupported.
 - consume: ``kcat -C -o <offset> -c <n> -e -J`` with ``auto.offset.reset=error``; -e ends the
   run at the partition's end instead of waiting for the timeout.
-- list_offsets: ``kcat -Q -t topic:partition:timestamp -J`` (-2 earliest, -1 latest); it returns
-  no timestamp (always null here), and has no max-timestamp query (unsupported).
+- list_offsets: ``kcat -Q -t topic:partition:timestamp -J`` (-2 earliest, -1 latest); kcat shows
+  no timestamp, so the reply has no ``timestamp`` field, and has no max-timestamp query (unsupported).
 - list_topics: ``kcat -L -J``. create_topic and delete_topic: unsupported.
 
 Error names: kcat prints librdkafka's error descriptions; librdkafka's own table (read through
@@ -39,6 +39,9 @@ from collections.abc import Iterator
 from typing import Any
 
 KCAT = os.environ.get("KCAT", "kcat")
+#: Client-side size limits are raised so that size errors come from the broker (kcat also sizes
+#: its stdin buffer from message.max.bytes).
+CLIENT_MAX_BYTES = 16 * 1024 * 1024
 INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state", "__share_group_state"})
 
 # librdkafka's names for broker error codes where they differ from Kafka's.
@@ -91,9 +94,9 @@ def _load_error_table() -> list[tuple[str, str]]:
         if d.name is None or d.desc is None or d.code == 0:
             continue
         name = d.name.decode()
-        kafka = RDKAFKA_TO_KAFKA.get(name, name) if d.code > 0 else LOCAL_TO_KAFKA.get(name)
-        if kafka is not None:
-            table.append((d.desc.decode(), kafka))
+        local = LOCAL_TO_KAFKA.get(name, "CLIENT_ERROR:" + name)
+        kafka = RDKAFKA_TO_KAFKA.get(name, name) if d.code > 0 else local
+        table.append((d.desc.decode(), kafka))
     table.sort(key=lambda pair: -len(pair[0]))
     return table
 
@@ -183,7 +186,7 @@ class Driver:
         if "error" in part:
             raise StepError(error_name(part["error"]))
         offset = part["offset"]
-        return {"offset": offset if offset >= 0 else -1, "timestamp": None}
+        return {"offset": offset if offset >= 0 else -1}
 
     def consume(self, step: dict[str, Any]) -> dict[str, Any]:
         offset = step.get("offset", "earliest")
@@ -202,6 +205,7 @@ class Driver:
             "-t", step["topic"], "-p", str(step["partition"]), "-o", start,
             "-X", "auto.offset.reset=error",
             "-X", f"isolation.level={step.get('isolation') or 'read_uncommitted'}",
+            "-X", f"fetch.message.max.bytes={CLIENT_MAX_BYTES}",
         ]  # fmt: skip
         if max_records is not None:
             if max_records <= 0:
@@ -254,6 +258,7 @@ class Driver:
             "-X", f"linger.ms={int(step.get('linger_ms', 5))}",
             "-X", "message.timeout.ms=20000",
             "-X", "topic.metadata.propagation.max.ms=5000",
+            "-X", f"message.max.bytes={CLIENT_MAX_BYTES}",
         ]  # fmt: skip
         results: list[dict[str, Any]] = []
         for group in self._groups(decoded):

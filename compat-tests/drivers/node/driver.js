@@ -136,6 +136,7 @@ class Driver {
     })
     this.admin = null
     this.cluster = null
+    this.producerCluster = null
   }
 
   async getAdmin() {
@@ -158,6 +159,44 @@ class Driver {
       this.cluster = cluster
     }
     return this.cluster
+  }
+
+  /**
+   * The topic's partition metadata as kafkajs's producer sees it: its Metadata requests allow
+   * auto-creation (the producer's default), and a topic just created may take a few refreshes
+   * before every partition has a leader.
+   */
+  async producerMetadata(topic) {
+    if (!this.producerCluster) {
+      const create = Object.getOwnPropertySymbols(this.kafka).find(
+        s => s.description === 'private:Kafka:createCluster'
+      )
+      const cluster = this.kafka[create]({ allowAutoTopicCreation: true })
+      await cluster.connect()
+      this.producerCluster = cluster
+    }
+    const cluster = this.producerCluster
+    const deadline = Date.now() + 10000
+    for (;;) {
+      try {
+        await cluster.addTargetTopic(topic)
+        await cluster.refreshMetadata()
+        const meta = cluster.findTopicPartitionMetadata(topic)
+        if (meta.length > 0 && meta.every(p => p.leader >= 0)) {
+          return meta
+        }
+      } catch (err) {
+        if (Date.now() >= deadline || !err.retriable) {
+          throw err
+        }
+      }
+      if (Date.now() >= deadline) {
+        const err = new Error('no leader for every partition')
+        err.type = 'LEADER_NOT_AVAILABLE'
+        throw err
+      }
+      await new Promise(resolve => setTimeout(resolve, 100))
+    }
   }
 
   async leaderFor(topic, partition) {
@@ -183,6 +222,10 @@ class Driver {
       await this.cluster.disconnect()
       this.cluster = null
     }
+    if (this.producerCluster) {
+      await this.producerCluster.disconnect()
+      this.producerCluster = null
+    }
   }
 
   async dispatch(step) {
@@ -200,6 +243,14 @@ class Driver {
         return this.consume(step)
       case 'list_offsets':
         return this.listOffsets(step)
+      case 'group_consume':
+        return this.groupConsume(step)
+      case 'committed':
+        return this.committed(step)
+      case 'describe_group':
+        return this.describeGroup(step)
+      case 'list_groups':
+        return this.listGroups()
       case 'close':
         await this.close()
         return {}
@@ -275,9 +326,7 @@ class Driver {
     try {
       await producer.connect()
       if (messages.some(m => m.partition == null)) {
-        const admin = await this.getAdmin()
-        const { topics } = await admin.fetchTopicMetadata({ topics: [step.topic] })
-        const partitionMetadata = topics[0].partitions
+        const partitionMetadata = await this.producerMetadata(step.topic)
         const partitioner = Partitioners.DefaultPartitioner()
         for (const m of messages) {
           if (m.partition == null) {
@@ -388,6 +437,151 @@ class Driver {
     return { offset: Number(p.offset), timestamp: ts < 0 ? null : ts }
   }
 }
+
+const GROUP_STATES = {
+  Empty: 'Empty',
+  Stable: 'Stable',
+  Dead: 'Dead',
+  PreparingRebalance: 'PreparingRebalance',
+  CompletingRebalance: 'CompletingRebalance',
+}
+
+const sortPairs = pairs =>
+  pairs.sort((a, b) => (a[0] === b[0] ? a[1] - b[1] : a[0] < b[0] ? -1 : 1))
+
+/** [topic, partition] pairs of kafkajs's decoded assignment ({topic: [partitions]}). */
+function pairsOf(assignment) {
+  const pairs = []
+  for (const [topic, partitions] of Object.entries(assignment || {})) {
+    for (const p of partitions) {
+      pairs.push([topic, p])
+    }
+  }
+  return sortPairs(pairs)
+}
+
+Object.assign(Driver.prototype, {
+  /**
+   * A kafkajs group consumer (it has only the round-robin assignor and no auto.offset.reset=none)
+   * with auto commit off; it stops once max_records are kept or timeout_ms passed.
+   */
+  async groupConsume(step) {
+    const reset = step.auto_offset_reset || 'earliest'
+    if ((step.assignor && step.assignor !== 'roundrobin') || (reset !== 'earliest' && reset !== 'latest')) {
+      throw new Unsupported('assignor or auto_offset_reset')
+    }
+    const maxRecords = step.max_records == null ? Infinity : step.max_records
+    const consumer = this.kafka.consumer({ groupId: step.group, allowAutoTopicCreation: false, maxWaitTimeInMs: 500 })
+    const kept = []
+    let assignment = []
+    let failure = null
+    try {
+      await consumer.connect()
+      consumer.on(consumer.events.GROUP_JOIN, e => {
+        assignment = pairsOf(e.payload.memberAssignment)
+      })
+      consumer.on(consumer.events.CRASH, e => {
+        failure = e.payload.error
+      })
+      await consumer.subscribe({ topics: [step.topic], fromBeginning: reset === 'earliest' })
+      let done
+      const finished = new Promise(resolve => {
+        done = resolve
+      })
+      await consumer.run({
+        autoCommit: false,
+        eachMessage: async ({ topic, partition, message }) => {
+          if (kept.length < maxRecords) {
+            kept.push({ topic, partition, message })
+          }
+          if (kept.length >= maxRecords) {
+            done()
+          }
+        },
+      })
+      const timer = setTimeout(done, step.timeout_ms == null ? 5000 : step.timeout_ms)
+      await finished
+      clearTimeout(timer)
+      if (failure) {
+        throw failure
+      }
+      if (step.commit && kept.length > 0) {
+        const next = new Map()
+        for (const { topic, partition, message } of kept) {
+          const key = `${topic}\u0000${partition}`
+          const offset = BigInt(message.offset) + 1n
+          if (!next.has(key) || next.get(key).offset < offset) {
+            next.set(key, { topic, partition, offset })
+          }
+        }
+        await consumer.commitOffsets(
+          [...next.values()].map(({ topic, partition, offset }) => ({ topic, partition, offset: offset.toString() }))
+        )
+      }
+    } finally {
+      await consumer.disconnect().catch(() => {})
+    }
+    const records = kept.map(({ partition, message: m }) => ({
+      partition,
+      offset: Number(m.offset),
+      key: b64(m.key),
+      value: b64(m.value),
+      headers: headersList(m.headers),
+      timestamp: Number(m.timestamp),
+    }))
+    records.sort((a, b) => a.partition - b.partition || a.offset - b.offset)
+    return { records, assignment }
+  },
+
+  async committed(step) {
+    const admin = await this.getAdmin()
+    const topics = await admin.fetchOffsets({ groupId: step.group, topics: [step.topic] })
+    const byPartition = new Map()
+    for (const t of topics) {
+      for (const p of t.partitions) {
+        byPartition.set(p.partition, Number(p.offset))
+      }
+    }
+    const offsets = step.partitions.map(p => {
+      const o = byPartition.has(p) ? byPartition.get(p) : -1
+      return { partition: p, offset: o < 0 ? -1 : o }
+    })
+    return { offsets }
+  },
+
+  async describeGroup(step) {
+    const admin = await this.getAdmin()
+    const { groups } = await admin.describeGroups([step.group])
+    const g = groups[0]
+    if (g.errorCode) {
+      const err = new Error(`DescribeGroups error ${g.errorCode}`)
+      err.type = g.errorCode
+      throw err
+    }
+    const { AssignerProtocol } = require('kafkajs')
+    const members = g.members.map(m => {
+      const decoded = m.memberAssignment && m.memberAssignment.length > 0
+        ? AssignerProtocol.MemberAssignment.decode(m.memberAssignment)
+        : null
+      return { assignment: pairsOf(decoded ? decoded.assignment : {}) }
+    })
+    members.sort((a, b) => (JSON.stringify(a.assignment) < JSON.stringify(b.assignment) ? -1 : 1))
+    return {
+      state: GROUP_STATES[g.state] || g.state,
+      protocol_type: g.protocolType,
+      protocol: g.protocol,
+      members,
+    }
+  },
+
+  async listGroups() {
+    const admin = await this.getAdmin()
+    const { groups } = await admin.listGroups()
+    const out = groups.map(g => ({ group: g.groupId, protocol_type: g.protocolType }))
+    out.sort((a, b) => (a.group < b.group ? -1 : 1))
+    return { groups: out }
+  },
+})
 
 function emit(obj) {
   process.stdout.write(JSON.stringify(obj) + '\n')

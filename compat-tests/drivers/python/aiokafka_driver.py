@@ -16,24 +16,40 @@ import aiokafka
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.client import AIOKafkaClient
+from aiokafka.coordinator.assignors.range import RangePartitionAssignor
+from aiokafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
+from aiokafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
 from aiokafka.errors import KafkaError, for_code
+from aiokafka.structs import OffsetAndMetadata
 from common import (
     CLIENT_MAX_REQUEST_BYTES,
     OPERATION_TIMEOUT_S,
     Json,
     Unsupported,
+    assignment_pairs,
     b64decode,
     b64encode,
     client_error,
+    commit_points,
+    covers_exactly,
+    decode_consumer_assignment,
+    group_state,
     headers_in,
     headers_out,
     kafka_error_name,
     normalise_offset,
     normalise_timestamp,
     serve,
+    sorted_members,
+    sorted_records,
 )
 
 _TIMEOUT_MS = int(OPERATION_TIMEOUT_S * 1000)
+_ASSIGNORS: dict[str, Any] = {
+    "range": RangePartitionAssignor,
+    "roundrobin": RoundRobinPartitionAssignor,
+    "sticky": StickyPartitionAssignor,
+}
 
 
 def _raise_topic_errors(entries: Any) -> None:
@@ -166,6 +182,117 @@ class AiokafkaClient:
                 continue
             results.append({"partition": meta.partition, "offset": normalise_offset(meta.offset)})
         return results
+
+    def _group_consumer(self, step: Json) -> AIOKafkaConsumer:
+        assignor = _ASSIGNORS.get(step.get("assignor") or "range")
+        if assignor is None:
+            raise Unsupported("assignor")
+        return AIOKafkaConsumer(
+            step["topic"],
+            bootstrap_servers=self.bootstrap,
+            group_id=step["group"],
+            enable_auto_commit=False,
+            auto_offset_reset=step.get("auto_offset_reset") or "earliest",
+            partition_assignment_strategy=(assignor,),
+            max_partition_fetch_bytes=CLIENT_MAX_REQUEST_BYTES,
+            fetch_max_bytes=CLIENT_MAX_REQUEST_BYTES,
+        )
+
+    def op_group_consume(self, step: Json) -> Json:
+        result: Json = self._run_long(self._group_consume(step), step)
+        return result
+
+    def _run_long(self, coro: Any, step: Json) -> Any:
+        limit = int(step.get("timeout_ms", 5000)) / 1000 + OPERATION_TIMEOUT_S
+        return self.loop.run_until_complete(asyncio.wait_for(coro, limit))
+
+    async def _group_consume(self, step: Json) -> Json:
+        consumer = self._group_consumer(step)
+        await consumer.start()
+        try:
+            wanted = int(step.get("max_records", 1))
+            deadline = time.monotonic() + int(step.get("timeout_ms", 5000)) / 1000
+            kept: list[Any] = []
+            while len(kept) < wanted:
+                left_ms = int((deadline - time.monotonic()) * 1000)
+                if left_ms <= 0:
+                    break
+                batch = await consumer.getmany(timeout_ms=min(left_ms, 500), max_records=wanted - len(kept))
+                kept.extend(msg for msgs in batch.values() for msg in msgs)
+            assignment = assignment_pairs(consumer.assignment())
+            if step.get("commit") and kept:
+                points = commit_points([(m.topic, m.partition, m.offset) for m in kept])
+                await consumer.commit({TopicPartition(t, p): OffsetAndMetadata(o, "") for (t, p), o in points.items()})
+            records = [
+                {
+                    "partition": m.partition,
+                    "offset": m.offset,
+                    "key": b64encode(m.key),
+                    "value": b64encode(m.value),
+                    "headers": headers_out(m.headers),
+                    "timestamp": normalise_timestamp(m.timestamp),
+                }
+                for m in kept
+            ]
+            return {"records": sorted_records(records), "assignment": assignment}
+        finally:
+            await consumer.stop()
+
+    def op_group_members(self, step: Json) -> Json:
+        result: Json = self._run_long(self._group_members(step), step)
+        return result
+
+    async def _group_members(self, step: Json) -> Json:
+        described = await self.admin.describe_topics([step["topic"]])
+        total = len(described[0]["partitions"])
+        consumers = [self._group_consumer(step) for _ in range(int(step["members"]))]
+        await asyncio.gather(*(c.start() for c in consumers))
+        deadline = time.monotonic() + int(step.get("timeout_ms", 30000)) / 1000
+        stop = asyncio.Event()
+
+        async def member(consumer: AIOKafkaConsumer) -> None:
+            while not stop.is_set():
+                await consumer.getmany(timeout_ms=100)
+
+        tasks = [asyncio.ensure_future(member(c)) for c in consumers]
+        try:
+            while time.monotonic() < deadline:
+                assignments = [assignment_pairs(c.assignment()) for c in consumers]
+                if covers_exactly(assignments, total):
+                    break
+                await asyncio.sleep(0.05)
+            return {"members": sorted_members([assignment_pairs(c.assignment()) for c in consumers])}
+        finally:
+            stop.set()
+            await asyncio.gather(*tasks)
+            await asyncio.gather(*(c.stop() for c in consumers))
+
+    def op_committed(self, step: Json) -> Json:
+        wanted = [TopicPartition(step["topic"], int(p)) for p in step["partitions"]]
+        got = self._run(self.admin.list_consumer_group_offsets(step["group"], partitions=wanted))
+        offsets = []
+        for tp in wanted:
+            meta = got.get(tp)
+            offsets.append({"partition": tp.partition, "offset": -1 if meta is None else normalise_offset(meta.offset)})
+        return {"offsets": offsets}
+
+    def op_describe_group(self, step: Json) -> Json:
+        responses = self._run(self.admin.describe_consumer_groups([step["group"]]))
+        group = responses[0].to_object()["groups"][0]
+        if group["error_code"]:
+            raise for_code(group["error_code"])()
+        members = [decode_consumer_assignment(m["member_assignment"]) for m in group["members"]]
+        return {
+            "state": group_state(group["state"]),
+            "protocol_type": group["protocol_type"],
+            "protocol": group["protocol"],
+            "members": sorted_members(members),
+        }
+
+    def op_list_groups(self, step: Json) -> Json:
+        listed = self._run(self.admin.list_consumer_groups())
+        groups = [{"group": g[0], "protocol_type": g[1]} for g in listed]
+        return {"groups": sorted(groups, key=lambda g: g["group"])}
 
     def op_consume(self, step: Json) -> Json:
         return {"records": self._run(self._consume(step))}

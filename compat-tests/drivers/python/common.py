@@ -12,6 +12,7 @@ import argparse
 import base64
 import json
 import logging
+import struct
 import sys
 import traceback
 from collections.abc import Callable
@@ -133,3 +134,88 @@ def serve(make_client: Callable[[str], Client]) -> int:
 def _emit(obj: Json) -> None:
     sys.stdout.write(json.dumps(obj, sort_keys=True) + "\n")
     sys.stdout.flush()
+
+
+#: Kafka's spelling of group states (DescribeGroups/ListGroups), keyed by their upper-snake forms as
+#: clients' enums spell them (librdkafka says PREPARING_REBALANCING for PreparingRebalance).
+_GROUP_STATES = {
+    "EMPTY": "Empty",
+    "STABLE": "Stable",
+    "DEAD": "Dead",
+    "PREPARING_REBALANCE": "PreparingRebalance",
+    "PREPARING_REBALANCING": "PreparingRebalance",
+    "PREPAREREBALANCE": "PreparingRebalance",
+    "PREPARINGREBALANCE": "PreparingRebalance",
+    "COMPLETING_REBALANCE": "CompletingRebalance",
+    "COMPLETING_REBALANCING": "CompletingRebalance",
+    "COMPLETINGREBALANCE": "CompletingRebalance",
+    "ASSIGNING": "Assigning",
+    "RECONCILING": "Reconciling",
+    "UNKNOWN": "Unknown",
+}
+
+
+def group_state(state: Any) -> str:
+    """A client's group state (enum, enum name or Kafka's own string) in Kafka's wire spelling."""
+    text = str(getattr(state, "name", state)).rsplit(".", 1)[-1]
+    return _GROUP_STATES.get(text.upper(), text)
+
+
+def assignment_pairs(pairs: Any) -> list[list[Any]]:
+    """(topic, partition) pairs, or TopicPartition-like objects, as sorted [topic, partition] lists."""
+    out: list[list[Any]] = []
+    for item in pairs:
+        if isinstance(item, tuple | list):
+            out.append([item[0], int(item[1])])
+        else:
+            out.append([item.topic, int(item.partition)])
+    return sorted(out)
+
+
+def sorted_members(assignments: list[list[list[Any]]]) -> list[Json]:
+    """Group members as protocol objects, ordered by their assignment (member ids are random)."""
+    return [{"assignment": a} for a in sorted(assignments, key=json.dumps)]
+
+
+def covers_exactly(assignments: list[list[list[Any]]], total: int) -> bool:
+    """Every member owns something and together they own each of ``total`` partitions once."""
+    owned = [tuple(pair) for a in assignments for pair in a]
+    return all(assignments) and len(owned) == len(set(owned)) == total
+
+
+def sorted_records(records: list[Json]) -> list[Json]:
+    """Records of a group consumer ordered by partition, then offset (cross-partition order is free)."""
+    return sorted(records, key=lambda r: (r["partition"], r["offset"]))
+
+
+def commit_points(consumed: list[tuple[str, int, int]]) -> dict[tuple[str, int], int]:
+    """What a group consumer commits for (topic, partition, offset) records: the next offset to read."""
+    points: dict[tuple[str, int], int] = {}
+    for topic, partition, offset in consumed:
+        points[(topic, partition)] = max(points.get((topic, partition), 0), offset + 1)
+    return dict(sorted(points.items()))
+
+
+def decode_consumer_assignment(data: bytes | None) -> list[list[Any]]:
+    """The [topic, partition] pairs of a consumer-protocol Assignment (bytes as DescribeGroups returns).
+
+    Grammar: version:int16, topics:int32 count of (name:int16-length string, partitions:int32 count
+    of int32), then user data (ignored)."""
+    if not data:
+        return []
+    view = memoryview(data)
+    pos = 2
+    pairs: list[list[Any]] = []
+    (topics,) = struct.unpack_from(">i", view, pos)
+    pos += 4
+    for _ in range(max(topics, 0)):
+        (length,) = struct.unpack_from(">h", view, pos)
+        pos += 2
+        name = bytes(view[pos : pos + length]).decode()
+        pos += length
+        (count,) = struct.unpack_from(">i", view, pos)
+        pos += 4
+        for partition in struct.unpack_from(f">{max(count, 0)}i", view, pos):
+            pairs.append([name, partition])
+        pos += 4 * max(count, 0)
+    return sorted(pairs)

@@ -8,6 +8,7 @@ Producers are cached per (acks, compression, idempotence, linger) so a scenario 
 from __future__ import annotations
 
 import os
+import threading
 import time
 from typing import Any
 
@@ -16,20 +17,29 @@ from common import (
     CLIENT_MAX_REQUEST_BYTES,
     OPERATION_TIMEOUT_S,
     Json,
+    Unsupported,
+    assignment_pairs,
     b64decode,
     b64encode,
     client_error,
+    commit_points,
+    covers_exactly,
+    group_state,
     headers_in,
     headers_out,
     kafka_error_name,
     normalise_offset,
     normalise_timestamp,
     serve,
+    sorted_members,
+    sorted_records,
 )
 from confluent_kafka import Consumer, KafkaError, KafkaException, Message, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec  # type: ignore[attr-defined]
 
 _ISOLATION = {"read_uncommitted": "read_uncommitted", "read_committed": "read_committed"}
+_RESET = {"earliest": "earliest", "latest": "latest", "none": "error"}
+_ASSIGNORS = {"range": "range", "roundrobin": "roundrobin", "cooperative-sticky": "cooperative-sticky"}
 
 
 def _offset_spec(spec: Any) -> Any:
@@ -198,6 +208,120 @@ class ConfluentClient:
             return {"records": records}
         finally:
             consumer.close()
+
+    def _record(self, msg: Message) -> Json:
+        return {
+            "partition": msg.partition(),
+            "offset": msg.offset(),
+            "key": b64encode(msg.key()),
+            "value": b64encode(msg.value()),
+            "headers": headers_out(msg.headers()),
+            "timestamp": normalise_timestamp(msg.timestamp()[1]),
+        }
+
+    def _group_consumer(self, step: Json) -> Consumer:
+        assignor = _ASSIGNORS.get(step.get("assignor") or "range")
+        reset = _RESET.get(step.get("auto_offset_reset") or "earliest")
+        if assignor is None or reset is None:
+            raise Unsupported("assignor or auto_offset_reset")
+        consumer = Consumer(
+            {
+                "bootstrap.servers": self.bootstrap,
+                "group.id": step["group"],
+                "enable.auto.commit": False,
+                "auto.offset.reset": reset,
+                "partition.assignment.strategy": assignor,
+                "fetch.message.max.bytes": CLIENT_MAX_REQUEST_BYTES,
+            }
+        )
+        consumer.subscribe([step["topic"]])
+        return consumer
+
+    def op_group_consume(self, step: Json) -> Json:
+        consumer = self._group_consumer(step)
+        try:
+            wanted = int(step.get("max_records", 1))
+            deadline = time.monotonic() + int(step.get("timeout_ms", 5000)) / 1000
+            kept: list[Message] = []
+            while len(kept) < wanted:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                msg = consumer.poll(min(left, 0.5))
+                if msg is None:
+                    continue
+                err = msg.error()
+                if err is not None:
+                    if err.code() == KafkaError._PARTITION_EOF:
+                        continue
+                    raise KafkaException(err)
+                kept.append(msg)
+            assignment = assignment_pairs(consumer.assignment())
+            if step.get("commit") and kept:
+                points = commit_points([(str(m.topic()), int(m.partition() or 0), int(m.offset() or 0)) for m in kept])
+                offsets = [TopicPartition(t, p, o) for (t, p), o in points.items()]
+                consumer.commit(offsets=offsets, asynchronous=False)
+            return {"records": sorted_records([self._record(m) for m in kept]), "assignment": assignment}
+        finally:
+            consumer.close()
+
+    def op_group_members(self, step: Json) -> Json:
+        metadata = self.admin.list_topics(step["topic"], timeout=OPERATION_TIMEOUT_S)
+        total = len(metadata.topics[step["topic"]].partitions)
+        count = int(step["members"])
+        consumers = [self._group_consumer(step) for _ in range(count)]
+        assignments: list[list[list[Any]]] = [[] for _ in range(count)]
+        stop = threading.Event()
+
+        def member(index: int) -> None:
+            while not stop.is_set():
+                consumers[index].poll(0.1)
+                assignments[index] = assignment_pairs(consumers[index].assignment())
+
+        threads = [threading.Thread(target=member, args=(i,), daemon=True) for i in range(count)]
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + int(step.get("timeout_ms", 30000)) / 1000
+        try:
+            while time.monotonic() < deadline and not covers_exactly(list(assignments), total):
+                time.sleep(0.05)
+            return {"members": sorted_members(list(assignments))}
+        finally:
+            stop.set()
+            for thread in threads:
+                thread.join()
+            closers = [threading.Thread(target=c.close) for c in consumers]
+            for closer in closers:
+                closer.start()
+            for closer in closers:
+                closer.join()
+
+    def op_committed(self, step: Json) -> Json:
+        consumer = Consumer({"bootstrap.servers": self.bootstrap, "group.id": step["group"]})
+        try:
+            wanted = [TopicPartition(step["topic"], int(p)) for p in step["partitions"]]
+            got = consumer.committed(wanted, timeout=OPERATION_TIMEOUT_S)
+            for tp in got:
+                if tp.error is not None:
+                    raise KafkaException(tp.error)
+            return {"offsets": [{"partition": tp.partition, "offset": normalise_offset(tp.offset)} for tp in got]}
+        finally:
+            consumer.close()
+
+    def op_describe_group(self, step: Json) -> Json:
+        futures = self.admin.describe_consumer_groups([step["group"]], request_timeout=OPERATION_TIMEOUT_S)
+        desc = futures[step["group"]].result(OPERATION_TIMEOUT_S)
+        members = [assignment_pairs(m.assignment.topic_partitions) for m in desc.members]
+        return {
+            "state": group_state(desc.state),
+            "protocol": desc.partition_assignor,
+            "members": sorted_members(members),
+        }
+
+    def op_list_groups(self, step: Json) -> Json:
+        result = self.admin.list_consumer_groups(request_timeout=OPERATION_TIMEOUT_S).result(OPERATION_TIMEOUT_S)
+        groups = [{"group": g.group_id, "state": group_state(g.state)} for g in result.valid]
+        return {"groups": sorted(groups, key=lambda g: g["group"])}
 
     def op_list_offsets(self, step: Json) -> Json:
         tp = TopicPartition(step["topic"], int(step["partition"]))

@@ -6,6 +6,8 @@ kafka-python's broker errors are KafkaError subclasses carrying Kafka's code in 
 
 from __future__ import annotations
 
+import re
+import threading
 import time
 from typing import Any
 
@@ -15,21 +17,35 @@ from common import (
     OPERATION_TIMEOUT_S,
     Json,
     Unsupported,
+    assignment_pairs,
     b64decode,
     b64encode,
     client_error,
+    commit_points,
+    covers_exactly,
+    group_state,
     headers_in,
     headers_out,
     kafka_error_name,
     normalise_offset,
     normalise_timestamp,
     serve,
+    sorted_members,
+    sorted_records,
 )
-from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
+from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, OffsetAndMetadata, TopicPartition
 from kafka.admin import NewTopic, OffsetSpec
+from kafka.coordinator.assignors.range import RangePartitionAssignor
+from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
+from kafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
 from kafka.errors import KafkaError
 
 _TIMEOUT_MS = int(OPERATION_TIMEOUT_S * 1000)
+_ASSIGNORS: dict[str, Any] = {
+    "range": RangePartitionAssignor,
+    "roundrobin": RoundRobinPartitionAssignor,
+    "sticky": StickyPartitionAssignor,
+}
 
 
 def _offset_spec(spec: Any) -> Any:
@@ -182,6 +198,113 @@ class KafkaPythonClient:
         finally:
             consumer.close()
 
+    @staticmethod
+    def _record(msg: Any) -> Json:
+        return {
+            "partition": msg.partition,
+            "offset": msg.offset,
+            "key": b64encode(msg.key),
+            "value": b64encode(msg.value),
+            "headers": headers_out(msg.headers),
+            "timestamp": normalise_timestamp(msg.timestamp),
+        }
+
+    def _group_consumer(self, step: Json) -> KafkaConsumer:
+        assignor = _ASSIGNORS.get(step.get("assignor") or "range")
+        if assignor is None:
+            raise Unsupported("assignor")
+        return KafkaConsumer(
+            step["topic"],
+            bootstrap_servers=self.bootstrap,
+            group_id=step["group"],
+            enable_auto_commit=False,
+            auto_offset_reset=step.get("auto_offset_reset") or "earliest",
+            partition_assignment_strategy=(assignor,),
+            max_partition_fetch_bytes=CLIENT_MAX_REQUEST_BYTES,
+            fetch_max_bytes=CLIENT_MAX_REQUEST_BYTES,
+        )
+
+    def op_group_consume(self, step: Json) -> Json:
+        consumer = self._group_consumer(step)
+        try:
+            wanted = int(step.get("max_records", 1))
+            deadline = time.monotonic() + int(step.get("timeout_ms", 5000)) / 1000
+            kept: list[Any] = []
+            while len(kept) < wanted:
+                left_ms = int((deadline - time.monotonic()) * 1000)
+                if left_ms <= 0:
+                    break
+                batch = consumer.poll(timeout_ms=min(left_ms, 500), max_records=wanted - len(kept))
+                kept.extend(msg for msgs in batch.values() for msg in msgs)
+            assignment = assignment_pairs(consumer.assignment())
+            if step.get("commit") and kept:
+                points = commit_points([(m.topic, m.partition, m.offset) for m in kept])
+                consumer.commit({TopicPartition(t, p): OffsetAndMetadata(o, "", -1) for (t, p), o in points.items()})
+            return {"records": sorted_records([self._record(m) for m in kept]), "assignment": assignment}
+        finally:
+            consumer.close()
+
+    def op_group_members(self, step: Json) -> Json:
+        total = len(self.admin.describe_topics([step["topic"]])[0]["partitions"])
+        count = int(step["members"])
+        consumers = [self._group_consumer(step) for _ in range(count)]
+        assignments: list[list[list[Any]]] = [[] for _ in range(count)]
+        stop = threading.Event()
+
+        def member(index: int) -> None:
+            while not stop.is_set():
+                consumers[index].poll(timeout_ms=100)
+                assignments[index] = assignment_pairs(consumers[index].assignment())
+
+        threads = [threading.Thread(target=member, args=(i,), daemon=True) for i in range(count)]
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + int(step.get("timeout_ms", 30000)) / 1000
+        try:
+            while time.monotonic() < deadline and not covers_exactly(list(assignments), total):
+                time.sleep(0.05)
+            return {"members": sorted_members(list(assignments))}
+        finally:
+            stop.set()
+            for thread in threads:
+                thread.join()
+            for consumer in consumers:
+                consumer.close()
+
+    def op_committed(self, step: Json) -> Json:
+        wanted = [TopicPartition(step["topic"], int(p)) for p in step["partitions"]]
+        got = self.admin.list_group_offsets({step["group"]: wanted}).get(step["group"], {})
+        offsets = []
+        for tp in wanted:
+            meta = got.get(tp)
+            offsets.append({"partition": tp.partition, "offset": -1 if meta is None else normalise_offset(meta.offset)})
+        return {"offsets": offsets}
+
+    def op_describe_group(self, step: Json) -> Json:
+        desc = self.admin.describe_groups([step["group"]])[step["group"]]
+        if desc.get("error"):
+            code = re.match(r"\[Error (-?\d+)\]", str(desc["error"]))
+            raise kafka.errors.for_code(int(code.group(1)))() if code else RuntimeError(desc["error"])
+        members = []
+        for member in desc.get("members") or []:
+            assignment = member.get("member_assignment")
+            members.append(assignment_pairs(_assigned(assignment)))
+        return {
+            "state": group_state(desc.get("group_state")),
+            "protocol_type": desc.get("protocol_type"),
+            "protocol": desc.get("protocol_data"),
+            "members": sorted_members(members),
+        }
+
+    def op_list_groups(self, step: Json) -> Json:
+        groups = []
+        for g in self.admin.list_groups():
+            entry: Json = {"group": g["group_id"], "protocol_type": g.get("protocol_type")}
+            if "group_state" in g:
+                entry["state"] = group_state(g["group_state"])
+            groups.append(entry)
+        return {"groups": sorted(groups, key=lambda g: g["group"])}
+
     def op_list_offsets(self, step: Json) -> Json:
         tp = TopicPartition(step["topic"], int(step["partition"]))
         try:
@@ -192,6 +315,16 @@ class KafkaPythonClient:
         if info is None:
             return {"offset": -1, "timestamp": None}
         return {"offset": normalise_offset(info.offset), "timestamp": normalise_timestamp(info.timestamp)}
+
+
+def _assigned(assignment: Any) -> list[tuple[str, int]]:
+    """(topic, partition) pairs of a decoded ConsumerProtocolAssignment (absent: none)."""
+    if not assignment or isinstance(assignment, bytes | bytearray):
+        return []
+    pairs: list[tuple[str, int]] = []
+    for topic, partitions in getattr(assignment, "assignment", None) or []:
+        pairs.extend((topic, int(p)) for p in partitions)
+    return pairs
 
 
 if __name__ == "__main__":

@@ -157,6 +157,16 @@ public final class Driver {
                 return consume(step);
             case "list_offsets":
                 return listOffsets(step);
+            case "group_consume":
+                return new Groups(bootstrap, admin()).groupConsume(step);
+            case "group_members":
+                return new Groups(bootstrap, admin()).groupMembers(step);
+            case "committed":
+                return new Groups(bootstrap, admin()).committed(step);
+            case "describe_group":
+                return new Groups(bootstrap, admin()).describeGroup(step);
+            case "list_groups":
+                return new Groups(bootstrap, admin()).listGroups();
             case "close":
                 closeAdmin();
                 return JSON.createObjectNode();
@@ -225,6 +235,8 @@ public final class Driver {
         props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10000);
         props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10000);
         props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 20000);
+        props.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 16 * 1024 * 1024);
+        props.put(ProducerConfig.BUFFER_MEMORY_CONFIG, 64L * 1024 * 1024);
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         ArrayNode results = JSON.createArrayNode();
@@ -277,6 +289,8 @@ public final class Driver {
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
+        props.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 16 * 1024 * 1024);
+        props.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 16 * 1024 * 1024);
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         ArrayNode records = JSON.createArrayNode();
@@ -309,7 +323,7 @@ public final class Driver {
         return result;
     }
 
-    private static ObjectNode recordJson(ConsumerRecord<byte[], byte[]> rec) {
+    static ObjectNode recordJson(ConsumerRecord<byte[], byte[]> rec) {
         ObjectNode r = JSON.createObjectNode();
         r.put("partition", rec.partition());
         r.put("offset", rec.offset());
