@@ -20,6 +20,7 @@ _MODULES = (
     "offsets",
     "txn",
     "cluster",
+    "describe_topic_partitions",
     "delete_records",
     "configs",
 )

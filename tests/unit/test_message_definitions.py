@@ -62,6 +62,7 @@ EXPECTED_RANGES: dict[int, tuple[int, int, int | None]] = {
     44: (0, 1, 1),
     47: (0, 0, None),
     60: (0, 2, 0),
+    75: (0, 0, 0),
 }
 
 ALL: list[Message] = [message for pair in ALL_MESSAGES.values() for message in pair]

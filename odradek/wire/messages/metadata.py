@@ -1,4 +1,4 @@
-"""Metadata (key 3), versions 0-13, flexible from 9.
+"""Metadata (key 3), versions 0-13, flexible from 9; DescribeTopicPartitions (key 75), version 0.
 
 Transcribed from Apache Kafka 4.4.0's message definitions.  Invariants:
 - a null topic list (v1+) asks for every topic; v0 has no null and an empty list means all;
@@ -8,7 +8,12 @@ Transcribed from Apache Kafka 4.4.0's message definitions.  Invariants:
 
 from odradek.wire.schema import BOOL, INT16, INT32, STRING, UUID, ArrayOf, Field, Kind, Message, Struct
 
-__all__ = ["MetadataRequest", "MetadataResponse"]
+__all__ = [
+    "DescribeTopicPartitionsRequest",
+    "DescribeTopicPartitionsResponse",
+    "MetadataRequest",
+    "MetadataResponse",
+]
 
 _METADATA_REQUEST_TOPIC = Struct(
     "MetadataRequestTopic",
@@ -81,5 +86,68 @@ MetadataResponse = Message(
         Field("topics", ArrayOf(_METADATA_RESPONSE_TOPIC), "0+"),
         Field("cluster_authorized_operations", INT32, "8-10", default=-2147483648),
         Field("error_code", INT16, "13+", ignorable=True),
+    ],
+)
+
+_CURSOR = Struct(
+    "Cursor",
+    [
+        Field("topic_name", STRING, "0+"),
+        Field("partition_index", INT32, "0+"),
+    ],
+)
+
+_TOPIC_REQUEST = Struct("TopicRequest", [Field("name", STRING, "0+")])
+
+DescribeTopicPartitionsRequest = Message(
+    "DescribeTopicPartitionsRequest",
+    api_key=75,
+    kind=Kind.REQUEST,
+    valid="0",
+    flexible="0+",
+    fields=[
+        Field("topics", ArrayOf(_TOPIC_REQUEST), "0+"),
+        Field("response_partition_limit", INT32, "0+", default=2000),
+        Field("cursor", _CURSOR, "0+", nullable="0+", default=None),
+    ],
+)
+
+_DESCRIBE_TOPIC_PARTITIONS_RESPONSE_PARTITION = Struct(
+    "DescribeTopicPartitionsResponsePartition",
+    [
+        Field("error_code", INT16, "0+"),
+        Field("partition_index", INT32, "0+"),
+        Field("leader_id", INT32, "0+"),
+        Field("leader_epoch", INT32, "0+", default=-1, ignorable=True),
+        Field("replica_nodes", ArrayOf(INT32), "0+"),
+        Field("isr_nodes", ArrayOf(INT32), "0+"),
+        Field("eligible_leader_replicas", ArrayOf(INT32), "0+", nullable="0+", default=None),
+        Field("last_known_elr", ArrayOf(INT32), "0+", nullable="0+", default=None),
+        Field("offline_replicas", ArrayOf(INT32), "0+", ignorable=True),
+    ],
+)
+
+_DESCRIBE_TOPIC_PARTITIONS_RESPONSE_TOPIC = Struct(
+    "DescribeTopicPartitionsResponseTopic",
+    [
+        Field("error_code", INT16, "0+"),
+        Field("name", STRING, "0+", nullable="0+"),
+        Field("topic_id", UUID, "0+", ignorable=True),
+        Field("is_internal", BOOL, "0+", ignorable=True),
+        Field("partitions", ArrayOf(_DESCRIBE_TOPIC_PARTITIONS_RESPONSE_PARTITION), "0+"),
+        Field("topic_authorized_operations", INT32, "0+", default=-2147483648),
+    ],
+)
+
+DescribeTopicPartitionsResponse = Message(
+    "DescribeTopicPartitionsResponse",
+    api_key=75,
+    kind=Kind.RESPONSE,
+    valid="0",
+    flexible="0+",
+    fields=[
+        Field("throttle_time_ms", INT32, "0+", ignorable=True),
+        Field("topics", ArrayOf(_DESCRIBE_TOPIC_PARTITIONS_RESPONSE_TOPIC), "0+"),
+        Field("next_topic_partition", _CURSOR, "0+", nullable="0+", default=None),
     ],
 )
