@@ -9,7 +9,8 @@ synonym at all unless ``log.retention.ms`` itself is set: Kafka's quirk, kept.  
 source is its first synonym's, DEFAULT_CONFIG when there is none.
 
 "Statically set" means the broker's value differs from odradek's default (the config does not
-remember which keys a properties file named).  There are no dynamic broker configs yet.
+remember which keys a properties file named).  The only dynamic broker config is the cluster
+default ``min.insync.replicas=1`` that a freshly formatted Kafka 4.x cluster carries.
 """
 
 from __future__ import annotations
@@ -108,6 +109,11 @@ _BROKER_DEFAULTS: dict[str, str | None] = {
 # Topic configs that have no broker synonym in Kafka although odradek's table names one.
 _NO_SYNONYM = frozenset({"follower.replication.throttled.replicas", "leader.replication.throttled.replicas"})
 
+# Cluster-level dynamic defaults a new Kafka 4.x cluster starts with: formatting storage with
+# eligible leader replicas (KIP-966) enabled records min.insync.replicas for the whole cluster,
+# so Kafka reports it with source DYNAMIC_DEFAULT_BROKER_CONFIG, and kafka-topics lists it.
+_CLUSTER_DEFAULTS = {"min.insync.replicas": "1"}
+
 _ATTRS = {f.name.replace("_", "."): f.name for f in fields(BrokerConfig)}
 _DEFAULT_BROKER = BrokerConfig()
 
@@ -164,6 +170,11 @@ def _topic_synonyms(broker: BrokerConfig, name: str, overrides: Mapping[str, str
     primary = definition.broker_synonym
     if primary is not None and name not in _NO_SYNONYM:
         names = _broker_names(primary)
+        for broker_name in names:
+            if broker_name in _CLUSTER_DEFAULTS:
+                synonyms.append(
+                    Synonym(broker_name, _CLUSTER_DEFAULTS[broker_name], Source.DYNAMIC_DEFAULT_BROKER_CONFIG)
+                )
         for broker_name in names:
             value = _static_value(broker, broker_name)
             if value is not None:

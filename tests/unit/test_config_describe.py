@@ -77,3 +77,11 @@ def test_broker_configs_report_set_values_and_defaults() -> None:
     assert described["num.partitions"].read_only
     assert described["auto.create.topics.enable"].value == "true"
     assert "host" not in described and "port" not in described
+
+
+def test_min_insync_replicas_comes_from_the_cluster_default_as_on_a_new_kafka_4_cluster() -> None:
+    value, source, synonyms = _one([], {}, "min.insync.replicas")
+    assert (value, source) == ("1", Source.DYNAMIC_DEFAULT_BROKER_CONFIG)
+    assert synonyms[0] == Synonym("min.insync.replicas", "1", Source.DYNAMIC_DEFAULT_BROKER_CONFIG)
+    overridden = _one([], {"min.insync.replicas": "2"}, "min.insync.replicas")
+    assert overridden[:2] == ("2", Source.TOPIC_CONFIG)
