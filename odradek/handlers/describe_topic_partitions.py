@@ -3,7 +3,7 @@ clients (3.8+) and Kafka's topic tool prefer to Metadata.
 
 - An empty topic list means every topic; topics are answered in name order.
 - At most ``min(response_partition_limit, 2000)`` partitions are returned (2000 is Kafka's
-  ``max.request.partition.size.limit``); when more remain, ``next_topic_partition`` is the cursor
+  ``max.request.partition.size.limit``); when more remain, ``next_cursor`` is the cursor
   to continue from.  A request cursor starts the answer at that topic and partition; with an
   explicit topic list the cursor's topic must be in it (INVALID_REQUEST otherwise).
 - An unknown topic gets UNKNOWN_TOPIC_OR_PARTITION and no partitions.
@@ -90,4 +90,4 @@ async def describe_topic_partitions(ctx: RequestContext, request: Any) -> Any:
         if first + count < info.partitions:
             next_cursor = DescribeTopicPartitionsResponse.Cursor(topic_name=name, partition_index=first + count)
             break
-    return DescribeTopicPartitionsResponse(topics=topics, next_topic_partition=next_cursor)
+    return DescribeTopicPartitionsResponse(topics=topics, next_cursor=next_cursor)

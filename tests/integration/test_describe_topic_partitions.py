@@ -42,7 +42,7 @@ def test_pages_through_partitions_with_the_cursor(broker: BrokerProcess, topic_n
     ]
     assert all(t.error_code == ErrorCode.NONE for t in page.topics)
     assert page.topics[0].partitions[0].eligible_leader_replicas == []
-    cursor = page.next_topic_partition
+    cursor = page.next_cursor
     assert (cursor.topic_name, cursor.partition_index) == (second, 1)
     rest = _describe(
         conn, [second, first, f"{topic_name}-missing"], 4, Request.Cursor(topic_name=second, partition_index=1)
@@ -51,7 +51,7 @@ def test_pages_through_partitions_with_the_cursor(broker: BrokerProcess, topic_n
         (second, ErrorCode.NONE, [1]),
         (f"{topic_name}-missing", ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, []),
     ]
-    assert rest.next_topic_partition is None
+    assert rest.next_cursor is None
     conn.close()
 
 

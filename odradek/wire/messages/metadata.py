@@ -148,6 +148,6 @@ DescribeTopicPartitionsResponse = Message(
     fields=[
         Field("throttle_time_ms", INT32, "0+", ignorable=True),
         Field("topics", ArrayOf(_DESCRIBE_TOPIC_PARTITIONS_RESPONSE_TOPIC), "0+"),
-        Field("next_topic_partition", _CURSOR, "0+", nullable="0+", default=None),
+        Field("next_cursor", _CURSOR, "0+", nullable="0+", default=None),
     ],
 )
