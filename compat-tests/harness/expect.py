@@ -2,6 +2,7 @@
 
 Grammar of an expectation:
     {"$eq": v}            the actual value equals v exactly (no partial matching inside)
+    {"$gt": n}            the actual value is an integer greater than n
     {"$each": e, "$len": n}  actual is a list; every element matches e; optional exact length
     "$any"                anything, as long as the key is present
     "$int"                an integer
@@ -37,6 +38,10 @@ def match(expected: Any, actual: Any, path: str = "$") -> list[str]:
         if actual == expected["$eq"]:
             return []
         return [f"{path}: expected exactly {_short(expected['$eq'])}, got {_short(actual)}"]
+    if isinstance(expected, dict) and "$gt" in expected:
+        if isinstance(actual, int) and not isinstance(actual, bool) and actual > expected["$gt"]:
+            return []
+        return [f"{path}: expected an int greater than {expected['$gt']}, got {_short(actual)}"]
     if isinstance(expected, dict) and ("$each" in expected or "$len" in expected):
         if not isinstance(actual, list):
             return [f"{path}: expected a list, got {_short(actual)}"]

@@ -5,7 +5,9 @@ What varies between runs but not in behaviour, and how it is replaced:
 - concrete consumer group ids -> their placeholders "{group}", "{group:label}";
 - list_topics and list_groups results -> only the scenario's own topics and groups (the broker is
   shared by every scenario);
-- timestamps the scenario did not supply (client clock or broker LogAppendTime) -> "<time>";
+- timestamps the scenario did not supply (client clock or broker LogAppendTime) -> "<time>" when
+  they fall inside the cell's run (not before it started, less than a minute after it was observed),
+  else "<time outside the run>": a LogAppendTime that is not the broker's clock shows up as a problem;
 - UUIDs anywhere, and any value under a key ending in "_id" (cluster ids, topic ids) -> "<id>";
 - loopback addresses with a port -> "<addr>";
 - "CLIENT_ERROR:<Name>: detail" under an "error" key -> "CLIENT_ERROR:<Name>" (the exception class or
@@ -16,6 +18,7 @@ What varies between runs but not in behaviour, and how it is replaced:
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 _UUID = re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
@@ -32,11 +35,22 @@ def client_error(text: str) -> str:
     return _CLIENT_ERROR + (name.group() if name else _NUMBER.sub("<n>", detail))
 
 
+#: Clock slack between the harness and the broker/client clocks when judging a timestamp "in the run".
+_SLACK_MS = 1000
+_LATE_MS = 60_000
+
+
 class Normaliser:
-    def __init__(self, placeholders: dict[str, str], explicit_timestamps: set[int]) -> None:
+    def __init__(self, placeholders: dict[str, str], explicit_timestamps: set[int], not_before_ms: int = 0) -> None:
+        """``not_before_ms``: wall-clock ms when the cell started; unset timestamps before it are flagged."""
         # Longest names first so that a name that is a prefix of another is not replaced inside it.
         self.names = sorted(placeholders.items(), key=lambda item: -len(item[1]))
         self.timestamps = explicit_timestamps
+        self.not_before_ms = not_before_ms
+
+    def _time(self, value: int) -> str:
+        in_run = self.not_before_ms - _SLACK_MS <= value <= int(time.time() * 1000) + _LATE_MS
+        return "<time>" if in_run else "<time outside the run>"
 
     def text(self, value: str) -> str:
         for placeholder, name in self.names:
@@ -63,7 +77,7 @@ class Normaliser:
             return value
         if isinstance(value, int):
             if key == "timestamp" and value not in self.timestamps:
-                return "<time>"
+                return self._time(value)
             return value
         if isinstance(value, list):
             return [self._walk(item, key) for item in value]

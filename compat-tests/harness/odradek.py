@@ -22,7 +22,11 @@ START_TIMEOUT_S = 60.0
 
 
 #: Broker configs that differ from Kafka's defaults, the same ones harness/kafka.py gives Kafka.
-OVERRIDES = ("group.initial.rebalance.delay.ms=0",)
+OVERRIDES = (
+    "group.initial.rebalance.delay.ms=0",
+    "log.retention.check.interval.ms=1000",
+    "log.cleaner.backoff.ms=1000",
+)
 
 
 def command(port: int, data_dir: Path) -> list[str]:

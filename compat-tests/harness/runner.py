@@ -81,7 +81,7 @@ def run_scenario(
     started = time.monotonic()
     templates = scenario.for_driver(spec.name)
     steps, placeholders = scenario.instantiate(tag, spec.name)
-    normaliser = Normaliser(placeholders, scenario.explicit_timestamps())
+    normaliser = Normaliser(placeholders, scenario.explicit_timestamps(), int(time.time() * 1000))
     folder = log_dir / broker.name / spec.name
     folder.mkdir(parents=True, exist_ok=True)
     transcript_path = folder / f"{scenario.name}.jsonl"
@@ -107,6 +107,7 @@ def run_scenario(
             for template, step in zip(templates, steps, strict=True):
                 expectation = template.get("expect", {"ok": True})
                 timeout_s = float(template.get("timeout_s", step_timeout_s))
+                time.sleep(float(template.get("delay_s", 0)))
                 deadline = time.monotonic() + float(template.get("retry_s", 0))
                 while True:
                     log("step", step)

@@ -12,6 +12,8 @@ A scenario file holds one object:
                    expect     partial match against the normalised observation (harness/expect.py);
                               default {"ok": true}; null accepts anything
                    retry_s    resend the step until "expect" holds or this many seconds pass
+                   delay_s    wait this many seconds before sending the step (for broker behaviour
+                              that is driven by wall-clock time, e.g. segment.ms rolls)
                    timeout_s  per-step timeout (default 60)
                    compare    false excludes the step from the odradek-vs-kafka comparison
                    setup      true: the step only prepares state; if the driver answers unsupported,
@@ -27,7 +29,8 @@ A scenario file holds one object:
 
 Byte fields may be written as {"utf8": "text"} or {"fill": "x", "size": N} and become base64.
 A produce step's "records" may be {"generate": {"count": N, "key": "k-{i}", "value": "v-{i}",
-"timestamp_base": T}} (key/value templates may be null; timestamps are T + i when a base is given).
+"timestamp_base": T, "value_size": S}} (key/value templates may be null; timestamps are T + i when a base
+is given; with "value_size" each value is padded with "." to S bytes).
 
 Invariant: topic placeholders are substituted only in what is sent to drivers; expectations keep the
 placeholders, because observations are normalised back to them (harness/normalise.py).
@@ -44,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 SCENARIOS_DIR = Path(__file__).resolve().parents[1] / "scenarios"
-RUNNER_KEYS = frozenset({"expect", "retry_s", "timeout_s", "compare", "setup", "fallback", "by_driver"})
+RUNNER_KEYS = frozenset({"expect", "retry_s", "delay_s", "timeout_s", "compare", "setup", "fallback", "by_driver"})
 DEFAULT_STEP_TIMEOUT_S = 60.0
 _TOPIC_RE = re.compile(r"\{topic(?::([A-Za-z0-9_]+))?\}")
 _GROUP_RE = re.compile(r"\{group(?::([A-Za-z0-9_]+))?\}")
@@ -133,13 +136,20 @@ def _generate(spec: dict[str, Any]) -> list[dict[str, Any]]:
             return None
         return base64.b64encode(template.replace("{i}", str(i)).encode()).decode("ascii")
 
+    def padded(template: str | None, i: int) -> str | None:
+        size = spec.get("value_size")
+        if template is None or size is None:
+            return text(template, i)
+        raw = template.replace("{i}", str(i)).encode()
+        return base64.b64encode(raw + b"." * (int(size) - len(raw))).decode("ascii")
+
     records: list[dict[str, Any]] = []
     base = spec.get("timestamp_base")
     for i in range(int(spec["count"])):
         records.append(
             {
                 "key": text(spec.get("key", "key-{i}"), i),
-                "value": text(spec.get("value", "value-{i}"), i),
+                "value": padded(spec.get("value", "value-{i}"), i),
                 "headers": [],
                 "partition": spec.get("partition"),
                 "timestamp": None if base is None else int(base) + i,

@@ -63,6 +63,11 @@ type step struct {
 	Commit            bool               `json:"commit"`
 	Members           int                `json:"members"`
 	Assignor          string             `json:"assignor"`
+	Names             []string           `json:"names"`
+	Synonyms          bool               `json:"synonyms"`
+	Set               map[string]string  `json:"set"`
+	Delete            []string           `json:"delete"`
+	BeforeOffset      int64              `json:"before_offset"`
 }
 
 type outRecord struct {
@@ -72,6 +77,8 @@ type outRecord struct {
 	Value     *string      `json:"value"`
 	Headers   [][2]*string `json:"headers"`
 	Timestamp int64        `json:"timestamp"`
+	// TimestampType is set by consume only: "CreateTime" or "LogAppendTime".
+	TimestampType string `json:"timestamp_type,omitempty"`
 }
 
 type driver struct {
@@ -187,6 +194,12 @@ func (d *driver) dispatch(s *step) (map[string]any, error) {
 		return d.describeGroup(s)
 	case "list_groups":
 		return d.listGroups()
+	case "describe_configs":
+		return d.describeConfigs(s)
+	case "alter_configs":
+		return d.alterConfigs(s)
+	case "delete_records":
+		return d.deleteRecords(s)
 	case "close":
 		if d.admin != nil {
 			d.admin.Close()
@@ -466,10 +479,17 @@ func (d *driver) consume(s *step) (map[string]any, error) {
 	if s.Isolation == "read_committed" {
 		isolation = kgo.ReadCommitted()
 	}
+	reset := kgo.NoResetOffset()
+	if s.AutoOffsetReset != "" {
+		var err error
+		if reset, err = resetOffset(s.AutoOffsetReset); err != nil {
+			return nil, err
+		}
+	}
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(d.bootstrap),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{s.Topic: {s.Partition: start}}),
-		kgo.ConsumeResetOffset(kgo.NoResetOffset()),
+		kgo.ConsumeResetOffset(reset),
 		kgo.FetchIsolationLevel(isolation),
 		kgo.FetchMaxWait(500*time.Millisecond),
 		kgo.FetchMaxBytes(clientMaxBytes),
@@ -509,12 +529,13 @@ func (d *driver) consume(s *step) (map[string]any, error) {
 				hs = append(hs, [2]*string{&k, encode(h.Value)})
 			}
 			records = append(records, outRecord{
-				Partition: r.Partition,
-				Offset:    r.Offset,
-				Key:       encode(r.Key),
-				Value:     encode(r.Value),
-				Headers:   hs,
-				Timestamp: r.Timestamp.UnixMilli(),
+				Partition:     r.Partition,
+				Offset:        r.Offset,
+				Key:           encode(r.Key),
+				Value:         encode(r.Value),
+				Headers:       hs,
+				Timestamp:     r.Timestamp.UnixMilli(),
+				TimestampType: timestampTypes[r.Attrs.TimestampType()],
 			})
 		})
 		if ctx.Err() != nil {

@@ -12,8 +12,9 @@ What kcat can and cannot do, and how each step maps onto it:
   record timestamp, an empty value under a null key, or an empty key or value in a run that
   needs -Z for nulls, nor a header whose name holds '=' or whose bytes hold NUL: such steps
   answer unsupported.
-- consume: ``kcat -C -o <offset> -c <n> -e -J`` with ``auto.offset.reset=error``; -e ends the
-  run at the partition's end instead of waiting for the timeout.
+- consume: ``kcat -C -o <offset> -c <n> -e -J`` with ``auto.offset.reset=error`` unless the step
+  asks for another reset; -e ends the run at the partition's end instead of waiting for the timeout.
+  kcat's ``tstype`` becomes the record's ``timestamp_type``.
 - list_offsets: ``kcat -Q -t topic:partition:timestamp -J`` (-2 earliest, -1 latest); kcat shows
   no timestamp, so the reply has no ``timestamp`` field, and has no max-timestamp query (unsupported).
 - list_topics: ``kcat -L -J``. create_topic and delete_topic: unsupported.
@@ -42,6 +43,10 @@ KCAT = os.environ.get("KCAT", "kcat")
 #: Client-side size limits are raised so that size errors come from the broker (kcat also sizes
 #: its stdin buffer from message.max.bytes).
 CLIENT_MAX_BYTES = 16 * 1024 * 1024
+#: The protocol's auto_offset_reset as librdkafka's auto.offset.reset ("none" fails: librdkafka's "error").
+_RESET = {"earliest": "earliest", "latest": "latest", "none": "error"}
+#: kcat's -J "tstype" as Kafka's TimestampType names.
+_TIMESTAMP_TYPES = {"create": "CreateTime", "logappend": "LogAppendTime"}
 INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state", "__share_group_state"})
 
 # librdkafka's names for broker error codes where they differ from Kafka's.
@@ -203,7 +208,7 @@ class Driver:
         args = [
             "-C", "-J", "-e", "-q",
             "-t", step["topic"], "-p", str(step["partition"]), "-o", start,
-            "-X", "auto.offset.reset=error",
+            "-X", f"auto.offset.reset={_RESET[step.get('auto_offset_reset') or 'none']}",
             "-X", f"isolation.level={step.get('isolation') or 'read_uncommitted'}",
             "-X", f"fetch.message.max.bytes={CLIENT_MAX_BYTES}",
         ]  # fmt: skip
@@ -234,6 +239,7 @@ class Driver:
             "value": b64(from_json_bytes(msg.get("payload"))),
             "headers": headers,
             "timestamp": msg.get("ts"),
+            **({"timestamp_type": _TIMESTAMP_TYPES[msg["tstype"]]} if msg.get("tstype") in _TIMESTAMP_TYPES else {}),
         }
 
     def produce(self, step: dict[str, Any]) -> dict[str, Any]:

@@ -373,6 +373,10 @@ class Driver {
     const isolationLevel = step.isolation === 'read_committed' ? READ_COMMITTED : READ_UNCOMMITTED
     const maxRecords = step.max_records == null ? Infinity : step.max_records
     const deadline = Date.now() + (step.timeout_ms == null ? 5000 : step.timeout_ms)
+    if (step.auto_offset_reset != null && step.auto_offset_reset !== 'none') {
+      // Fetches go straight to the leader: an out-of-range offset is reported, never reset.
+      throw new Unsupported('auto_offset_reset')
+    }
     const broker = await this.leaderFor(topic, partition)
     let offset
     if (typeof step.offset === 'number') {

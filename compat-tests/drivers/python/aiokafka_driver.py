@@ -3,7 +3,9 @@
 One event loop lives for the whole session; each step runs to completion on it before the next line is
 read. aiokafka's admin client returns raw CreateTopics/DeleteTopics responses, so their per-topic error
 codes are turned into exceptions here. aiokafka has no ListOffsets MAX_TIMESTAMP spec: that step is
-reported as unsupported.
+reported as unsupported. aiokafka has no IncrementalAlterConfigs either: alter_configs reads the topic's
+dynamic configs (DescribeConfigs) and sends the whole changed set with AlterConfigs, which replaces a
+topic's overrides; the outcome is the same as an incremental SET/DELETE.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from typing import Any
 import aiokafka
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
+from aiokafka.admin.records_to_delete import RecordsToDelete
 from aiokafka.client import AIOKafkaClient
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 from aiokafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
@@ -31,6 +35,7 @@ from common import (
     b64encode,
     client_error,
     commit_points,
+    config_entry,
     covers_exactly,
     decode_consumer_assignment,
     group_state,
@@ -42,9 +47,13 @@ from common import (
     serve,
     sorted_members,
     sorted_records,
+    wanted_configs,
 )
 
 _TIMEOUT_MS = int(OPERATION_TIMEOUT_S * 1000)
+_TIMESTAMP_TYPES = {0: "CreateTime", 1: "LogAppendTime"}
+#: DescribeConfigs' source code for a topic override.
+_DYNAMIC_TOPIC_CONFIG = 1
 _ASSIGNORS: dict[str, Any] = {
     "range": RangePartitionAssignor,
     "roundrobin": RoundRobinPartitionAssignor,
@@ -305,6 +314,7 @@ class AiokafkaClient:
             isolation_level=step.get("isolation", "read_uncommitted"),
             max_partition_fetch_bytes=CLIENT_MAX_REQUEST_BYTES,
             fetch_max_bytes=CLIENT_MAX_REQUEST_BYTES,
+            **({"auto_offset_reset": step["auto_offset_reset"]} if step.get("auto_offset_reset") else {}),
         )
         await consumer.start()
         try:
@@ -326,16 +336,17 @@ class AiokafkaClient:
                     break
                 batch = await consumer.getmany(tp, timeout_ms=min(left_ms, 500), max_records=wanted - len(records))
                 for msg in batch.get(tp, []):
-                    records.append(
-                        {
-                            "partition": msg.partition,
-                            "offset": msg.offset,
-                            "key": b64encode(msg.key),
-                            "value": b64encode(msg.value),
-                            "headers": headers_out(msg.headers),
-                            "timestamp": normalise_timestamp(msg.timestamp),
-                        }
-                    )
+                    record: Json = {
+                        "partition": msg.partition,
+                        "offset": msg.offset,
+                        "key": b64encode(msg.key),
+                        "value": b64encode(msg.value),
+                        "headers": headers_out(msg.headers),
+                        "timestamp": normalise_timestamp(msg.timestamp),
+                    }
+                    if msg.timestamp_type in _TIMESTAMP_TYPES:
+                        record["timestamp_type"] = _TIMESTAMP_TYPES[msg.timestamp_type]
+                    records.append(record)
             return records
         finally:
             await consumer.stop()
@@ -364,6 +375,58 @@ class AiokafkaClient:
             return {"offset": normalise_offset(found.offset), "timestamp": normalise_timestamp(found.timestamp)}
         finally:
             await consumer.stop()
+
+    async def _describe_entries(self, topic: str, names: list[str] | None, synonyms: bool) -> list[dict[str, Any]]:
+        """The topic's DescribeConfigs entries as dicts; a resource error is raised."""
+        configs = None if names is None else dict.fromkeys(names)
+        resource = ConfigResource(ConfigResourceType.TOPIC, topic, configs)
+        responses = await self.admin.describe_configs([resource], include_synonyms=synonyms)
+        entries: list[dict[str, Any]] = []
+        for response in responses:
+            for result in response.to_object()["resources"]:
+                if result["error_code"]:
+                    raise for_code(result["error_code"])()
+                entries.extend(result["config_entries"])
+        return entries
+
+    def op_describe_configs(self, step: Json) -> Json:
+        synonyms = bool(step.get("synonyms"))
+        entries = self._run(self._describe_entries(step["topic"], step.get("names"), synonyms))
+        described = {
+            e["config_names"]: config_entry(
+                e["config_value"],
+                e["config_source"],
+                e["read_only"],
+                e["is_sensitive"],
+                [(y["config_name"], y["config_value"], y["config_source"]) for y in e["config_synonyms"]]
+                if synonyms
+                else None,
+            )
+            for e in entries
+        }
+        return wanted_configs(step, described)
+
+    def op_alter_configs(self, step: Json) -> Json:
+        self._run(self._alter_configs(step))
+        return {}
+
+    async def _alter_configs(self, step: Json) -> None:
+        entries = await self._describe_entries(step["topic"], None, False)
+        configs = {e["config_names"]: e["config_value"] for e in entries if e["config_source"] == _DYNAMIC_TOPIC_CONFIG}
+        for name in step.get("delete") or []:
+            configs.pop(name, None)
+        configs |= {name: str(value) for name, value in (step.get("set") or {}).items()}
+        resource = ConfigResource(ConfigResourceType.TOPIC, step["topic"], configs)
+        for response in await self.admin.alter_configs([resource]):
+            for result in response.to_object()["resources"]:
+                if result["error_code"]:
+                    raise for_code(result["error_code"])()
+
+    def op_delete_records(self, step: Json) -> Json:
+        tp = TopicPartition(step["topic"], int(step["partition"]))
+        records = {tp: RecordsToDelete(int(step["before_offset"]))}
+        deleted = self._run(self.admin.delete_records(records, timeout_ms=_TIMEOUT_MS))
+        return {"low_watermark": int(deleted[tp])}
 
 
 if __name__ == "__main__":

@@ -219,3 +219,48 @@ def decode_consumer_assignment(data: bytes | None) -> list[list[Any]]:
             pairs.append([name, partition])
         pos += 4 * max(count, 0)
     return sorted(pairs)
+
+
+#: DescribeConfigs' config source codes as Kafka's Admin API spells them (ConfigEntry.ConfigSource).
+_CONFIG_SOURCES = {
+    0: "UNKNOWN",
+    1: "DYNAMIC_TOPIC_CONFIG",
+    2: "DYNAMIC_BROKER_CONFIG",
+    3: "DYNAMIC_DEFAULT_BROKER_CONFIG",
+    4: "STATIC_BROKER_CONFIG",
+    5: "DEFAULT_CONFIG",
+    6: "DYNAMIC_BROKER_LOGGER_CONFIG",
+    7: "DYNAMIC_CLIENT_METRICS_CONFIG",
+    8: "DYNAMIC_GROUP_CONFIG",
+}
+
+
+def config_source(source: Any) -> str:
+    """A config source (wire code, or a client enum whose value is the wire code) in Kafka's spelling."""
+    code = getattr(source, "value", source)
+    return _CONFIG_SOURCES.get(int(code), f"UNKNOWN({code})") if isinstance(code, int) else str(code)
+
+
+def config_entry(
+    value: str | None,
+    source: Any,
+    read_only: bool,
+    sensitive: bool,
+    synonyms: list[tuple[str, str | None, Any]] | None = None,
+    is_default: bool | None = None,
+) -> Json:
+    """One describe_configs entry; ``synonyms`` (name, value, source) in the broker's order, if asked."""
+    entry: Json = {"value": value, "source": config_source(source), "read_only": read_only, "sensitive": sensitive}
+    if is_default is not None:
+        entry["is_default"] = is_default
+    if synonyms is not None:
+        entry["synonyms"] = [{"name": n, "value": v, "source": config_source(s)} for n, v, s in synonyms]
+    return entry
+
+
+def wanted_configs(step: Json, described: dict[str, Json]) -> Json:
+    """The describe_configs result: only the names the step asked for that the broker described."""
+    names = step.get("names")
+    if names is None:
+        return {"configs": dict(sorted(described.items()))}
+    return {"configs": {name: described[name] for name in names if name in described}}

@@ -23,6 +23,7 @@ from common import (
     b64encode,
     client_error,
     commit_points,
+    config_entry,
     covers_exactly,
     group_state,
     headers_in,
@@ -33,12 +34,25 @@ from common import (
     serve,
     sorted_members,
     sorted_records,
+    wanted_configs,
 )
 from confluent_kafka import Consumer, KafkaError, KafkaException, Message, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec  # type: ignore[attr-defined]
+from confluent_kafka.admin import (  # type: ignore[attr-defined]
+    AdminClient,
+    AlterConfigOpType,
+    ConfigEntry,
+    ConfigResource,
+    NewTopic,
+    OffsetSpec,
+    ResourceType,
+)
 
 _ISOLATION = {"read_uncommitted": "read_uncommitted", "read_committed": "read_committed"}
 _RESET = {"earliest": "earliest", "latest": "latest", "none": "error"}
+_TIMESTAMP_TYPES = {
+    confluent_kafka.TIMESTAMP_CREATE_TIME: "CreateTime",
+    confluent_kafka.TIMESTAMP_LOG_APPEND_TIME: "LogAppendTime",
+}
 _ASSIGNORS = {"range": "range", "roundrobin": "roundrobin", "cooperative-sticky": "cooperative-sticky"}
 
 
@@ -176,6 +190,7 @@ class ConfluentClient:
                 "enable.auto.offset.store": False,
                 "isolation.level": _ISOLATION[step.get("isolation", "read_uncommitted")],
                 "fetch.message.max.bytes": CLIENT_MAX_REQUEST_BYTES,
+                **({"auto.offset.reset": _RESET[step["auto_offset_reset"]]} if step.get("auto_offset_reset") else {}),
             }
         )
         try:
@@ -195,16 +210,11 @@ class ConfluentClient:
                     if err.code() == KafkaError._PARTITION_EOF:
                         continue
                     raise KafkaException(err)
-                records.append(
-                    {
-                        "partition": msg.partition(),
-                        "offset": msg.offset(),
-                        "key": b64encode(msg.key()),
-                        "value": b64encode(msg.value()),
-                        "headers": headers_out(msg.headers()),
-                        "timestamp": normalise_timestamp(msg.timestamp()[1]),
-                    }
-                )
+                record = self._record(msg)
+                kind = _TIMESTAMP_TYPES.get(msg.timestamp()[0])
+                if kind is not None:
+                    record["timestamp_type"] = kind
+                records.append(record)
             return {"records": records}
         finally:
             consumer.close()
@@ -328,6 +338,44 @@ class ConfluentClient:
         futures = self.admin.list_offsets({tp: _offset_spec(step["spec"])}, request_timeout=OPERATION_TIMEOUT_S)
         info = next(iter(futures.values())).result(OPERATION_TIMEOUT_S)
         return {"offset": normalise_offset(info.offset), "timestamp": normalise_timestamp(info.timestamp)}
+
+    def _topic_resource(self, step: Json, **kwargs: Any) -> ConfigResource:
+        return ConfigResource(ResourceType.TOPIC, step["topic"], **kwargs)
+
+    def op_describe_configs(self, step: Json) -> Json:
+        futures = self.admin.describe_configs([self._topic_resource(step)], request_timeout=OPERATION_TIMEOUT_S)
+        entries = next(iter(futures.values())).result(OPERATION_TIMEOUT_S)
+        described = {
+            name: config_entry(
+                e.value,
+                e.source,
+                e.is_read_only,
+                e.is_sensitive,
+                [(s.name, s.value, s.source) for s in e.synonyms.values()] if step.get("synonyms") else None,
+                is_default=e.is_default,
+            )
+            for name, e in entries.items()
+        }
+        return wanted_configs(step, described)
+
+    def op_alter_configs(self, step: Json) -> Json:
+        changes = [
+            ConfigEntry(name, str(value), incremental_operation=AlterConfigOpType.SET)
+            for name, value in (step.get("set") or {}).items()
+        ]
+        changes += [
+            ConfigEntry(name, None, incremental_operation=AlterConfigOpType.DELETE) for name in step.get("delete") or []
+        ]
+        resource = self._topic_resource(step, incremental_configs=changes)
+        futures = self.admin.incremental_alter_configs([resource], request_timeout=OPERATION_TIMEOUT_S)
+        next(iter(futures.values())).result(OPERATION_TIMEOUT_S)
+        return {}
+
+    def op_delete_records(self, step: Json) -> Json:
+        tp = TopicPartition(step["topic"], int(step["partition"]), int(step["before_offset"]))
+        futures = self.admin.delete_records([tp], request_timeout=OPERATION_TIMEOUT_S)
+        deleted = next(iter(futures.values())).result(OPERATION_TIMEOUT_S)
+        return {"low_watermark": int(deleted.low_watermark)}
 
 
 if __name__ == "__main__":

@@ -2,6 +2,9 @@
 
 kafka-python's broker errors are KafkaError subclasses carrying Kafka's code in ``errno``; anything else
 (timeouts, assertion failures on bad arguments) becomes CLIENT_ERROR:<exception class>.
+describe_configs sends DescribeConfigsRequest itself because the admin client's describe_configs drops
+per-resource error codes; alter_configs uses IncrementalAlterConfigs with the client's own pre-check of
+config names turned off, so that unknown names are judged by the broker.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from common import (
     b64encode,
     client_error,
     commit_points,
+    config_entry,
     covers_exactly,
     group_state,
     headers_in,
@@ -32,15 +36,19 @@ from common import (
     serve,
     sorted_members,
     sorted_records,
+    wanted_configs,
 )
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, OffsetAndMetadata, TopicPartition
-from kafka.admin import NewTopic, OffsetSpec
+from kafka.admin import AlterConfigOp, ConfigResource, ConfigResourceType, NewTopic, OffsetSpec
 from kafka.coordinator.assignors.range import RangePartitionAssignor
 from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
 from kafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
 from kafka.errors import KafkaError
+from kafka.protocol.admin import DescribeConfigsRequest
 
 _TIMEOUT_MS = int(OPERATION_TIMEOUT_S * 1000)
+_TIMESTAMP_TYPES = {0: "CreateTime", 1: "LogAppendTime"}
+_ERROR_CODE = re.compile(r"\[Error (-?\d+)\]")
 _ASSIGNORS: dict[str, Any] = {
     "range": RangePartitionAssignor,
     "roundrobin": RoundRobinPartitionAssignor,
@@ -163,6 +171,7 @@ class KafkaPythonClient:
             isolation_level=step.get("isolation", "read_uncommitted"),
             max_partition_fetch_bytes=CLIENT_MAX_REQUEST_BYTES,
             fetch_max_bytes=CLIENT_MAX_REQUEST_BYTES,
+            **({"auto_offset_reset": step["auto_offset_reset"]} if step.get("auto_offset_reset") else {}),
         )
         try:
             tp = TopicPartition(step["topic"], int(step["partition"]))
@@ -184,16 +193,10 @@ class KafkaPythonClient:
                 batch = consumer.poll(timeout_ms=min(left_ms, 500), max_records=wanted - len(records))
                 for msgs in batch.values():
                     for msg in msgs:
-                        records.append(
-                            {
-                                "partition": msg.partition,
-                                "offset": msg.offset,
-                                "key": b64encode(msg.key),
-                                "value": b64encode(msg.value),
-                                "headers": headers_out(msg.headers),
-                                "timestamp": normalise_timestamp(msg.timestamp),
-                            }
-                        )
+                        record = self._record(msg)
+                        if msg.timestamp_type in _TIMESTAMP_TYPES:
+                            record["timestamp_type"] = _TIMESTAMP_TYPES[msg.timestamp_type]
+                        records.append(record)
             return {"records": records}
         finally:
             consumer.close()
@@ -315,6 +318,47 @@ class KafkaPythonClient:
         if info is None:
             return {"offset": -1, "timestamp": None}
         return {"offset": normalise_offset(info.offset), "timestamp": normalise_timestamp(info.timestamp)}
+
+    def op_describe_configs(self, step: Json) -> Json:
+        # The public describe_configs drops per-resource error codes, so the request is sent as is.
+        request = DescribeConfigsRequest(
+            resources=[(ConfigResourceType.TOPIC, step["topic"], step.get("names"))],
+            include_synonyms=bool(step.get("synonyms")),
+            min_version=1,
+        )
+        manager = self.admin._manager
+        response = manager.run(manager.send, request)
+        described: dict[str, Json] = {}
+        for result in response.results:
+            if result.error_code:
+                raise kafka.errors.for_code(result.error_code)(result.error_message)
+            for config in result.configs:
+                c = config.to_dict()
+                synonyms = [(y["name"], y["value"], y["source"]) for y in c.get("synonyms") or []]
+                described[c["name"]] = config_entry(
+                    c["value"],
+                    c["config_source"],
+                    c["read_only"],
+                    c["is_sensitive"],
+                    synonyms if step.get("synonyms") else None,
+                )
+        return wanted_configs(step, described)
+
+    def op_alter_configs(self, step: Json) -> Json:
+        changes: dict[str, Any] = {name: (AlterConfigOp.SET, str(v)) for name, v in (step.get("set") or {}).items()}
+        changes |= {name: (AlterConfigOp.DELETE, None) for name in step.get("delete") or []}
+        resource = ConfigResource(ConfigResourceType.TOPIC, step["topic"], changes)
+        result = self.admin.alter_configs([resource], raise_on_unknown=False, incremental=True)
+        outcome = str(result.get("topic", {}).get(step["topic"], "OK"))
+        if outcome != "OK":
+            code = _ERROR_CODE.match(outcome)
+            raise kafka.errors.for_code(int(code.group(1)))() if code else RuntimeError(outcome)
+        return {}
+
+    def op_delete_records(self, step: Json) -> Json:
+        tp = TopicPartition(step["topic"], int(step["partition"]))
+        result = self.admin.delete_records({tp: int(step["before_offset"])}, timeout_ms=_TIMEOUT_MS)
+        return {"low_watermark": int(result[tp]["low_watermark"])}
 
 
 def _assigned(assignment: Any) -> list[tuple[str, int]]:

@@ -25,6 +25,12 @@ import java.util.concurrent.Future;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.DescribeConfigsOptions;
+import org.apache.kafka.clients.admin.DeletedRecords;
+import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -37,6 +43,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.UnknownServerException;
@@ -157,6 +164,12 @@ public final class Driver {
                 return consume(step);
             case "list_offsets":
                 return listOffsets(step);
+            case "describe_configs":
+                return describeConfigs(step);
+            case "alter_configs":
+                return alterConfigs(step);
+            case "delete_records":
+                return deleteRecords(step);
             case "group_consume":
                 return new Groups(bootstrap, admin()).groupConsume(step);
             case "group_members":
@@ -287,7 +300,7 @@ public final class Driver {
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, step.path("auto_offset_reset").asText("none"));
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
         props.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 16 * 1024 * 1024);
         props.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 16 * 1024 * 1024);
@@ -314,12 +327,80 @@ public final class Driver {
                     if (records.size() >= maxRecords) {
                         break;
                     }
-                    records.add(recordJson(rec));
+                    ObjectNode r = recordJson(rec);
+                    r.put("timestamp_type", rec.timestampType().toString());
+                    records.add(r);
                 }
             }
         }
         ObjectNode result = JSON.createObjectNode();
         result.set("records", records);
+        return result;
+    }
+
+    private ObjectNode describeConfigs(JsonNode step) throws Exception {
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, step.get("topic").asText());
+        boolean synonyms = step.path("synonyms").asBoolean(false);
+        DescribeConfigsOptions options = new DescribeConfigsOptions().includeSynonyms(synonyms);
+        Config config = admin().describeConfigs(List.of(resource), options).all().get().get(resource);
+        List<String> names = new ArrayList<>();
+        if (step.path("names").isArray()) {
+            step.get("names").forEach(n -> names.add(n.asText()));
+        } else {
+            config.entries().forEach(e -> names.add(e.name()));
+            names.sort(null);
+        }
+        ObjectNode configs = JSON.createObjectNode();
+        for (String name : names) {
+            ConfigEntry e = config.get(name);
+            if (e == null) {
+                continue;
+            }
+            ObjectNode entry = JSON.createObjectNode();
+            entry.put("value", e.value());
+            entry.put("source", e.source().name());
+            entry.put("read_only", e.isReadOnly());
+            entry.put("sensitive", e.isSensitive());
+            entry.put("is_default", e.isDefault());
+            if (synonyms) {
+                ArrayNode list = JSON.createArrayNode();
+                for (ConfigEntry.ConfigSynonym s : e.synonyms()) {
+                    ObjectNode syn = JSON.createObjectNode();
+                    syn.put("name", s.name());
+                    syn.put("value", s.value());
+                    syn.put("source", s.source().name());
+                    list.add(syn);
+                }
+                entry.set("synonyms", list);
+            }
+            configs.set(name, entry);
+        }
+        ObjectNode result = JSON.createObjectNode();
+        result.set("configs", configs);
+        return result;
+    }
+
+    private ObjectNode alterConfigs(JsonNode step) throws Exception {
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, step.get("topic").asText());
+        List<AlterConfigOp> ops = new ArrayList<>();
+        Iterator<Map.Entry<String, JsonNode>> set = step.path("set").fields();
+        while (set.hasNext()) {
+            Map.Entry<String, JsonNode> f = set.next();
+            ops.add(new AlterConfigOp(new ConfigEntry(f.getKey(), f.getValue().asText()), AlterConfigOp.OpType.SET));
+        }
+        for (JsonNode name : step.path("delete")) {
+            ops.add(new AlterConfigOp(new ConfigEntry(name.asText(), null), AlterConfigOp.OpType.DELETE));
+        }
+        admin().incrementalAlterConfigs(Map.of(resource, ops)).all().get();
+        return JSON.createObjectNode();
+    }
+
+    private ObjectNode deleteRecords(JsonNode step) throws Exception {
+        TopicPartition tp = new TopicPartition(step.get("topic").asText(), step.path("partition").asInt(0));
+        RecordsToDelete before = RecordsToDelete.beforeOffset(step.get("before_offset").asLong());
+        DeletedRecords deleted = admin().deleteRecords(Map.of(tp, before)).lowWatermarks().get(tp).get();
+        ObjectNode result = JSON.createObjectNode();
+        result.put("low_watermark", deleted.lowWatermark());
         return result;
     }
 
