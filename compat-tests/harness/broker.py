@@ -31,10 +31,13 @@ Launcher = Callable[[Path, Path], AbstractContextManager[RunningBroker]]
 
 def launchers() -> dict[str, Launcher]:
     """Broker name -> launcher. Imported lazily so a broken launcher only breaks its own column."""
-    from harness import kafka, odradek
+    from harness import kafka, odradek, peer_kfake, peer_tansu
 
-    return {"odradek": odradek.launch, "kafka": kafka.launch}
+    return {"odradek": odradek.launch, "kafka": kafka.launch, "kfake": peer_kfake.launch, "tansu": peer_tansu.launch}
 
 
 #: The broker every other broker is compared with.
 REFERENCE = "kafka"
+
+#: Brokers reported beside odradek for comparison only (harness/peers.py): their cells never fail a run.
+PEERS = frozenset({"kfake", "tansu"})
