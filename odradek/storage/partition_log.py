@@ -36,8 +36,6 @@ Not thread-safe: one thread (the event loop) uses a log; `flush` may be slow (fs
 
 from __future__ import annotations
 
-import base64
-import binascii
 import logging
 import posixpath
 import uuid
@@ -47,9 +45,14 @@ from dataclasses import dataclass
 
 from odradek.clock import Clock
 from odradek.storage.errors import OffsetOutOfRange, RecordBatchTooLarge, StorageError
-from odradek.storage.filesystem import FileSystem, read_file, write_file_atomic
+from odradek.storage.filesystem import FileSystem
 from odradek.storage.index_file import INT32_MAX
 from odradek.storage.log_config import LogConfig
+from odradek.storage.partition_metadata import (
+    PARTITION_METADATA_FILE,
+    read_partition_metadata,
+    write_partition_metadata,
+)
 from odradek.storage.region import FileRegion
 from odradek.storage.segment import (
     CLEANED_SUFFIX,
@@ -72,16 +75,7 @@ from odradek.wire.records.batch import (
     verify_batch,
 )
 
-__all__ = [
-    "PARTITION_METADATA_FILE",
-    "AppendInfo",
-    "AppendListener",
-    "PartitionLog",
-    "decode_topic_id",
-    "encode_topic_id",
-]
-
-PARTITION_METADATA_FILE = "partition.metadata"
+__all__ = ["AppendInfo", "AppendListener", "PartitionLog"]
 
 _log = logging.getLogger(__name__)
 
@@ -97,52 +91,6 @@ class AppendInfo:
 
 
 AppendListener = Callable[["PartitionLog", AppendInfo], None]
-
-
-def encode_topic_id(topic_id: uuid.UUID) -> str:
-    """Kafka's text form of a topic id: URL-safe base64 of the 16 bytes, without padding."""
-    return base64.urlsafe_b64encode(topic_id.bytes).rstrip(b"=").decode("ascii")
-
-
-def decode_topic_id(text: str) -> uuid.UUID:
-    """The inverse of `encode_topic_id`; raises `ValueError` on anything else."""
-    try:
-        raw = base64.urlsafe_b64decode(text + "==")
-    except (binascii.Error, ValueError) as exc:
-        raise ValueError(f"invalid topic id {text!r}") from exc
-    if len(raw) != 16 or len(text) != 22:
-        raise ValueError(f"invalid topic id {text!r}")
-    return uuid.UUID(bytes=raw)
-
-
-def _write_partition_metadata(fs: FileSystem, directory: str, topic_id: uuid.UUID, *, durable: bool) -> None:
-    content = f"version: 0\ntopic_id: {encode_topic_id(topic_id)}".encode()
-    path = f"{directory}/{PARTITION_METADATA_FILE}"
-    if durable:
-        write_file_atomic(fs, path, content)
-        return
-    handle = fs.open_append(path)
-    try:
-        handle.write(content)
-    finally:
-        handle.close()
-
-
-def _read_partition_metadata(fs: FileSystem, directory: str) -> uuid.UUID | None:
-    path = f"{directory}/{PARTITION_METADATA_FILE}"
-    if not fs.exists(path) or fs.size(path) == 0:
-        return None  # a crash right after a non-durable creation; the broker re-adopts the log
-    fields = {}
-    for line in read_file(fs, path).decode("utf-8", "replace").splitlines():
-        name, colon, value = line.partition(":")
-        if colon:
-            fields[name.strip()] = value.strip()
-    if fields.get("version") != "0" or "topic_id" not in fields:
-        raise StorageError(f"{path} is not a version 0 partition metadata file")
-    try:
-        return decode_topic_id(fields["topic_id"])
-    except ValueError as exc:
-        raise StorageError(f"{path}: {exc}") from exc
 
 
 class PartitionLog:
@@ -201,7 +149,7 @@ class PartitionLog:
         `sync_creation` makes the directory durable later, and `flush` does so first.
         """
         fs.makedirs(directory)
-        _write_partition_metadata(fs, directory, topic_id, durable=durable)
+        write_partition_metadata(fs, directory, topic_id, durable=durable)
         segment = LogSegment.create(
             fs,
             directory,
@@ -237,7 +185,7 @@ class PartitionLog:
 
     def adopt_topic_id(self, topic_id: uuid.UUID) -> None:
         """Give a log whose partition.metadata a crash emptied its topic id back."""
-        _write_partition_metadata(self._fs, self.directory, topic_id, durable=True)
+        write_partition_metadata(self._fs, self.directory, topic_id, durable=True)
         self.topic_id = topic_id
 
     @classmethod
@@ -264,7 +212,7 @@ class PartitionLog:
         the first segment's base offset.  When it lies past the recovered log end (segment
         files lost), every segment is deleted and the log restarts empty there, as Kafka does.
         """
-        topic_id = _read_partition_metadata(fs, directory)
+        topic_id = read_partition_metadata(fs, directory)
         now_ms = clock.time_ms()
         names = _finish_interrupted_cleaning(fs, directory, fs.listdir(directory))
         _remove_orphan_indexes(fs, directory, names)
