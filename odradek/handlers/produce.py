@@ -28,13 +28,11 @@ from odradek.txn.producer_state import SequenceVerdict, Verdict
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.produce import ProduceRequest, ProduceResponse
 from odradek.wire.records.batch import (
-    LOG_OVERHEAD,
     MAGIC,
     MAGIC_OFFSET,
     BatchHeader,
     CorruptBatchError,
     iter_batches,
-    read_header,
     verify_batch,
 )
 
@@ -62,22 +60,26 @@ def _failed(index: int, code: ErrorCode, message: str | None = None) -> Any:
     return _PartitionResponse(index=index, error_code=code, base_offset=-1, error_message=message)
 
 
-def _check_single_batch(records: memoryview | None, version: int) -> str | None:
-    """Kafka's ProduceRequest validation: exactly one batch, of magic 2.  Returns the complaint."""
+def _check_single_batch(records: memoryview | None, version: int) -> tuple[BatchHeader | None, str | None]:
+    """Kafka's ProduceRequest validation: exactly one batch, of magic 2.
+
+    Returns the first batch's header (None when not even one whole batch is there) and the
+    complaint, if any; the header is read once here and reused by the rest of the append.
+    """
     if records is None or len(records) == 0:
-        return f"Produce requests with version {version} must have at least one record batch per partition"
+        return None, f"Produce requests with version {version} must have at least one record batch per partition"
     if len(records) > MAGIC_OFFSET and records[MAGIC_OFFSET] != MAGIC:
-        return (
+        return None, (
             f"Produce requests with version {version} are only allowed to contain record batches with magic version 2"
         )
     batches = iter_batches(records)
     first = next(batches, None)
     if first is not None and next(batches, None) is not None:
-        return (
+        return first[1], (
             f"Produce requests with version {version} are only allowed to contain exactly one record batch per "
             "partition"
         )
-    return None
+    return (first[1] if first is not None else None), None
 
 
 _SEQUENCE_ERRORS = {
@@ -152,7 +154,7 @@ async def _produce_partition(ctx: RequestContext, topic: str, index: int, record
     if info.internal:
         return _failed(index, ErrorCode.INVALID_TOPIC_EXCEPTION, f"Cannot append to internal topic {topic}")
     try:
-        complaint = _check_single_batch(records, ctx.version)
+        header, complaint = _check_single_batch(records, ctx.version)
     except CorruptBatchError as exc:
         return _failed(index, ErrorCode.CORRUPT_MESSAGE, str(exc))
     if complaint is not None:
@@ -166,16 +168,16 @@ async def _produce_partition(ctx: RequestContext, topic: str, index: int, record
             f"The record batch size in the append to {topic}-{index} is {len(records)} bytes which exceeds "
             f"the maximum configured value of {max_bytes}.",
         )
-    if len(records) < LOG_OVERHEAD:
-        return _failed(index, ErrorCode.CORRUPT_MESSAGE)
-    header = read_header(records)
-    refusal = _validate_records(broker, info.configs, records, header)
-    if refusal is not None:
-        return _refused(index, refusal)
-    records = _maybe_recompress(broker, info.configs, records, header)
+    if header is None:
+        return _failed(index, ErrorCode.CORRUPT_MESSAGE, "the record set ends inside its first batch")
     idempotent = header.producer_id >= 0 and header.base_sequence >= 0
     producers = broker.producer_state(log) if idempotent else None
     try:
+        # Record checks and recompression decode records, so a bad CRC surfaces here too.
+        refusal = _validate_records(broker, info.configs, records, header)
+        if refusal is not None:
+            return _refused(index, refusal)
+        records = _maybe_recompress(broker, info.configs, records, header)
         if producers is not None:
             verdict = producers.check(header)
             if verdict.verdict is not Verdict.APPEND:

@@ -212,3 +212,32 @@ def test_fuzzed_frames_do_not_hurt_the_broker(broker: BrokerProcess, topic_name:
     assert broker.process is not None and broker.process.poll() is None
     metadata = AdminClient({"bootstrap.servers": broker.bootstrap}).list_topics(timeout=10)
     assert metadata.brokers
+
+
+def test_a_record_set_that_ends_inside_its_batch_is_corrupt(broker: BrokerProcess, topic_name: str) -> None:
+    conn = RawConnection(broker.bootstrap)
+    _create(conn, topic_name, 1)
+    assert _produce(conn, topic_name, {0: bytes(_batch())[:30]}) == {0: ErrorCode.CORRUPT_MESSAGE}
+    conn.close()
+
+
+def test_a_bad_crc_on_a_compacted_topic_is_corrupt_not_a_server_error(broker: BrokerProcess, topic_name: str) -> None:
+    conn = RawConnection(broker.bootstrap)
+    request = CreateTopicsRequest(
+        topics=[
+            CreateTopicsRequest.CreatableTopic(
+                name=topic_name,
+                num_partitions=1,
+                replication_factor=1,
+                configs=[
+                    CreateTopicsRequest.CreatableTopic.CreatableTopicConfig(name="cleanup.policy", value="compact")
+                ],
+            )
+        ],
+        timeout_ms=5000,
+    )
+    assert conn.request(ApiKey.CREATE_TOPICS, 7, request).topics[0].error_code == ErrorCode.NONE
+    bad = _batch()
+    bad[-1] ^= 0xFF
+    assert _produce(conn, topic_name, {0: bytes(bad)}) == {0: ErrorCode.CORRUPT_MESSAGE}
+    conn.close()
