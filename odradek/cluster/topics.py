@@ -130,10 +130,6 @@ class TopicCatalog:
             raise
         return info
 
-    def add_partitions(self, name: str, total: int) -> None:
-        self._by_name[name].partitions = total
-        self._save()
-
     def _add(self, info: TopicInfo) -> None:
         self._by_name[info.name] = info
         self._by_id[info.topic_id] = info
