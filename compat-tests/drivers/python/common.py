@@ -264,3 +264,16 @@ def wanted_configs(step: Json, described: dict[str, Json]) -> Json:
     if names is None:
         return {"configs": dict(sorted(described.items()))}
     return {"configs": {name: described[name] for name in names if name in described}}
+
+
+ProducerSettings = tuple[str, str, bool, int]
+
+
+def producer_settings(step: Json) -> ProducerSettings:
+    """(acks, compression, idempotent, linger ms) of a produce step: the key drivers cache producers by."""
+    return (
+        str(step.get("acks", "all")),
+        str(step.get("compression", "none")),
+        bool(step.get("idempotent", False)),
+        int(step.get("linger_ms", 5)),
+    )

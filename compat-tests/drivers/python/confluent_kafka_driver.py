@@ -31,6 +31,7 @@ from common import (
     kafka_error_name,
     normalise_offset,
     normalise_timestamp,
+    producer_settings,
     serve,
     sorted_members,
     sorted_records,
@@ -101,12 +102,7 @@ class ConfluentClient:
             producer.flush(OPERATION_TIMEOUT_S)
 
     def _producer(self, step: Json) -> Producer:
-        key = (
-            str(step.get("acks", "all")),
-            str(step.get("compression", "none")),
-            bool(step.get("idempotent", False)),
-            int(step.get("linger_ms", 5)),
-        )
+        key = producer_settings(step)
         producer = self.producers.get(key)
         if producer is None:
             acks, compression, idempotent, linger = key
