@@ -68,8 +68,8 @@ class AppendFailed(Exception):
 class OffsetsLog(Protocol):
     """The internal topic as the runtime needs it."""
 
-    def ensure_topic(self) -> None:
-        """Create the topic if it does not exist yet."""
+    def ensure_topic(self) -> bool:
+        """Create the topic if it does not exist yet; True when it existed before this call."""
 
     def append(self, partition: int, batch: bytes) -> None:
         """Append one batch; raises `AppendFailed`."""
@@ -84,10 +84,12 @@ class BrokerOffsetsLog:
     def __init__(self, broker: Broker) -> None:
         self._broker = broker
 
-    def ensure_topic(self) -> None:
+    def ensure_topic(self) -> bool:
         broker = self._broker
-        if broker.catalog.get(OFFSETS_TOPIC) is None:
-            broker.create_topic(OFFSETS_TOPIC, broker.config.offsets_topic_num_partitions, OFFSETS_TOPIC_CONFIGS)
+        if broker.catalog.get(OFFSETS_TOPIC) is not None:
+            return True
+        broker.create_topic(OFFSETS_TOPIC, broker.config.offsets_topic_num_partitions, OFFSETS_TOPIC_CONFIGS)
+        return False
 
     def append(self, partition: int, batch: bytes) -> None:
         self.ensure_topic()
@@ -137,8 +139,9 @@ class CoordinatorRuntime:
         coordinator = GroupCoordinator(settings, broker.clock)
         return cls(coordinator, BrokerOffsetsLog(broker), broker.config.offsets_topic_num_partitions)
 
-    def ensure_topic(self) -> None:
-        self._log.ensure_topic()
+    def ensure_topic(self) -> bool:
+        """Create ``__consumer_offsets`` if needed; True when it existed before this call."""
+        return self._log.ensure_topic()
 
     def partition_for(self, group_id: str) -> int:
         return partition_for(group_id, self._partitions)

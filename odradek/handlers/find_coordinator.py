@@ -2,7 +2,10 @@
 
 - v0 looks up one group; v1-3 one key of a given type; v4+ a batch of keys, one answer each.
 - This broker coordinates every group: a GROUP key is answered with this node and its
-  advertised address, and ``__consumer_offsets`` is created on first use, as Kafka does.
+  advertised address.  As in Kafka, the lookup that finds no ``__consumer_offsets`` creates it
+  and answers COORDINATOR_NOT_AVAILABLE; the client's retry then finds the coordinator.
+- v1-3 carry Kafka's error message for the code: "NONE" on success (Kafka sends the enum
+  name), the coordinator text otherwise; v4+ keys carry an empty message, as Kafka's do.
 - Not implemented here: TRANSACTION and SHARE keys get COORDINATOR_NOT_AVAILABLE (the
   transaction coordinator is another issue); an unknown key type gets INVALID_REQUEST.
 """
@@ -20,6 +23,8 @@ _Coordinator = FindCoordinatorResponse.Coordinator
 
 GROUP, TRANSACTION, SHARE = 0, 1, 2
 
+_MESSAGES = {ErrorCode.NONE: "NONE", ErrorCode.COORDINATOR_NOT_AVAILABLE: "The coordinator is not available."}
+
 
 def _error(request: Any, code: ErrorCode) -> Any:
     keys = request.coordinator_keys or []
@@ -35,7 +40,8 @@ def _error(request: Any, code: ErrorCode) -> Any:
 def _lookup(ctx: RequestContext, key_type: int) -> tuple[ErrorCode, int, str, int]:
     """(error, node id, host, port) for a key of ``key_type``."""
     if key_type == GROUP:
-        ctx.broker.group_coordinator.ensure_topic()
+        if not ctx.broker.group_coordinator.ensure_topic():
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, "", -1
         host, port = ctx.broker.config.advertised
         return ErrorCode.NONE, ctx.broker.config.node_id, host, port
     if key_type in (TRANSACTION, SHARE):
@@ -53,4 +59,6 @@ async def find_coordinator(ctx: RequestContext, request: Any) -> Any:
             coordinators.append(_Coordinator(key=key, node_id=node, host=host, port=port, error_code=error))
         return FindCoordinatorResponse(coordinators=coordinators)
     error, node, host, port = _lookup(ctx, key_type)
-    return FindCoordinatorResponse(error_code=error, node_id=node, host=host, port=port)
+    return FindCoordinatorResponse(
+        error_code=error, error_message=_MESSAGES.get(error), node_id=node, host=host, port=port
+    )
