@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DATA_DIR ?= ./data
 
-.PHONY: run test lint typecheck compat compat-deps bench clean
+.PHONY: run test lint typecheck compat compat-deps probes bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,10 @@ compat-deps:
 
 compat: $(STAMP) compat-deps
 	$(BIN)/python compat-tests/run.py --extras $(COMPAT_ARGS)
+
+# Exact raw requests to Apache Kafka and odradek, answers compared field by field (needs java+mvn).
+probes: $(STAMP)
+	$(BIN)/python compat-tests/probes/run.py $(PROBE_ARGS)
 
 # Side by side with Apache Kafka (needs java 17 and mvn); writes benchmarks/results/.
 # BENCH_ARGS=--quick for a fast look; benchmarks/storage_log.py measures the log alone.

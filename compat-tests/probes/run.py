@@ -1,0 +1,149 @@
+"""Raw-request probes: the same exact request sequences against Apache Kafka and odradek,
+answers compared field by field (``make probes``; ``--help`` for filters).
+
+Where the matrix asks "does this client work", a probe asks "does the broker answer this
+request exactly as Kafka does": error codes, error messages, generations, member lists.
+Every difference is printed with its path and both values and ends the run with status 1.
+
+Normalised before comparing: the run's unique names (back to placeholders), broker-generated
+ids (any string holding a UUID, aliased by order of first appearance, so "the leader is the
+second member" still compares), addresses and ports, throttle times, cluster ids, and the
+order of per-group answers in batched group requests (Kafka's follows its shards).
+Reports: compat-tests/report/probes.json and probes.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+import uuid
+from pathlib import Path
+from typing import Any
+
+COMPAT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(COMPAT), str(COMPAT.parent)]
+
+from harness.broker import launchers  # noqa: E402
+
+from probes.groups import SEQUENCES as GROUP_SEQUENCES  # noqa: E402
+from probes.session import Observation, Session  # noqa: E402
+
+SEQUENCES = {**GROUP_SEQUENCES}
+REPORT_DIR = COMPAT / "report"
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_DROPPED = {"throttle_time_ms", "cluster_id", "host", "port"}
+
+
+def _names() -> dict[str, str]:
+    run = uuid.uuid4().hex[:8]
+    return {key: f"probe-{key}-{run}" for key in ("group", "topic", "other", "missing")}
+
+
+class _Normaliser:
+    """Per sequence: concrete names -> placeholders, generated ids -> ``<id-N>``."""
+
+    def __init__(self, names: dict[str, str]) -> None:
+        self._names = {value: f"{{{key}}}" for key, value in names.items()}
+        self._ids: dict[str, str] = {}
+
+    def __call__(self, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: "<topic-id>" if k == "topic_id" else self(v) for k, v in value.items() if k not in _DROPPED}
+        if isinstance(value, list):
+            items = [self(item) for item in value]
+            if items and all(isinstance(item, dict) and "group_id" in item for item in items):
+                # Kafka answers batched group requests shard by shard (its order follows a hash
+                # map of __consumer_offsets partitions), so only the set of answers is behaviour.
+                items.sort(key=lambda item: str(item["group_id"]))
+            return items
+        if isinstance(value, str):
+            if value in self._names:
+                return self._names[value]
+            if _UUID.search(value):
+                return self._ids.setdefault(value, f"<id-{len(self._ids) + 1}>")
+            for concrete, placeholder in self._names.items():
+                value = value.replace(concrete, placeholder)
+        return value
+
+
+def run_broker(broker: str, sequences: list[str], workdir: Path) -> dict[str, list[dict[str, Any]]]:
+    """Every chosen sequence against a fresh broker, normalised."""
+    results: dict[str, list[dict[str, Any]]] = {}
+    with launchers()[broker](workdir, workdir / f"{broker}.log") as running:
+        for name in sequences:
+            names = _names()
+            session = Session(running.bootstrap)
+            error = None
+            try:
+                SEQUENCES[name](session, names)
+            except Exception as exc:  # a broker that closes the connection is an observation too
+                error = f"{type(exc).__name__}: {exc}"
+            finally:
+                session.close()
+            normalise = _Normaliser(names)
+            rows = [_row(o, normalise) for o in session.observations]
+            if error is not None:
+                rows.append({"label": "sequence stopped", "error": normalise(error)})
+            results[name] = rows
+    return results
+
+
+def _row(observation: Observation, normalise: _Normaliser) -> dict[str, Any]:
+    return {
+        "label": observation.label,
+        "api": f"{observation.api} v{observation.version}",
+        "response": normalise(observation.response),
+    }
+
+
+def differences(a: Any, b: Any, path: str = "") -> list[str]:
+    """Where two normalised answers differ, as ``path: a != b`` lines."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out: list[str] = []
+        for key in sorted(set(a) | set(b), key=str):
+            out += differences(a.get(key, "<absent>"), b.get(key, "<absent>"), f"{path}.{key}")
+        return out
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [line for i, (x, y) in enumerate(zip(a, b, strict=True)) for line in differences(x, y, f"{path}[{i}]")]
+    return [] if a == b else [f"{path or '.'}: {json.dumps(a)[:200]} != {json.dumps(b)[:200]}"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sequences", default=",".join(SEQUENCES), help="comma-separated sequence names")
+    parser.add_argument("--reference", default="kafka")
+    parser.add_argument("--candidate", default="odradek")
+    args = parser.parse_args(argv)
+    sequences = [s for s in args.sequences.split(",") if s]
+    unknown = [s for s in sequences if s not in SEQUENCES]
+    if unknown:
+        parser.error(f"unknown sequences {unknown}; known: {sorted(SEQUENCES)}")
+    with tempfile.TemporaryDirectory(prefix="probes-") as tmp:
+        runs = {broker: run_broker(broker, sequences, Path(tmp)) for broker in (args.reference, args.candidate)}
+    ref, cand = runs[args.reference], runs[args.candidate]
+    lines = [f"# Raw probes: {args.candidate} against {args.reference}", ""]
+    total = 0
+    for name in sequences:
+        lines.append(f"## {name}")
+        for i in range(max(len(ref[name]), len(cand[name]))):
+            a = ref[name][i] if i < len(ref[name]) else {"label": "<none>"}
+            b = cand[name][i] if i < len(cand[name]) else {"label": "<none>"}
+            found = differences(a, b)
+            total += bool(found)
+            mark = "ok" if not found else "DIFF"
+            lines.append(f"- {mark} {a.get('label')} ({a.get('api', '')})")
+            lines += [f"    - {line}" for line in found]
+        lines.append("")
+    lines.insert(1, f"{total} request(s) answered differently.")
+    REPORT_DIR.mkdir(exist_ok=True)
+    (REPORT_DIR / "probes.json").write_text(json.dumps(runs, indent=1, sort_keys=True))
+    (REPORT_DIR / "probes.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 1 if total else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
