@@ -65,9 +65,12 @@ def _join_error(request: Any, code: ErrorCode) -> Any:
 
 @registry.api(JoinGroupRequest, JoinGroupResponse, "0-9", _join_error)
 async def join_group(ctx: RequestContext, request: Any) -> Any:
-    if not request.group_id:
-        return _join_error(request, ErrorCode.INVALID_GROUP_ID)
     version = ctx.version
+    if not request.group_id:
+        # Kafka's answer names no protocol: null where the field is nullable (v7+).
+        refused = _join_error(request, ErrorCode.INVALID_GROUP_ID)
+        refused.protocol_name = None if version >= 7 else ""
+        return refused
     rebalance_timeout = request.session_timeout_ms if version == 0 else request.rebalance_timeout_ms
     join = JoinRequest(
         group_id=request.group_id,

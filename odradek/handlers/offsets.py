@@ -10,7 +10,8 @@ against the catalog and translate to and from the wire messages.
 - OffsetFetch: v1-7 for one group (v2+: null topics means every committed offset, with a
   top-level error), v8+ for a batch of groups; a partition without a committed offset answers
   offset -1, leader epoch -1, metadata "".  v10 names topics by id.
-- OffsetDelete: GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP, or per partition GROUP_SUBSCRIBED_TO_TOPIC.
+- OffsetDelete: GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP, or per partition GROUP_SUBSCRIBED_TO_TOPIC;
+  answers in Kafka's order (refused partitions first, see `offset_delete`).
 - Not implemented: ``require_stable`` has nothing to wait for until transactional offset
   commits exist (the transactions issue); it is accepted and has no effect.
 """
@@ -241,28 +242,25 @@ def _delete_error(request: Any, code: ErrorCode) -> Any:
 async def offset_delete(ctx: RequestContext, request: Any) -> Any:
     if not request.group_id:
         return _delete_error(request, ErrorCode.INVALID_GROUP_ID)
-    errors: dict[tuple[str, int], ErrorCode] = {}
+    # Kafka answers in the order it learns: the partitions it refuses itself (unknown topic or
+    # partition), topic by topic, then the coordinator's answers appended to their topic's entry
+    # (a topic with no refused partition is first named there, so it comes after).
+    answered: dict[str, list[Any]] = {}
     known: list[tuple[str, int]] = []
     for topic in request.topics:
         for p in topic.partitions:
             if _partition_exists(ctx, topic.name, p.partition_index):
                 known.append((topic.name, p.partition_index))
             else:
-                errors[(topic.name, p.partition_index)] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                answered.setdefault(topic.name, []).append(
+                    _DeletePartition(partition_index=p.partition_index, error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+                )
     error, results = ctx.broker.group_coordinator.delete_offsets(request.group_id, known)
     if error is not ErrorCode.NONE:
         return _delete_error(request, error)
-    errors.update(zip(known, results, strict=True))
+    for (name, partition), code in zip(known, results, strict=True):
+        answered.setdefault(name, []).append(_DeletePartition(partition_index=partition, error_code=code))
     return OffsetDeleteResponse(
         error_code=ErrorCode.NONE,
-        topics=[
-            _DeleteTopic(
-                name=t.name,
-                partitions=[
-                    _DeletePartition(partition_index=p.partition_index, error_code=errors[(t.name, p.partition_index)])
-                    for p in t.partitions
-                ],
-            )
-            for t in request.topics
-        ],
+        topics=[_DeleteTopic(name=name, partitions=partitions) for name, partitions in answered.items()],
     )
