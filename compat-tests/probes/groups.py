@@ -14,7 +14,7 @@ from collections.abc import Callable
 from odradek.wire.api import ApiKey
 from probes.session import Session
 
-__all__ = ["SEQUENCES"]
+__all__ = ["SEQUENCES", "topic_with"]
 
 _CONSUMER = "consumer"
 _RANGE = [{"name": "range", "metadata": b"\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00"}]
@@ -35,28 +35,37 @@ def _until(s: Session, ready: Callable[[], bool], what: str) -> None:
     raise RuntimeError(f"not ready: {what}")
 
 
-def _topic(s: Session, name: str, partitions: int) -> None:
-    """Create a topic and wait until the broker's metadata lists it."""
+def topic_with(s: Session, name: str, partitions: int, configs: dict[str, str] | None = None) -> None:
+    """Create a topic (with topic configs) and wait until each of its partitions has a leader."""
     s.call(
         "create topic",
         ApiKey.CREATE_TOPICS,
         7,
         topics=[
-            {"name": name, "num_partitions": partitions, "replication_factor": 1, "assignments": [], "configs": []}
+            {
+                "name": name,
+                "num_partitions": partitions,
+                "replication_factor": 1,
+                "assignments": [],
+                "configs": [{"name": k, "value": v} for k, v in (configs or {}).items()],
+            }
         ],
         timeout_ms=10_000,
     )
 
     def listed() -> bool:
+        """Every partition answers ListOffsets: metadata alone can list a topic whose
+        partitions have no leader yet (Kafka then refuses produce with NOT_LEADER_OR_FOLLOWER)."""
+        parts = [{"partition_index": p, "current_leader_epoch": -1, "timestamp": -1} for p in range(partitions)]
         answer = s.call(
-            "metadata",
-            ApiKey.METADATA,
-            12,
-            topics=[{"name": name}],
-            allow_auto_topic_creation=False,
-            include_topic_authorized_operations=False,
+            "list offsets",
+            ApiKey.LIST_OFFSETS,
+            9,
+            replica_id=-1,
+            isolation_level=0,
+            topics=[{"name": name, "partitions": parts}],
         )
-        return bool(answer["topics"][0]["error_code"] == 0)
+        return all(p["error_code"] == 0 for t in answer["topics"] for p in t["partitions"])
 
     _until(s, listed, f"topic {name}")
 
@@ -94,7 +103,7 @@ def _join(s: Session, label: str, group: str, member: str = "", version: int = 9
 def join_and_sync(s: Session, names: dict[str, str]) -> None:
     """A member's life with each wrong id, generation and protocol along the way."""
     group, topic = names["group"], names["topic"]
-    _topic(s, topic, 2)
+    topic_with(s, topic, 2)
     _coordinator(s, group)
     _join(s, "join with an empty group id", "")
     _join(s, "join with a session timeout below group.min.session.timeout.ms", group, session_timeout_ms=1000)
@@ -262,7 +271,7 @@ def join_and_sync(s: Session, names: dict[str, str]) -> None:
 def standalone(s: Session, names: dict[str, str]) -> None:
     """Offsets of a group nobody joins (generation -1), across commit versions."""
     group, topic = names["group"], names["topic"]
-    _topic(s, topic, 1)
+    topic_with(s, topic, 1)
     _coordinator(s, group)
     for version in (2, 5, 8, 9):
         s.call(

@@ -30,10 +30,13 @@ from harness.broker import launchers  # noqa: E402
 
 from probes.groups import SEQUENCES as GROUP_SEQUENCES  # noqa: E402
 from probes.session import Observation, Session  # noqa: E402
+from probes.storage import SEQUENCES as STORAGE_SEQUENCES  # noqa: E402
 
-SEQUENCES = {**GROUP_SEQUENCES}
+SEQUENCES = {**GROUP_SEQUENCES, **STORAGE_SEQUENCES}
 REPORT_DIR = COMPAT / "report"
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+#: Epoch milliseconds from 2025-06 on: a broker's own clock inside a message ("within [now-x, now+y]").
+_NOW_MS = re.compile(r"\b(17[5-9]|1[89]\d)\d{10}\b")
 _DROPPED = {"throttle_time_ms", "cluster_id", "host", "port"}
 
 
@@ -66,6 +69,7 @@ class _Normaliser:
                 return self._ids.setdefault(value, f"<id-{len(self._ids) + 1}>")
             for concrete, placeholder in self._names.items():
                 value = value.replace(concrete, placeholder)
+            value = _NOW_MS.sub("<now>", value)
         return value
 
 

@@ -4,19 +4,22 @@ will not compress otherwise), but answered with UNSUPPORTED_VERSION per partitio
 Per partition, in Kafka's order: unknown topic (UNKNOWN_TOPIC_OR_PARTITION, or UNKNOWN_TOPIC_ID
 by id in v13) or partition; internal topic (INVALID_TOPIC_EXCEPTION); exactly one magic-2 batch
 (INVALID_RECORD); batch larger than ``max.message.bytes`` (MESSAGE_TOO_LARGE); bad CRC or
-header (CORRUPT_MESSAGE); larger than a segment (RECORD_LIST_TOO_LARGE).  A refused partition
-writes nothing and does not affect the other partitions of the request.
+header (CORRUPT_MESSAGE); larger than a segment (RECORD_LIST_TOO_LARGE); then the record checks
+of `odradek.storage.validator` (INVALID_TIMESTAMP, INVALID_RECORD with Kafka's per-record
+errors and the log start offset) and the topic's compression.type.  A refused partition writes
+nothing and does not affect the other partitions of the request.  As in Kafka, only record
+checks carry an error message; a refused batch answers with the code alone.
 
 The batch stays opaque: the storage layer checks its CRC and patches offsets in place; no record
 is decoded here.  acks=0 sends no response; acks=1 and acks=-1 are the same on one replica.
 Idempotent batches are checked against the partition's producer state first (see
 `odradek.txn.producer_state`): a duplicate returns the original offsets without writing.
-Not implemented yet: transactions,
-``message.timestamp.*.max.ms`` checks and broker-side recompression (the storage issue).
+Not implemented yet: transactions.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 from odradek.handlers.context import RequestContext
@@ -39,6 +42,8 @@ from odradek.wire.records.batch import (
 if TYPE_CHECKING:
     from odradek.broker import Broker
 
+log = logging.getLogger("odradek.produce")
+
 _TopicResponse = ProduceResponse.TopicProduceResponse
 _PartitionResponse = _TopicResponse.PartitionProduceResponse
 
@@ -58,6 +63,14 @@ def _error(request: Any, code: ErrorCode) -> Any:
 
 def _failed(index: int, code: ErrorCode, message: str | None = None) -> Any:
     return _PartitionResponse(index=index, error_code=code, base_offset=-1, error_message=message)
+
+
+def _refused_batch(topic: str, index: int, code: ErrorCode, detail: str) -> Any:
+    """A refusal of the whole batch (corrupt, too large, storage failure): Kafka's answer
+    carries the code and no message (checked against Kafka 4.3.1), so the detail goes to the
+    debug log only."""
+    log.debug("produce to %s-%d refused with %s: %s", topic, index, code.name, detail)
+    return _failed(index, code)
 
 
 def _check_single_batch(records: memoryview | None, version: int) -> tuple[BatchHeader | None, str | None]:
@@ -107,7 +120,7 @@ _REFUSAL_ERRORS = {
 
 
 def _validate_records(
-    broker: Broker, configs: dict[str, str], records: memoryview, header: BatchHeader
+    broker: Broker, configs: dict[str, str], records: memoryview, header: BatchHeader, partition_name: str
 ) -> RecordRefusal | None:
     def setting(name: str) -> str:
         return effective_value(broker.config, configs, name)
@@ -120,6 +133,7 @@ def _validate_records(
         before_max_ms=int(setting("message.timestamp.before.max.ms")),
         after_max_ms=int(setting("message.timestamp.after.max.ms")),
         compacted="compact" in setting("cleanup.policy"),
+        partition_name=partition_name,
     )
 
 
@@ -132,11 +146,13 @@ def _maybe_recompress(broker: Broker, configs: dict[str, str], records: memoryvi
     return memoryview(recompress(records, header, codec, None if level == -1 else level))
 
 
-def _refused(index: int, refusal: RecordRefusal) -> Any:
+def _refused(index: int, refusal: RecordRefusal, log_start_offset: int) -> Any:
+    """A record-level refusal; Kafka reports the partition's log start offset with it."""
     return _PartitionResponse(
         index=index,
         error_code=_REFUSAL_ERRORS[refusal.kind],
         base_offset=-1,
+        log_start_offset=log_start_offset,
         error_message=refusal.message,
         record_errors=[
             _PartitionResponse.BatchIndexAndErrorMessage(batch_index=i, batch_index_error_message=message)
@@ -156,27 +172,28 @@ async def _produce_partition(ctx: RequestContext, topic: str, index: int, record
     try:
         header, complaint = _check_single_batch(records, ctx.version)
     except CorruptBatchError as exc:
-        return _failed(index, ErrorCode.CORRUPT_MESSAGE, str(exc))
+        return _refused_batch(topic, index, ErrorCode.CORRUPT_MESSAGE, str(exc))
     if complaint is not None:
         return _failed(index, ErrorCode.INVALID_RECORD, complaint)
     assert records is not None
     max_bytes = int(effective_value(broker.config, info.configs, "max.message.bytes"))
     if len(records) > max_bytes:
-        return _failed(
+        return _refused_batch(
+            topic,
             index,
             ErrorCode.MESSAGE_TOO_LARGE,
             f"The record batch size in the append to {topic}-{index} is {len(records)} bytes which exceeds "
             f"the maximum configured value of {max_bytes}.",
         )
     if header is None:
-        return _failed(index, ErrorCode.CORRUPT_MESSAGE, "the record set ends inside its first batch")
+        return _refused_batch(topic, index, ErrorCode.CORRUPT_MESSAGE, "the record set ends inside its first batch")
     idempotent = header.producer_id >= 0 and header.base_sequence >= 0
     producers = broker.producer_state(log) if idempotent else None
     try:
         # Record checks and recompression decode records, so a bad CRC surfaces here too.
-        refusal = _validate_records(broker, info.configs, records, header)
+        refusal = _validate_records(broker, info.configs, records, header, f"{topic}-{index}")
         if refusal is not None:
-            return _refused(index, refusal)
+            return _refused(index, refusal, log.log_start_offset)
         records = _maybe_recompress(broker, info.configs, records, header)
         if producers is not None:
             verdict = producers.check(header)
@@ -185,11 +202,11 @@ async def _produce_partition(ctx: RequestContext, topic: str, index: int, record
                 return _sequence_refusal(index, verdict, log.log_start_offset)
         appended = log.append(records, leader_epoch=0, now_ms=broker.clock.time_ms())
     except CorruptBatchError as exc:
-        return _failed(index, ErrorCode.CORRUPT_MESSAGE, str(exc))
+        return _refused_batch(topic, index, ErrorCode.CORRUPT_MESSAGE, str(exc))
     except RecordBatchTooLarge as exc:
-        return _failed(index, ErrorCode.RECORD_LIST_TOO_LARGE, str(exc))
+        return _refused_batch(topic, index, ErrorCode.RECORD_LIST_TOO_LARGE, str(exc))
     except StorageError as exc:
-        return _failed(index, ErrorCode.KAFKA_STORAGE_ERROR, str(exc))
+        return _refused_batch(topic, index, ErrorCode.KAFKA_STORAGE_ERROR, str(exc))
     if producers is not None:
         producers.record(header, appended.base_offset, header.max_timestamp)
     return _PartitionResponse(

@@ -49,8 +49,11 @@ def check_records(
     before_max_ms: int,
     after_max_ms: int,
     compacted: bool,
+    partition_name: str,
 ) -> RecordRefusal | None:
-    """None when the batch may be appended, else what is wrong with which records."""
+    """None when the batch may be appended, else what is wrong with which records.
+
+    ``partition_name`` (``topic-partition``) appears in the messages as Kafka words them."""
     check_time = create_time and not header.is_control
     too_new = check_time and header.max_timestamp - now_ms > after_max_ms
     needs_records = too_new or (check_time and before_max_ms != UNBOUNDED) or compacted
@@ -59,12 +62,12 @@ def check_records(
     _, records = decode_batch(batch)
     if compacted and not header.is_control:
         keyless = tuple(
-            (i, f"Compacted topic cannot accept message without key in topic partition at offset {i}.")
+            (i, f"Compacted topic cannot accept message without key in topic partition {partition_name}")
             for i, record in enumerate(records)
             if record.key is None
         )
         if keyless:
-            return RecordRefusal(Refusal.INVALID_RECORD, "One or more records have been rejected", keyless)
+            return RecordRefusal(Refusal.INVALID_RECORD, _summary(keyless), keyless)
     if not check_time:
         return None
     bad = []
@@ -84,6 +87,15 @@ def check_records(
             Refusal.INVALID_TIMESTAMP, "One or more records have been rejected due to invalid timestamp", tuple(bad)
         )
     return None
+
+
+def _summary(errors: tuple[tuple[int, str], ...]) -> str:
+    """Kafka's INVALID_RECORD message: the count, then at most three of the record errors."""
+    shown = ", ".join(f"RecordError(batchIndex={i}, message='{message}')" for i, message in errors[:3])
+    return (
+        f"One or more records have been rejected due to {len(errors)} record errors in total, and only "
+        f"showing the first three errors at most: [{shown}]"
+    )
 
 
 _CODECS = {"uncompressed": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}

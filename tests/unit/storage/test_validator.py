@@ -29,6 +29,7 @@ def _check(batch: memoryview, **overrides: Any) -> RecordRefusal | None:
         "before_max_ms": UNBOUNDED,
         "after_max_ms": HOUR,
         "compacted": False,
+        "partition_name": "t-0",
     }
     settings.update(overrides)
     return check_records(batch, read_header(batch), **settings)
@@ -64,3 +65,17 @@ def test_compacted_topics_refuse_keyless_records() -> None:
     assert refusal is not None
     assert refusal.kind is Refusal.INVALID_RECORD
     assert [i for i, _ in refusal.record_errors] == [1]
+
+
+def test_keyless_refusals_are_worded_as_kafka_words_them() -> None:
+    """Wording as Apache Kafka 4.3.1 answered the same batch (compat-tests/probes): at most
+    three record errors are quoted in the partition's message, every one in record_errors."""
+    refusal = _check(_batch([NOW] * 5, keys=[None, b"k", None, None, None]), compacted=True)
+    assert refusal is not None
+    per_record = "Compacted topic cannot accept message without key in topic partition t-0"
+    assert refusal.record_errors == tuple((i, per_record) for i in (0, 2, 3, 4))
+    assert refusal.message == (
+        "One or more records have been rejected due to 4 record errors in total, and only showing the first "
+        f"three errors at most: [RecordError(batchIndex=0, message='{per_record}'), "
+        f"RecordError(batchIndex=2, message='{per_record}'), RecordError(batchIndex=3, message='{per_record}')]"
+    )
