@@ -31,8 +31,9 @@ from harness.broker import launchers  # noqa: E402
 from probes.groups import SEQUENCES as GROUP_SEQUENCES  # noqa: E402
 from probes.session import Observation, Session  # noqa: E402
 from probes.storage import SEQUENCES as STORAGE_SEQUENCES  # noqa: E402
+from probes.topics import SEQUENCES as TOPIC_SEQUENCES  # noqa: E402
 
-SEQUENCES = {**GROUP_SEQUENCES, **STORAGE_SEQUENCES}
+SEQUENCES = {**GROUP_SEQUENCES, **STORAGE_SEQUENCES, **TOPIC_SEQUENCES}
 REPORT_DIR = COMPAT / "report"
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 #: Epoch milliseconds from 2025-06 on: a broker's own clock inside a message ("within [now-x, now+y]").
@@ -95,12 +96,17 @@ def run_broker(broker: str, sequences: list[str], workdir: Path) -> dict[str, li
     return results
 
 
+#: Answers Kafka lists in hash-map order (its controller collects them in a map keyed by topic
+#: name or id): compared as sets, sorted by name.
+_UNORDERED = {"DeleteTopicsRequest": "responses"}
+
+
 def _row(observation: Observation, normalise: _Normaliser) -> dict[str, Any]:
-    return {
-        "label": observation.label,
-        "api": f"{observation.api} v{observation.version}",
-        "response": normalise(observation.response),
-    }
+    response = normalise(observation.response)
+    unordered = _UNORDERED.get(observation.api)
+    if unordered is not None and isinstance(response, dict):
+        response[unordered] = sorted(response[unordered], key=lambda item: str(item.get("name")))
+    return {"label": observation.label, "api": f"{observation.api} v{observation.version}", "response": response}
 
 
 def differences(a: Any, b: Any, path: str = "") -> list[str]:

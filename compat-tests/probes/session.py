@@ -27,7 +27,7 @@ def _build(struct: Struct, values: dict[str, Any]) -> StructValue:
         kind = known[name].type
         if isinstance(kind, ArrayOf) and isinstance(kind.element, Struct) and value is not None:
             kwargs[name] = [_build(kind.element, item) for item in value]
-        elif isinstance(kind, Struct):
+        elif isinstance(kind, Struct) and value is not None:
             kwargs[name] = _build(kind, value)
         else:
             kwargs[name] = value

@@ -35,20 +35,21 @@ class TopicError(ValueError):
 
 
 def validate_topic_name(name: str) -> None:
-    """Raise TopicError(INVALID_TOPIC_EXCEPTION) for a name Kafka would refuse."""
+    """Raise TopicError(INVALID_TOPIC_EXCEPTION) for a name Kafka would refuse, worded as
+    Kafka 4.3.1 words it (checked with compat-tests/probes)."""
     if not name:
-        raise TopicError("INVALID_TOPIC_EXCEPTION", "Topic name is illegal, it can't be empty")
+        raise TopicError("INVALID_TOPIC_EXCEPTION", "Topic name is invalid: the empty string is not allowed")
     if name in (".", ".."):
-        raise TopicError("INVALID_TOPIC_EXCEPTION", 'Topic name cannot be "." or ".."')
+        raise TopicError("INVALID_TOPIC_EXCEPTION", f"Topic name is invalid: '{name}' is not allowed")
     if len(name) > MAX_NAME_LENGTH:
         raise TopicError(
             "INVALID_TOPIC_EXCEPTION",
-            f"Topic name is illegal, it can't be longer than {MAX_NAME_LENGTH} characters, topic name: {name}",
+            f"Topic name is invalid: the length of '{name}' is longer than the max allowed length {MAX_NAME_LENGTH}",
         )
     if not _LEGAL.match(name):
         raise TopicError(
             "INVALID_TOPIC_EXCEPTION",
-            f'Topic name "{name}" is illegal, it contains a character other than '
+            f"Topic name is invalid: '{name}' contains one or more characters other than "
             "ASCII alphanumerics, '.', '_' and '-'",
         )
 

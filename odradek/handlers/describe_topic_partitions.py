@@ -69,7 +69,15 @@ async def describe_topic_partitions(ctx: RequestContext, request: Any) -> Any:
     for name in names:
         info = catalog.get(name)
         if info is None:
-            topics.append(_Topic(error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name=name, topic_id=ZERO_UUID))
+            # Kafka 4.3.1 reports the operations even for a topic it does not know.
+            topics.append(
+                _Topic(
+                    error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+                    name=name,
+                    topic_id=ZERO_UUID,
+                    topic_authorized_operations=ALL_TOPIC_OPERATIONS,
+                )
+            )
             continue
         first = cursor.partition_index if cursor is not None and name == cursor.topic_name else 0
         if budget <= 0:

@@ -1,9 +1,10 @@
 """CreateTopics (key 19) v2-v7 and DeleteTopics (key 20) v1-v6.
 
-CreateTopics, per topic, in Kafka's order of checks: duplicate names in one request
-(INVALID_REQUEST), name and collision (INVALID_TOPIC_EXCEPTION), existence
-(TOPIC_ALREADY_EXISTS), partitions/assignments (INVALID_PARTITIONS, INVALID_REQUEST),
-replication factor above the one broker (INVALID_REPLICATION_FACTOR), configs (INVALID_CONFIG).
+CreateTopics, per topic, in Kafka's order of checks: name and collision
+(INVALID_TOPIC_EXCEPTION), existence (TOPIC_ALREADY_EXISTS), partitions/assignments
+(INVALID_PARTITIONS, INVALID_REQUEST, INVALID_REPLICA_ASSIGNMENT), replication factor above the
+one broker (INVALID_REPLICATION_FACTOR), configs (INVALID_CONFIG).  A name given twice gets one
+INVALID_REQUEST answer, listed after the other topics' answers, as Kafka's controller does.
 ``validate_only`` runs every check and creates nothing.  From v5 a success reports the partition
 count, replication factor and every effective config with its source.
 
@@ -45,6 +46,45 @@ def _create_error(request: Any, code: ErrorCode) -> Any:
     )
 
 
+def _check_assignments(ctx: RequestContext, assignments: list[Any]) -> int:
+    """Kafka's checks of a manual assignment, partition by partition in its order (broker ids
+    sorted, so the lowest offending id is named); returns the replication factor."""
+    node_id = ctx.broker.config.node_id
+    replication: int | None = None
+    for expected, assignment in enumerate(assignments):
+        if assignment.partition_index != expected:
+            raise _Refused(
+                ErrorCode.INVALID_REPLICA_ASSIGNMENT, "partitions should be a consecutive 0-based integer sequence"
+            )
+        brokers = sorted(assignment.broker_ids)
+        if not brokers:
+            raise _Refused(
+                ErrorCode.INVALID_REPLICA_ASSIGNMENT, "The manual partition assignment includes an empty replica list."
+            )
+        previous: int | None = None
+        for broker_id in brokers:
+            if broker_id != node_id:
+                raise _Refused(
+                    ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+                    f"The manual partition assignment includes broker {broker_id}, but no such broker is registered.",
+                )
+            if broker_id == previous:
+                raise _Refused(
+                    ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+                    f"The manual partition assignment includes the broker {broker_id} more than once.",
+                )
+            previous = broker_id
+        if replication is not None and len(brokers) != replication:
+            raise _Refused(
+                ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+                f"The manual partition assignment includes a partition with {len(brokers)} replica(s), but this is "
+                f"not consistent with previous partitions, which have {replication} replica(s).",
+            )
+        replication = len(brokers)
+    assert replication is not None
+    return replication
+
+
 def _plan(ctx: RequestContext, topic: Any) -> tuple[int, int, dict[str, str]]:
     """Check one creatable topic; return (partitions, replication factor, configs) or raise _Refused."""
     broker = ctx.broker
@@ -53,14 +93,18 @@ def _plan(ctx: RequestContext, topic: Any) -> tuple[int, int, dict[str, str]]:
     except TopicError as exc:
         raise _Refused(ErrorCode[exc.code_name], str(exc)) from None
     if topic.assignments:
-        if topic.num_partitions != -1 or topic.replication_factor != -1:
+        if topic.replication_factor != -1:
             raise _Refused(
                 ErrorCode.INVALID_REQUEST,
-                "Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at "
-                "the same time.",
+                "A manual partition assignment was specified, but replication factor was not set to -1.",
+            )
+        if topic.num_partitions != -1:
+            raise _Refused(
+                ErrorCode.INVALID_REQUEST,
+                "A manual partition assignment was specified, but numPartitions was not set to -1.",
             )
         partitions = len(topic.assignments)
-        replication = len(topic.assignments[0].broker_ids)
+        replication = _check_assignments(ctx, topic.assignments)
     else:
         partitions = broker.config.num_partitions if topic.num_partitions == -1 else topic.num_partitions
         replication = (
@@ -77,7 +121,8 @@ def _plan(ctx: RequestContext, topic: Any) -> tuple[int, int, dict[str, str]]:
         raise _Refused(
             ErrorCode.INVALID_REPLICATION_FACTOR,
             f"Unable to replicate the partition {replication} time(s): The target replication factor of "
-            f"{replication} cannot be reached because only 1 broker(s) are registered.",
+            f"{replication} cannot be reached because only 1 broker(s) are registered or some brokers have all "
+            "their log directories cordoned.",
         )
     configs: dict[str, str] = {}
     for entry in topic.configs:
@@ -95,14 +140,6 @@ async def create_topics(ctx: RequestContext, request: Any) -> Any:
     results = []
     for topic in request.topics:
         if counts[topic.name] > 1:
-            results.append(
-                _Result(
-                    name=topic.name,
-                    error_code=ErrorCode.INVALID_REQUEST,
-                    error_message=f"Create topics request from client `{ctx.header.client_id}` contains multiple "
-                    f"entries for the following topics: {topic.name}",
-                )
-            )
             continue
         try:
             partitions, replication, configs = _plan(ctx, topic)
@@ -113,6 +150,11 @@ async def create_topics(ctx: RequestContext, request: Any) -> Any:
         if not request.validate_only:
             topic_id = ctx.broker.create_topic(topic.name, partitions, configs).topic_id
         results.append(_success(ctx, topic.name, topic_id, partitions, replication, configs))
+    results += [
+        _Result(name=name, error_code=ErrorCode.INVALID_REQUEST, error_message="Duplicate topic name.")
+        for name, count in counts.items()
+        if count > 1
+    ]
     return CreateTopicsResponse(topics=results)
 
 
@@ -162,12 +204,26 @@ async def delete_topics(ctx: RequestContext, request: Any) -> Any:
     return DeleteTopicsResponse(responses=[_delete_one(ctx, name, topic_id) for name, topic_id in wanted])
 
 
+_UNKNOWN_MESSAGES = {
+    ErrorCode.UNKNOWN_TOPIC_OR_PARTITION: "This server does not host this topic-partition.",
+    ErrorCode.UNKNOWN_TOPIC_ID: "This server does not host this topic ID.",
+}
+
+
 def _delete_one(ctx: RequestContext, name: str | None, topic_id: bytes) -> Any:
+    """One deletion; refusals carry Kafka 4.3.1's messages (checked with compat-tests/probes)."""
+    if name is None and topic_id == ZERO_UUID:
+        return _Deleted(
+            name=None,
+            topic_id=topic_id,
+            error_code=ErrorCode.INVALID_REQUEST,
+            error_message="Neither topic name nor id were specified.",
+        )
     catalog = ctx.broker.catalog
     info = catalog.get(name) if name is not None else catalog.by_id(topic_id)
     if info is None:
         code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION if name is not None else ErrorCode.UNKNOWN_TOPIC_ID
-        return _Deleted(name=name, topic_id=topic_id, error_code=code, error_message=None)
+        return _Deleted(name=name, topic_id=topic_id, error_code=code, error_message=_UNKNOWN_MESSAGES[code])
     if not ctx.broker.config.delete_topic_enable:
         return _Deleted(
             name=info.name,

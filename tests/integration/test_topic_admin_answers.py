@@ -1,0 +1,121 @@
+"""Topic administration answers whose wording and order were checked against Apache Kafka 4.3.1
+with the raw probes (compat-tests/probes/topics.py): auto-creation's first answer, CreateTopics'
+refusals, DeleteTopics' messages, the cluster's authorized operations."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from inprocess import InProcessBroker
+from rawclient import RawConnection
+
+from odradek.wire.api import ApiKey
+from odradek.wire.errors import ErrorCode
+from odradek.wire.messages.cluster import DescribeClusterRequest
+from odradek.wire.messages.metadata import MetadataRequest
+from odradek.wire.messages.topics import CreateTopicsRequest, DeleteTopicsRequest
+
+_MANUAL = "The manual partition assignment includes "
+_SPECIFIED = "A manual partition assignment was specified, but "
+_ILLEGAL_CHARS = "contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'"
+_Creatable = CreateTopicsRequest.CreatableTopic
+_Assignment = _Creatable.CreatableReplicaAssignment
+
+
+@pytest.fixture(scope="module")
+def conn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RawConnection]:
+    broker = InProcessBroker(tmp_path_factory.mktemp("topic-admin"))
+    broker.start()
+    connection = RawConnection(broker.bootstrap)
+    yield connection
+    connection.close()
+    broker.stop()
+
+
+def _create(conn: RawConnection, *topics: Any) -> list[tuple[str, int, str | None]]:
+    answer = conn.request(ApiKey.CREATE_TOPICS, 7, CreateTopicsRequest(topics=list(topics), timeout_ms=5000))
+    return [(t.name, t.error_code, t.error_message) for t in answer.topics]
+
+
+def _topic(name: str, partitions: int = 1, replication: int = 1, assignments: list[Any] | None = None) -> Any:
+    return _Creatable(
+        name=name, num_partitions=partitions, replication_factor=replication, assignments=assignments or []
+    )
+
+
+def test_auto_creation_answers_unknown_first_then_lists_the_topic(conn: RawConnection) -> None:
+    request = MetadataRequest(
+        topics=[MetadataRequest.MetadataRequestTopic(name="auto-made")], allow_auto_topic_creation=True
+    )
+    first = conn.request(ApiKey.METADATA, 12, request).topics[0]
+    assert (first.error_code, first.partitions) == (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, [])
+    second = conn.request(ApiKey.METADATA, 12, request).topics[0]
+    assert (second.error_code, len(second.partitions)) == (ErrorCode.NONE, 1)
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("", "Topic name is invalid: the empty string is not allowed"),
+        ("..", "Topic name is invalid: '..' is not allowed"),
+        (
+            "a!",
+            f"Topic name is invalid: 'a!' {_ILLEGAL_CHARS}",
+        ),
+        ("x" * 250, f"Topic name is invalid: the length of '{'x' * 250}' is longer than the max allowed length 249"),
+    ],
+)
+def test_invalid_names_are_worded_as_kafka_words_them(conn: RawConnection, name: str, message: str) -> None:
+    assert _create(conn, _topic(name)) == [(name, ErrorCode.INVALID_TOPIC_EXCEPTION, message)]
+
+
+def test_a_name_given_twice_is_answered_once_after_the_others(conn: RawConnection) -> None:
+    got = _create(conn, _topic("dup-e"), _topic("dup-d"), _topic("dup-d"), _topic("dup-f"), _topic("dup-e"))
+    assert got == [
+        ("dup-f", ErrorCode.NONE, None),
+        ("dup-e", ErrorCode.INVALID_REQUEST, "Duplicate topic name."),
+        ("dup-d", ErrorCode.INVALID_REQUEST, "Duplicate topic name."),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("partitions", "replication", "assignments", "code", "message"),
+    [
+        (1, -1, [[1]], ErrorCode.INVALID_REQUEST, _SPECIFIED + "numPartitions was not set to -1."),
+        (-1, 1, [[1]], ErrorCode.INVALID_REQUEST, _SPECIFIED + "replication factor was not set to -1."),
+        (-1, -1, [[1], []], ErrorCode.INVALID_REPLICA_ASSIGNMENT, _MANUAL + "an empty replica list."),
+        (-1, -1, [[1, 1]], ErrorCode.INVALID_REPLICA_ASSIGNMENT, _MANUAL + "the broker 1 more than once."),
+        (
+            -1,
+            -1,
+            [[9, 1]],
+            ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+            _MANUAL + "broker 9, but no such broker is registered.",
+        ),
+    ],
+)
+def test_manual_assignments_are_checked_like_kafka(
+    conn: RawConnection, partitions: int, replication: int, assignments: list[list[int]], code: ErrorCode, message: str
+) -> None:
+    listed = [_Assignment(partition_index=i, broker_ids=ids) for i, ids in enumerate(assignments)]
+    assert _create(conn, _topic("manual", partitions, replication, listed)) == [("manual", code, message)]
+
+
+def test_delete_refusals_carry_kafkas_messages(conn: RawConnection) -> None:
+    State = DeleteTopicsRequest.DeleteTopicState
+    request = DeleteTopicsRequest(
+        topics=[State(name="never-made"), State(name=None, topic_id=b"\x01" * 16), State(name=None)], timeout_ms=5000
+    )
+    answers = conn.request(ApiKey.DELETE_TOPICS, 6, request).responses
+    assert [(a.error_code, a.error_message) for a in answers] == [
+        (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic-partition."),
+        (ErrorCode.UNKNOWN_TOPIC_ID, "This server does not host this topic ID."),
+        (ErrorCode.INVALID_REQUEST, "Neither topic name nor id were specified."),
+    ]
+
+
+def test_cluster_authorized_operations_leave_out_token_operations(conn: RawConnection) -> None:
+    request = DescribeClusterRequest(include_cluster_authorized_operations=True)
+    assert conn.request(ApiKey.DESCRIBE_CLUSTER, 1, request).cluster_authorized_operations == 8096
