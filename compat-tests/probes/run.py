@@ -28,12 +28,13 @@ sys.path[:0] = [str(COMPAT), str(COMPAT.parent)]
 
 from harness.broker import launchers  # noqa: E402
 
+from probes.fetch_sessions import SEQUENCES as FETCH_SEQUENCES  # noqa: E402
 from probes.groups import SEQUENCES as GROUP_SEQUENCES  # noqa: E402
 from probes.session import Observation, Session  # noqa: E402
 from probes.storage import SEQUENCES as STORAGE_SEQUENCES  # noqa: E402
 from probes.topics import SEQUENCES as TOPIC_SEQUENCES  # noqa: E402
 
-SEQUENCES = {**GROUP_SEQUENCES, **STORAGE_SEQUENCES, **TOPIC_SEQUENCES}
+SEQUENCES = {**GROUP_SEQUENCES, **STORAGE_SEQUENCES, **TOPIC_SEQUENCES, **FETCH_SEQUENCES}
 REPORT_DIR = COMPAT / "report"
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 #: Epoch milliseconds from 2025-06 on: a broker's own clock inside a message ("within [now-x, now+y]").
@@ -53,9 +54,16 @@ class _Normaliser:
         self._names = {value: f"{{{key}}}" for key, value in names.items()}
         self._ids: dict[str, str] = {}
 
+    def _field(self, key: str, value: Any) -> Any:
+        if key == "topic_id":
+            return "<topic-id>"
+        if key == "session_id" and isinstance(value, int) and value != 0:
+            return self._ids.setdefault(f"session {value}", f"<session-{len(self._ids) + 1}>")
+        return self(value)
+
     def __call__(self, value: Any) -> Any:
         if isinstance(value, dict):
-            return {k: "<topic-id>" if k == "topic_id" else self(v) for k, v in value.items() if k not in _DROPPED}
+            return {k: self._field(k, v) for k, v in value.items() if k not in _DROPPED}
         if isinstance(value, list):
             items = [self(item) for item in value]
             if items and all(isinstance(item, dict) and "group_id" in item for item in items):

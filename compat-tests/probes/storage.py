@@ -17,7 +17,7 @@ from odradek.wire.records.record import Record
 from probes.groups import topic_with
 from probes.session import Session
 
-__all__ = ["SEQUENCES"]
+__all__ = ["SEQUENCES", "produce_one"]
 
 _T0 = 1_700_000_000_000
 
@@ -30,6 +30,11 @@ def _batch(first: int, count: int = 1, key: bytes | None = b"k", timestamp: int 
 def _produce(s: Session, label: str, topic: str, records: bytes | None, acks: int = -1, partition: int = 0) -> Any:
     data = [{"name": topic, "partition_data": [{"index": partition, "records": records}]}]
     return s.call(label, ApiKey.PRODUCE, 11, transactional_id=None, acks=acks, timeout_ms=5000, topic_data=data)
+
+
+def produce_one(s: Session, label: str, topic: str, partition: int, n: int) -> Any:
+    """One single-record batch with a fixed timestamp (so its bytes are the same on any broker)."""
+    return _produce(s, label, topic, _batch(n, timestamp=_T0 + n), partition=partition)
 
 
 def _list_offsets(s: Session, label: str, topic: str, timestamp: int, partition: int = 0) -> None:
