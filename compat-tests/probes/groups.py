@@ -14,7 +14,7 @@ from collections.abc import Callable
 from odradek.wire.api import ApiKey
 from probes.session import Session
 
-__all__ = ["SEQUENCES", "topic_with"]
+__all__ = ["SEQUENCES", "coordinator_ready", "topic_with"]
 
 _CONSUMER = "consumer"
 _RANGE = [{"name": "range", "metadata": b"\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00"}]
@@ -70,7 +70,7 @@ def topic_with(s: Session, name: str, partitions: int, configs: dict[str, str] |
     _until(s, listed, f"topic {name}")
 
 
-def _coordinator(s: Session, group: str) -> None:
+def coordinator_ready(s: Session, group: str) -> None:
     """Wait until the group's coordinator is found and has loaded its partition."""
 
     def found() -> bool:
@@ -104,7 +104,7 @@ def join_and_sync(s: Session, names: dict[str, str]) -> None:
     """A member's life with each wrong id, generation and protocol along the way."""
     group, topic = names["group"], names["topic"]
     topic_with(s, topic, 2)
-    _coordinator(s, group)
+    coordinator_ready(s, group)
     _join(s, "join with an empty group id", "")
     _join(s, "join with a session timeout below group.min.session.timeout.ms", group, session_timeout_ms=1000)
     _join(s, "join with a session timeout above group.max.session.timeout.ms", group, session_timeout_ms=2_000_000)
@@ -272,7 +272,7 @@ def standalone(s: Session, names: dict[str, str]) -> None:
     """Offsets of a group nobody joins (generation -1), across commit versions."""
     group, topic = names["group"], names["topic"]
     topic_with(s, topic, 1)
-    _coordinator(s, group)
+    coordinator_ready(s, group)
     for version in (2, 5, 8, 9):
         s.call(
             f"standalone commit v{version}",
@@ -326,7 +326,7 @@ def static_members(s: Session, names: dict[str, str]) -> None:
     """KIP-345: a static member joins without KIP-394's round trip; a second instance fences the first."""
     group = names["group"]
     s.call("first lookup of a group coordinator", ApiKey.FIND_COORDINATOR, 3, key_type=0, key=group)
-    _coordinator(s, group)
+    coordinator_ready(s, group)
     first = _join(s, "static join", group, group_instance_id="i-1")
     old_member = str(first["member_id"])
     generation = int(str(first["generation_id"]))

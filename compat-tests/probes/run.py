@@ -30,11 +30,12 @@ from harness.broker import launchers  # noqa: E402
 
 from probes.fetch_sessions import SEQUENCES as FETCH_SEQUENCES  # noqa: E402
 from probes.groups import SEQUENCES as GROUP_SEQUENCES  # noqa: E402
+from probes.groups_legacy import SEQUENCES as LEGACY_GROUP_SEQUENCES  # noqa: E402
 from probes.session import Observation, Session  # noqa: E402
 from probes.storage import SEQUENCES as STORAGE_SEQUENCES  # noqa: E402
 from probes.topics import SEQUENCES as TOPIC_SEQUENCES  # noqa: E402
 
-SEQUENCES = {**GROUP_SEQUENCES, **STORAGE_SEQUENCES, **TOPIC_SEQUENCES, **FETCH_SEQUENCES}
+SEQUENCES = {**GROUP_SEQUENCES, **LEGACY_GROUP_SEQUENCES, **STORAGE_SEQUENCES, **TOPIC_SEQUENCES, **FETCH_SEQUENCES}
 REPORT_DIR = COMPAT / "report"
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 #: Epoch milliseconds from 2025-06 on: a broker's own clock inside a message ("within [now-x, now+y]").
