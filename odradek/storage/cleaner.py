@@ -1,52 +1,107 @@
 """Log compaction (``cleanup.policy`` with ``compact``): keep the last record of every key.
 
-One pass over a log (`clean`), as Kafka's cleaner does it:
+One pass over a log (`clean_steps`), as Kafka's cleaner does it:
 
 1. Range.  The dirty part starts at the first dirty offset (the cleaner checkpoint, at least
    the log start offset) and ends at the first uncleanable offset: the active segment's base
    offset, or earlier the base of the first dirty segment whose largest timestamp is within
-   ``min.compaction.lag.ms`` of now.  Always whole segments.
+   ``min.compaction.lag.ms`` of now.
 2. Worth it?  ``dirty bytes / (clean bytes + dirty bytes) >= min.cleanable.dirty.ratio``, or
    the first dirty batch is older than ``max.compaction.lag.ms``.
-3. Offset map: the last offset of every key in the dirty part.
-4. Every segment below the first uncleanable offset is rewritten, batch by batch.  A record
-   stays when it has a key, no later record of its key is in the map, and, for a tombstone
-   (null value), its batch's delete horizon has not passed.  A batch holding tombstones gets
-   a delete horizon (now + ``delete.retention.ms``, in its base timestamp with the
-   delete-horizon attribute, KIP-534) the first time it is cleaned.  A batch that keeps every
-   record and needs no horizon is copied byte for byte; one that keeps some is rebuilt with
-   the same base offset, last offset delta, max timestamp, producer fields, leader epoch and
-   codec, so offsets and idempotence state are preserved (gaps are normal); one that keeps
-   none disappears.  Control batches (transaction markers) are always kept.
-5. Swap, crash-safe in Kafka's way: the new content is written to ``<base>.log.cleaned`` and
-   fsynced, renamed to ``<base>.log.swap`` (the commit point), then renamed over
-   ``<base>.log``; `PartitionLog.open` deletes a leftover ``.cleaned`` and completes a
-   leftover ``.swap``, so a crash at any step leaves the old or the new segment, never less.
+3. Offset map: the last offset of every key in the dirty part, bounded like Kafka's
+   (``log.cleaner.dedupe.buffer.size`` at 24 bytes per entry, filled up to
+   ``log.cleaner.io.buffer.load.factor``; see `CleanerConfig`).  When the dirty part holds
+   more keys, the map stops at the first record whose key does not fit, and that record's
+   offset ends this pass (the checkpoint): the next pass goes on from there.
+4. Groups: the segments below the end are cut into runs of consecutive segments whose
+   summed sizes fit ``segment.bytes``, whose summed index sizes fit ``segment.index.bytes``,
+   and whose offsets stay within 2^31-1 of the run's base offset (Kafka's grouping); each
+   run becomes one cleaned segment named after its first segment.
+5. Each run is rewritten batch by batch.  A record stays when it has a key, no later record
+   of its key is in the map, and, for a tombstone (null value), its batch's delete horizon
+   has not passed.  A batch holding tombstones gets a delete horizon (now +
+   ``delete.retention.ms``, in its base timestamp with the delete-horizon attribute, KIP-534)
+   the first time it is cleaned.  A batch that keeps every record and needs no horizon is
+   copied byte for byte; one that keeps some is rebuilt with the same base offset, last
+   offset delta, max timestamp, producer fields, leader epoch and codec, so offsets and
+   idempotence state are preserved (gaps are normal); one that keeps none disappears.
+   Control batches are always kept: transactions do not exist yet, so there are no aborted
+   records to drop and no markers that could be removed safely.
+6. Swap, crash-safe in Kafka's way: the run's ``.log``, ``.index`` and ``.timeindex`` are
+   written as ``<base>.*.cleaned`` and fsynced; then, on the caller's thread, the indexes and
+   last the log are renamed ``.swap`` (the log's rename is the commit point); the old
+   segments' files are renamed ``.deleted`` (deleted after ``file.delete.delay.ms``, see
+   `PartitionLog.replace_segments`) and the ``.swap`` files take their final names.
+   `odradek.storage.log_loader` completes or discards what a crash left at any step.
 
-Not done: Kafka merges small cleaned segments into groups and bounds the offset map by
-``log.cleaner.dedupe.buffer.size``; aborted transactional records are not removed yet; the
-pass runs synchronously.  The first dirty offset returned must be kept by the caller (the
-log manager's ``cleaner-offset-checkpoint``).
+Threads: the pass is a generator (`CleanSteps`).  Whatever it yields is a job, a callable
+holding the expensive work (reading the dirty part into the offset map, reading, filtering
+and writing a run): it only reads files opened before and writes files created before, and
+touches no log state, so the caller may run it on a worker thread while the log keeps taking
+appends and reads.  Everything else (choosing the range, opening files, the swap) runs on
+the caller's thread between jobs.  Before a run is swapped in, `PartitionLog.holds` checks
+that retention, DeleteRecords-driven retention or a topic deletion did not remove its
+segments meanwhile; if they did, the pass stops and removes its output.  `run_inline` runs
+the jobs in place.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
+from typing import TypeVar, cast
 
-from odradek.storage.filesystem import FileSystem
+from odradek.storage.errors import CorruptSegmentError
+from odradek.storage.filesystem import FileHandle, FileSystem
+from odradek.storage.index_file import INT32_MAX
+from odradek.storage.offset_index import OffsetIndex
 from odradek.storage.partition_log import PartitionLog
 from odradek.storage.retention import largest_timestamp
-from odradek.storage.segment import CLEANED_SUFFIX, INDEX_SUFFIX, LOG_SUFFIX, SWAP_SUFFIX, TIME_INDEX_SUFFIX, LogSegment
-from odradek.wire.records.batch import BatchHeader, iter_batches
+from odradek.storage.segment import (
+    CLEANED_SUFFIX,
+    INDEX_SUFFIX,
+    LOG_SUFFIX,
+    SWAP_SUFFIX,
+    TIME_INDEX_SUFFIX,
+    LogSegment,
+    filename_prefix,
+)
+from odradek.storage.time_index import NO_TIMESTAMP, TimeIndex
+from odradek.wire.records.batch import BATCH_OVERHEAD, BatchHeader, iter_batches, read_header
 from odradek.wire.records.builder import build_batch, decode_batch
 from odradek.wire.records.record import Record
 
-__all__ = ["CleanResult", "clean"]
+__all__ = ["BYTES_PER_ENTRY", "CleanResult", "CleanSteps", "CleanerConfig", "clean", "clean_steps", "run_inline"]
 
 _log = logging.getLogger(__name__)
 _READ_CHUNK = 8 << 20
+_FILE_SUFFIXES = (INDEX_SUFFIX, TIME_INDEX_SUFFIX, LOG_SUFFIX)
+"""In the order of the swap renames: the log last, as its rename commits."""
+
+BYTES_PER_ENTRY = 24
+"""What one offset map entry costs in Kafka's accounting (a 16-byte MD5 of the key and an
+8-byte offset).  The map here holds the keys themselves, so its real memory use differs."""
+
+T = TypeVar("T")
+Job = Callable[[], object]
+CleanSteps = Generator[Job, object, "CleanResult | None"]
+
+
+@dataclass(frozen=True, slots=True)
+class CleanerConfig:
+    """The broker's cleaner settings (Kafka's names and defaults, one cleaner thread)."""
+
+    dedupe_buffer_size: int = 128 * 1024 * 1024
+    """``log.cleaner.dedupe.buffer.size``."""
+    load_factor: float = 0.9
+    """``log.cleaner.io.buffer.load.factor``: how full the offset map may get."""
+
+    @property
+    def max_keys(self) -> int:
+        """Distinct keys one pass may map (at least one, so every pass progresses)."""
+        return max(1, int(self.dedupe_buffer_size // BYTES_PER_ENTRY * self.load_factor))
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,28 +110,109 @@ class CleanResult:
 
     end_offset: int
     segments: int
+    groups: int
     bytes_before: int
     bytes_after: int
     records_removed: int
 
 
-def _batches(segment: LogSegment) -> Iterator[tuple[BatchHeader, bytes]]:
-    """Every batch of a closed segment with its bytes, reading about ``_READ_CHUNK`` at a time."""
-    region = segment.read(segment.base_offset, _READ_CHUNK) if segment.size else None
-    while region is not None:
-        data = region.read()
-        last: BatchHeader | None = None
-        for position, header in iter_batches(data):
-            yield header, data[position : position + header.total_size]
-            last = header
-        if last is None:
-            return
-        region = segment.read(last.next_offset, _READ_CHUNK)
+@dataclass(frozen=True, slots=True)
+class _Source:
+    """A segment to read on a worker thread: a handle of its own and its (fixed) size."""
+
+    segment: LogSegment
+    handle: FileHandle
+    size: int
 
 
-def _dirty_range(log: PartitionLog, first_dirty: int, now_ms: int) -> tuple[int, int, int] | None:
-    """``(first dirty offset, first uncleanable offset, index of the first dirty segment)``
-    when compaction is due, else None."""
+@dataclass(frozen=True, slots=True)
+class _Written:
+    size: int
+    removed: int
+
+
+def run_inline(steps: Generator[Job, object, T]) -> T:
+    """Drive a pass on the current thread, running each job in place (a job's exception is
+    thrown into the pass, which cleans up and re-raises it; anything else closes the pass)."""
+    value: object = None
+    error: Exception | None = None
+    while True:
+        try:
+            job = steps.send(value) if error is None else steps.throw(error)
+        except StopIteration as stop:
+            return cast(T, stop.value)
+        try:
+            value, error = job(), None
+        except Exception as exc:
+            value, error = None, exc
+        except BaseException:
+            steps.close()
+            raise
+
+
+def clean(
+    fs: FileSystem, log: PartitionLog, first_dirty: int, now_ms: int, config: CleanerConfig | None = None
+) -> CleanResult | None:
+    """`clean_steps` run inline."""
+    return run_inline(clean_steps(fs, log, first_dirty, now_ms, config or CleanerConfig()))
+
+
+def clean_steps(fs: FileSystem, log: PartitionLog, first_dirty: int, now_ms: int, config: CleanerConfig) -> CleanSteps:
+    """Compact ``log`` once if it is due (see the module docstring); None when it is not or
+    when the pass stopped because its segments changed under it."""
+    if not log.config.compact:
+        return None
+    found = _dirty_range(log, first_dirty, now_ms)
+    if found is None:
+        return None
+    first_dirty, uncleanable = found
+    sources = [_Source(s, fs.open_read(s.path), s.size) for s in log.segments[:-1] if s.base_offset < uncleanable]
+    try:
+        mapped = yield partial(
+            _offset_map,
+            [s for s in sources if s.segment.next_offset > first_dirty],
+            first_dirty,
+            uncleanable,
+            config.max_keys,
+        )
+        latest, end = cast(tuple[dict[bytes, int], int], mapped)
+        if not log.holds([source.segment for source in sources]):
+            _log_stopped(log)
+            return None
+        groups = _groups(log, [s for s in sources if s.segment.base_offset < end])
+        before = after = removed = 0
+        for group in groups:
+            written = yield from _clean_group(fs, log, group, latest, now_ms)
+            if written is None:
+                _log_stopped(log)
+                return None
+            before += sum(source.size for source in group)
+            after += written.size
+            removed += written.removed
+    finally:
+        for source in sources:
+            source.handle.close()
+    count = sum(len(group) for group in groups)
+    _log.info(
+        "cleaned %s-%d up to offset %d: %d segment(s) into %d, %d -> %d bytes, %d record(s) removed",
+        log.topic,
+        log.partition,
+        end,
+        count,
+        len(groups),
+        before,
+        after,
+        removed,
+    )
+    return CleanResult(end, count, len(groups), before, after, removed)
+
+
+def _log_stopped(log: PartitionLog) -> None:
+    _log.info("cleaning %s-%d stopped: its segments changed during the pass", log.topic, log.partition)
+
+
+def _dirty_range(log: PartitionLog, first_dirty: int, now_ms: int) -> tuple[int, int] | None:
+    """``(first dirty offset, first uncleanable offset)`` when compaction is due, else None."""
     config = log.config
     segments = log.segments
     first_dirty = max(first_dirty, log.log_start_offset)
@@ -85,8 +221,7 @@ def _dirty_range(log: PartitionLog, first_dirty: int, now_ms: int) -> tuple[int,
     uncleanable = segments[-1].base_offset
     dirty_index = len(segments) - 1
     for index, segment in enumerate(segments[:-1]):
-        following = segments[index + 1].base_offset
-        if following <= first_dirty:
+        if segments[index + 1].base_offset <= first_dirty:
             continue
         dirty_index = min(dirty_index, index)
         if config.min_compaction_lag_ms > 0 and largest_timestamp(segment) > now_ms - config.min_compaction_lag_ms:
@@ -102,28 +237,174 @@ def _dirty_range(log: PartitionLog, first_dirty: int, now_ms: int) -> tuple[int,
     ratio = dirty_bytes / (clean_bytes + dirty_bytes)
     overdue = False
     if config.max_compaction_lag_ms < 2**63 - 1:
-        first_batch = next(_batches(dirty[0]), None)
-        overdue = first_batch is not None and now_ms - first_batch[0].max_timestamp > config.max_compaction_lag_ms
+        first_batch = next(dirty[0].batch_headers(), None)
+        overdue = first_batch is not None and now_ms - first_batch.max_timestamp > config.max_compaction_lag_ms
     if ratio < config.min_cleanable_dirty_ratio and not overdue:
         return None
-    return first_dirty, uncleanable, dirty_index
+    return first_dirty, uncleanable
 
 
-def _offset_map(log: PartitionLog, first_dirty: int, end: int, dirty_index: int) -> dict[bytes, int]:
-    """The last offset of every key among the records in ``[first_dirty, end)``."""
+def _batches(source: _Source) -> Iterator[tuple[BatchHeader, bytes]]:
+    """Every batch of a source with its bytes, reading about ``_READ_CHUNK`` at a time."""
+    handle, size, position = source.handle, source.size, 0
+    while position < size:
+        data = handle.pread(min(_READ_CHUNK, size - position), position)
+        consumed = 0
+        for start, header in iter_batches(data):
+            yield header, data[start : start + header.total_size]
+            consumed = start + header.total_size
+        if consumed == 0:
+            header = read_header(handle.pread(BATCH_OVERHEAD, position))
+            if header.total_size < BATCH_OVERHEAD or position + header.total_size > size:
+                raise CorruptSegmentError(f"{handle.path} has no whole batch at position {position}")
+            yield header, handle.pread(header.total_size, position)
+            consumed = header.total_size
+        position += consumed
+
+
+def _offset_map(sources: Sequence[_Source], first_dirty: int, end: int, max_keys: int) -> tuple[dict[bytes, int], int]:
+    """(A job.)  The last offset of every key among the records in ``[first_dirty, end)``,
+    and the offset the map reached: ``end``, or the first record whose key did not fit."""
     latest: dict[bytes, int] = {}
-    for segment in log.segments[dirty_index:]:
-        if segment.base_offset >= end:
-            break
-        for header, data in _batches(segment):
+    for source in sources:
+        for header, data in _batches(source):
+            if header.base_offset >= end:
+                return latest, end
             if header.is_control or header.last_offset < first_dirty:
                 continue
-            _, records = decode_batch(data)
-            for record in records:
+            for record in decode_batch(data)[1]:
                 offset = header.base_offset + record.offset_delta
-                if record.key is not None and first_dirty <= offset < end:
-                    latest[record.key] = offset
-    return latest
+                if record.key is None or not first_dirty <= offset < end:
+                    continue
+                if record.key not in latest and len(latest) >= max_keys:
+                    return latest, offset
+                latest[record.key] = offset
+    return latest, end
+
+
+def _groups(log: PartitionLog, sources: list[_Source]) -> list[list[_Source]]:
+    """Kafka's grouping of consecutive segments into cleaned segments (module docstring, 4)."""
+    config = log.config
+    segments = log.segments
+    following = {segments[i].base_offset: segments[i + 1].base_offset for i in range(len(segments) - 1)}
+    groups: list[list[_Source]] = []
+    size = offset_bytes = time_bytes = 0
+    for source in sources:
+        extra_offset, extra_time = source.segment.index_sizes()
+        if (
+            groups
+            and size + source.size <= config.segment_bytes
+            and offset_bytes + extra_offset <= config.segment_index_bytes
+            and time_bytes + extra_time <= config.segment_index_bytes
+            and following[source.segment.base_offset] - 1 - groups[-1][0].segment.base_offset <= INT32_MAX
+        ):
+            groups[-1].append(source)
+            size, offset_bytes, time_bytes = size + source.size, offset_bytes + extra_offset, time_bytes + extra_time
+        else:
+            groups.append([source])
+            size, offset_bytes, time_bytes = source.size, extra_offset, extra_time
+    return groups
+
+
+def _clean_group(
+    fs: FileSystem, log: PartitionLog, group: list[_Source], latest: dict[bytes, int], now_ms: int
+) -> Generator[Job, object, _Written | None]:
+    """Write one run's cleaned files (a job), then swap them in; None when the run changed."""
+    stem = f"{log.directory}/{filename_prefix(group[0].segment.base_offset)}"
+    outputs: list[FileHandle] = []
+    swapped = False
+    try:
+        for suffix in _FILE_SUFFIXES:
+            path = stem + suffix + CLEANED_SUFFIX
+            if fs.exists(path):
+                fs.remove(path)
+            outputs.append(fs.open_append(path))
+        config = log.config
+        job = partial(
+            _write_group, group, outputs, latest, now_ms, config.delete_retention_ms, config.index_interval_bytes, fs
+        )
+        written = cast(_Written, (yield job))
+        for handle in outputs:
+            handle.close()
+        if not log.holds([source.segment for source in group]):
+            return None
+        for suffix in _FILE_SUFFIXES:
+            fs.rename(stem + suffix + CLEANED_SUFFIX, stem + suffix + SWAP_SUFFIX)
+        fs.fsync_dir(log.directory)
+        swapped = True
+        log.replace_segments(
+            [source.segment for source in group], partial(_install, fs, log, stem, group[-1].segment), now_ms
+        )
+        return written
+    finally:
+        for handle in outputs:
+            handle.close()
+        if not swapped:
+            for suffix in _FILE_SUFFIXES:
+                if fs.exists(stem + suffix + CLEANED_SUFFIX):
+                    fs.remove(stem + suffix + CLEANED_SUFFIX)
+
+
+def _install(fs: FileSystem, log: PartitionLog, stem: str, last: LogSegment) -> LogSegment:
+    """Give the swap files their final names (the log last) and open the cleaned segment."""
+    for suffix in _FILE_SUFFIXES:
+        fs.rename(stem + suffix + SWAP_SUFFIX, stem + suffix)
+    fs.fsync_dir(log.directory)
+    config = log.config
+    return LogSegment(
+        fs,
+        log.directory,
+        int(stem.rsplit("/", 1)[1]),
+        index_interval_bytes=config.index_interval_bytes,
+        max_index_bytes=config.segment_index_bytes,
+        created_ms=last.created_ms,
+    )
+
+
+def _write_group(
+    group: list[_Source],
+    outputs: list[FileHandle],
+    latest: dict[bytes, int],
+    now_ms: int,
+    delete_retention_ms: int,
+    index_interval: int,
+    fs: FileSystem,
+) -> _Written:
+    """(A job.)  Filter the run's batches into the cleaned log, build its indexes with the
+    segment's indexing rule (see `odradek.storage.segment`), write and fsync all three."""
+    index_out, time_out, log_out = outputs
+    base = group[0].segment.base_offset
+    max_bytes = 1 << 62
+    offset_index = OffsetIndex(fs, index_out.path, base, max_bytes, None)
+    time_index = TimeIndex(fs, time_out.path, base, max_bytes, None)
+    pending = bytearray()
+    position = last_indexed = removed = 0
+    max_timestamp, offset_of_max = NO_TIMESTAMP, base
+    for source in group:
+        for header, data in _batches(source):
+            kept, gone = _filter_batch(header, data, latest, now_ms, delete_retention_ms)
+            removed += gone
+            if kept is None:
+                continue
+            if header.max_timestamp > max_timestamp:
+                max_timestamp, offset_of_max = header.max_timestamp, header.last_offset
+            if position - last_indexed > index_interval:
+                offset_index.append(header.last_offset, position)
+                time_index.maybe_append(max_timestamp, offset_of_max)
+                last_indexed = position
+            pending += kept
+            position += len(kept)
+            if len(pending) >= _READ_CHUNK:
+                log_out.write(pending)
+                pending.clear()
+    time_index.maybe_append(max_timestamp, offset_of_max)
+    if pending:
+        log_out.write(pending)
+    index_out.write(offset_index.to_bytes())
+    time_out.write(time_index.to_bytes())
+    for handle in outputs:
+        handle.fsync()
+    return _Written(position, removed)
 
 
 def _filter_batch(
@@ -169,89 +450,3 @@ def _filter_batch(
         max_timestamp=header.max_timestamp,
     )
     return rebuilt, removed
-
-
-def _write_cleaned(fs: FileSystem, segment: LogSegment, batches: Iterator[bytes]) -> int:
-    """Write the cleaned content next to the segment and fsync it; return its size."""
-    path = segment.path + CLEANED_SUFFIX
-    if fs.exists(path):
-        fs.remove(path)
-    handle = fs.open_append(path)
-    try:
-        pending = bytearray()
-        for data in batches:
-            pending += data
-            if len(pending) >= _READ_CHUNK:
-                handle.write(pending)
-                pending.clear()
-        if pending:
-            handle.write(pending)
-        handle.fsync()
-        return handle.size()
-    finally:
-        handle.close()
-
-
-def _swap(fs: FileSystem, log: PartitionLog, segment: LogSegment) -> LogSegment:
-    """Commit the cleaned file, replace the segment with it and rebuild its indexes."""
-    stem = segment.path[: -len(LOG_SUFFIX)]
-    swap = segment.path + SWAP_SUFFIX
-    fs.rename(segment.path + CLEANED_SUFFIX, swap)
-    fs.fsync_dir(log.directory)
-    for suffix in (INDEX_SUFFIX, TIME_INDEX_SUFFIX):
-        if fs.exists(stem + suffix):
-            fs.remove(stem + suffix)
-    fs.rename(swap, segment.path)
-    fs.fsync_dir(log.directory)
-    config = log.config
-    cleaned = LogSegment(
-        fs,
-        log.directory,
-        segment.base_offset,
-        index_interval_bytes=config.index_interval_bytes,
-        max_index_bytes=config.segment_index_bytes,
-        created_ms=segment.created_ms,
-    )
-    cleaned.recover()
-    cleaned.flush()
-    log.replace_segment(cleaned)
-    return cleaned
-
-
-def clean(fs: FileSystem, log: PartitionLog, first_dirty: int, now_ms: int) -> CleanResult | None:
-    """Compact ``log`` once if it is due (see the module docstring); None when it is not."""
-    if not log.config.compact:
-        return None
-    found = _dirty_range(log, first_dirty, now_ms)
-    if found is None:
-        return None
-    first_dirty, end, dirty_index = found
-    latest = _offset_map(log, first_dirty, end, dirty_index)
-    retention = log.config.delete_retention_ms
-    segments = [s for s in log.segments[:-1] if s.base_offset < end]
-    before = after = removed = 0
-    for segment in segments:
-        counts = [0]
-
-        def cleaned(segment: LogSegment = segment, counts: list[int] = counts) -> Iterator[bytes]:
-            for header, data in _batches(segment):
-                kept, gone = _filter_batch(header, data, latest, now_ms, retention)
-                counts[0] += gone
-                if kept is not None:
-                    yield kept
-
-        before += segment.size
-        _write_cleaned(fs, segment, cleaned())
-        removed += counts[0]
-        after += _swap(fs, log, segment).size
-    _log.info(
-        "cleaned %s-%d up to offset %d: %d segment(s), %d -> %d bytes, %d record(s) removed",
-        log.topic,
-        log.partition,
-        end,
-        len(segments),
-        before,
-        after,
-        removed,
-    )
-    return CleanResult(end, len(segments), before, after, removed)

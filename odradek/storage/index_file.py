@@ -66,6 +66,10 @@ class IndexFile:
         """Whether the file differs from memory."""
         return self._persisted != len(self._buf) or self._file_size != self._persisted
 
+    def to_bytes(self) -> bytes:
+        """The entries as the file holds them."""
+        return bytes(self._buf)
+
     def reset(self) -> None:
         """Drop every entry."""
         self._buf.clear()

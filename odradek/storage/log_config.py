@@ -51,6 +51,9 @@ class LogConfig:
     """``min.compaction.lag.ms``: records younger than this are not compacted."""
     max_compaction_lag_ms: int = LONG_MAX
     """``max.compaction.lag.ms``: dirty records older than this force a compaction."""
+    file_delete_delay_ms: int = 60_000
+    """``file.delete.delay.ms``: how long the files of a segment removed from the log stay on
+    disk (renamed ``.deleted``) before they are deleted."""
 
     @property
     def log_append_time(self) -> bool:

@@ -20,6 +20,10 @@ Invariants:
 - the log start offset checkpoint is rewritten whenever a log start offset moves past its
   first segment (DeleteRecords) and after every retention pass that changed one, so what a
   client was told is gone stays gone after a crash.
+- a compaction pass (`cleaning`) is a generator whose jobs may run on a worker thread; the
+  first dirty offset is checkpointed only after a pass finished on a log still loaded;
+- files of removed segments go when `delete_expired_segments` finds their
+  ``file.delete.delay.ms`` passed on the clock (the broker calls it periodically).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from __future__ import annotations
 import logging
 import os
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 
 from odradek.clock import Clock
@@ -38,7 +42,7 @@ from odradek.storage.checkpoint import (
     read_offset_checkpoint,
     write_offset_checkpoint,
 )
-from odradek.storage.cleaner import clean
+from odradek.storage.cleaner import CleanerConfig, Job, clean_steps, run_inline
 from odradek.storage.errors import InconsistentTopicId, StorageError
 from odradek.storage.filesystem import FileSystem, write_file_atomic
 from odradek.storage.log_config import LogConfig
@@ -96,8 +100,17 @@ def _default_config(_topic: str) -> LogConfig:
 class LogManager:
     """Creates, loads, finds, deletes and closes the partition logs of one data directory."""
 
-    def __init__(self, fs: FileSystem, data_dir: str, clock: Clock, *, clean_shutdown: bool) -> None:
+    def __init__(
+        self,
+        fs: FileSystem,
+        data_dir: str,
+        clock: Clock,
+        *,
+        clean_shutdown: bool,
+        cleaner_config: CleanerConfig | None = None,
+    ) -> None:
         self._fs = fs
+        self._cleaner_config = cleaner_config or CleanerConfig()
         self.data_dir = data_dir
         self._clock = clock
         self.clean_shutdown = clean_shutdown
@@ -116,6 +129,7 @@ class LogManager:
         clock: Clock,
         *,
         config_for: Callable[[str], LogConfig] = _default_config,
+        cleaner_config: CleanerConfig | None = None,
     ) -> LogManager:
         """Load every partition directory; ``config_for(topic)`` gives each topic's settings."""
         path = os.fspath(data_dir)
@@ -125,7 +139,7 @@ class LogManager:
         if clean:
             fs.remove(marker)
             fs.fsync_dir(path)
-        manager = cls(fs, path, clock, clean_shutdown=clean)
+        manager = cls(fs, path, clock, clean_shutdown=clean, cleaner_config=cleaner_config)
         try:
             start_offsets = read_offset_checkpoint(fs, manager._checkpoint_path)
         except StorageError as exc:
@@ -204,25 +218,47 @@ class LogManager:
             self._checkpoint()
         return log.log_start_offset
 
+    def compacted_logs(self) -> list[tuple[str, int]]:
+        """The (topic, partition) of every log whose ``cleanup.policy`` has ``compact``."""
+        return [key for key, log in self._logs.items() if log.config.compact]
+
+    def cleaning(self, topic: str, partition: int) -> Generator[Job, object, bool]:
+        """One compaction pass over one log at the clock's time, as the steps of
+        `odradek.storage.cleaner.clean_steps` (its jobs may run on a worker thread); True when
+        the log was cleaned.  The first dirty offset is checkpointed afterwards."""
+        key = (topic, partition)
+        log = self._logs.get(key)
+        if log is None or not log.config.compact:
+            return False
+        try:
+            result = yield from clean_steps(
+                self._fs, log, self._first_dirty.get(key, 0), self._clock.time_ms(), self._cleaner_config
+            )
+        except (OSError, StorageError):
+            _log.exception("compaction failed for %s", log.directory)
+            return False
+        if result is None or self._logs.get(key) is not log:
+            return False
+        self._first_dirty[key] = result.end_offset
+        live = {k: v for k, v in self._first_dirty.items() if k in self._logs}
+        write_offset_checkpoint(self._fs, f"{self.data_dir}/{CLEANER_OFFSET_CHECKPOINT}", live)
+        return True
+
     def clean_logs(self) -> int:
-        """One compaction pass over every compacted log at the clock's time; return how many
-        logs were cleaned.  The first dirty offsets are checkpointed after each one."""
+        """One compaction pass over every compacted log, every step on this thread; return
+        how many logs were cleaned."""
+        return sum(run_inline(self.cleaning(topic, partition)) for topic, partition in self.compacted_logs())
+
+    def delete_expired_segments(self) -> int:
+        """Delete the files of removed segments whose ``file.delete.delay.ms`` has passed."""
         now_ms = self._clock.time_ms()
-        cleaned = 0
-        for key, log in list(self._logs.items()):
-            if not log.config.compact:
-                continue
+        deleted = 0
+        for log in list(self._logs.values()):
             try:
-                result = clean(self._fs, log, self._first_dirty.get(key, 0), now_ms)
-            except (OSError, StorageError):
-                _log.exception("compaction failed for %s", log.directory)
-                continue
-            if result is not None:
-                cleaned += 1
-                self._first_dirty[key] = result.end_offset
-                live = {k: v for k, v in self._first_dirty.items() if k in self._logs}
-                write_offset_checkpoint(self._fs, f"{self.data_dir}/{CLEANER_OFFSET_CHECKPOINT}", live)
-        return cleaned
+                deleted += log.delete_expired_segments(now_ms)
+            except OSError:
+                _log.exception("deleting removed segments failed for %s", log.directory)
+        return deleted
 
     def delete_old_segments(self) -> int:
         """One retention pass over every log at the clock's time; return segments deleted."""

@@ -10,11 +10,8 @@ the whole buffer goes to the active segment in a single write.  The segment roll
 when the buffer would push it past ``segment.bytes``, when it is older than ``segment.ms``,
 when an index is full, or when an offset would leave the int32 range of its base offset.
 
-Opening: first the leftovers of an interrupted compaction are settled (a ``.log.cleaned``
-file is deleted, a ``.log.swap`` file replaces its segment) and index files without a
-``.log`` are deleted; then, after a clean shutdown, only the tail of the last segment is
-checked (see `LogSegment.check_tail`); otherwise every segment is recovered from its first
-byte, and when recovery truncates a segment, the segments after it are deleted, as Kafka does.
+Opening (`open`) settles what a crash left and recovers the segments: see
+`odradek.storage.log_loader`.
 
 Durability follows ``flush.messages`` and ``flush.ms``: an append that leaves at least
 ``flush.messages`` messages unflushed, or comes ``flush.ms`` after the last flush, fsyncs
@@ -23,6 +20,14 @@ the log before returning (Kafka's defaults leave it all to the page cache).
 The log start offset moves up only: by retention (`delete_oldest_segments`, whole segments)
 and by DeleteRecords (`increment_log_start_offset`, anywhere up to the high watermark).
 Persisting it is the log manager's job (its checkpoint file).
+
+Removing segments (retention, DeleteRecords-driven retention, a compaction swap) is Kafka's
+asynchronous deletion: the segment leaves the list at once (no new read reaches it), its
+files are renamed with the ``.deleted`` suffix, and `delete_expired_segments` closes and
+deletes them once ``file.delete.delay.ms`` has passed since the removal.  Until then the
+log file stays open, so a `FileRegion` read from the segment before it left stays readable:
+the server reads or sends a region right after the handler returns it, with no ``await`` in
+between, so even a zero delay never closes a descriptor under a read in flight.
 
 Invariants:
 - segments are sorted by base offset, the last one is active (the only one appended to);
@@ -40,7 +45,7 @@ import logging
 import posixpath
 import uuid
 from bisect import bisect_right
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from odradek.clock import Clock
@@ -48,23 +53,10 @@ from odradek.storage.errors import OffsetOutOfRange, RecordBatchTooLarge, Storag
 from odradek.storage.filesystem import FileSystem
 from odradek.storage.index_file import INT32_MAX
 from odradek.storage.log_config import LogConfig
-from odradek.storage.partition_metadata import (
-    PARTITION_METADATA_FILE,
-    read_partition_metadata,
-    write_partition_metadata,
-)
+from odradek.storage.log_loader import load_segments
+from odradek.storage.partition_metadata import PARTITION_METADATA_FILE, write_partition_metadata
 from odradek.storage.region import FileRegion
-from odradek.storage.segment import (
-    CLEANED_SUFFIX,
-    INDEX_SUFFIX,
-    LOG_SUFFIX,
-    SWAP_SUFFIX,
-    TIME_INDEX_SUFFIX,
-    AppendedBatch,
-    LogSegment,
-    TimestampOffset,
-    parse_segment_filename,
-)
+from odradek.storage.segment import AppendedBatch, LogSegment, TimestampOffset
 from odradek.storage.time_index import NO_TIMESTAMP
 from odradek.wire.records.batch import (
     BatchHeader,
@@ -123,11 +115,12 @@ class PartitionLog:
         self.listeners: list[AppendListener] = listeners if listeners is not None else []
         """Called after every append; the list may be shared by every log of a broker."""
         self.recovered_bytes = 0
-        self._creation_unsynced = False
+        """Bytes recovery truncated when the log was opened."""
         self.recovered_segments = 0
         """How many segments the last open scanned batch by batch (0 after a clean shutdown)."""
-
-        """Bytes recovery truncated when the log was opened."""
+        self._creation_unsynced = False
+        self._pending_deletions: list[tuple[int, LogSegment]] = []
+        self._closed = False
 
     @classmethod
     def create(
@@ -212,61 +205,19 @@ class PartitionLog:
         the first segment's base offset.  When it lies past the recovered log end (segment
         files lost), every segment is deleted and the log restarts empty there, as Kafka does.
         """
-        topic_id = read_partition_metadata(fs, directory)
-        now_ms = clock.time_ms()
-        names = _finish_interrupted_cleaning(fs, directory, fs.listdir(directory))
-        _remove_orphan_indexes(fs, directory, names)
-        base_offsets = sorted(base for base in map(parse_segment_filename, names) if base is not None)
-        segments = [
-            LogSegment(
-                fs,
-                directory,
-                base,
-                index_interval_bytes=config.index_interval_bytes,
-                max_index_bytes=config.segment_index_bytes,
-                created_ms=now_ms,
-            )
-            for base in base_offsets
-        ]
-        if not segments:
-            segments.append(
-                LogSegment.create(
-                    fs,
-                    directory,
-                    0,
-                    index_interval_bytes=config.index_interval_bytes,
-                    max_index_bytes=config.segment_index_bytes,
-                    now_ms=now_ms,
-                )
-            )
-        if clean_shutdown:
-            recovered, scanned = segments[-1].check_tail(), 0
-        else:
-            recovered, scanned = _recover_from(segments, recovery_point)
-        if log_start_offset > segments[-1].next_offset:
-            _log.warning(
-                "deleting every segment of %s: its end %d is below the log start offset %d",
-                directory,
-                segments[-1].next_offset,
-                log_start_offset,
-            )
-            for segment in segments:
-                segment.delete()
-            segments = [
-                LogSegment.create(
-                    fs,
-                    directory,
-                    log_start_offset,
-                    index_interval_bytes=config.index_interval_bytes,
-                    max_index_bytes=config.segment_index_bytes,
-                    now_ms=now_ms,
-                )
-            ]
-            fs.fsync_dir(directory)
-        log = cls(fs, directory, topic, partition, topic_id, config, segments, listeners)
-        log._log_start_offset = max(log_start_offset, segments[0].base_offset)
-        log.recovered_bytes = recovered
-        log.recovered_segments = scanned
+        loaded = load_segments(
+            fs,
+            directory,
+            config,
+            clock.time_ms(),
+            clean_shutdown=clean_shutdown,
+            log_start_offset=log_start_offset,
+            recovery_point=recovery_point,
+        )
+        log = cls(fs, directory, topic, partition, loaded.topic_id, config, loaded.segments, listeners)
+        log._log_start_offset = loaded.log_start_offset
+        log.recovered_bytes = loaded.recovered_bytes
+        log.recovered_segments = loaded.recovered_segments
         return log
 
     @property
@@ -413,14 +364,59 @@ class PartitionLog:
         self._base_offsets.append(segment.base_offset)
         return segment
 
-    def replace_segment(self, segment: LogSegment) -> None:
-        """Put ``segment`` (a cleaned copy, already in place on disk) instead of the closed
-        segment with the same base offset, and close the old one's file."""
-        index = self._base_offsets.index(segment.base_offset)
-        if index == len(self._segments) - 1:
-            raise StorageError(f"{segment.path}: the active segment cannot be replaced")
-        old, self._segments[index] = self._segments[index], segment
-        old.close_without_flush()
+    def holds(self, segments: Sequence[LogSegment]) -> bool:
+        """Whether ``segments`` are still consecutive closed segments of this log (the cleaner
+        checks that nothing removed or replaced them while it worked)."""
+        if not segments or self._offline is not None or self._closed:
+            return False
+        try:
+            index = self._segments.index(segments[0])
+        except ValueError:
+            return False
+        end = index + len(segments)
+        return end < len(self._segments) and self._segments[index:end] == list(segments)
+
+    def replace_segments(self, old: Sequence[LogSegment], install: Callable[[], LogSegment], now_ms: int) -> LogSegment:
+        """Put the segment ``install()`` opens in place of ``old`` (see `holds`), whose files
+        are renamed ``.deleted`` (durably) before ``install`` runs and deleted later.
+
+        A failure after the renames takes the log offline: the next open completes the swap.
+        """
+        if not self.holds(old):
+            raise StorageError(f"{self.directory}: the segments to replace changed")
+        index = self._segments.index(old[0])
+        try:
+            for segment in old:
+                segment.rename_for_deletion()
+            self._fs.fsync_dir(self.directory)
+            new = install()
+        except OSError as exc:
+            self._offline = f"{self.directory} is offline after a failed segment swap: {exc}"
+            _log.error("%s", self._offline)
+            raise StorageError(self._offline) from exc
+        self._segments[index : index + len(old)] = [new]
+        self._base_offsets[index : index + len(old)] = [new.base_offset]
+        self._schedule_deletion(old, now_ms)
+        return new
+
+    def _schedule_deletion(self, segments: Sequence[LogSegment], now_ms: int) -> None:
+        due = now_ms + self._config.file_delete_delay_ms
+        self._pending_deletions.extend((due, segment) for segment in segments)
+
+    def delete_expired_segments(self, now_ms: int) -> int:
+        """Close and delete the files of removed segments whose delay has passed; return how many."""
+        due = [segment for when, segment in self._pending_deletions if when <= now_ms]
+        if not due:
+            return 0
+        self._pending_deletions = [(when, s) for when, s in self._pending_deletions if when > now_ms]
+        for segment in due:
+            segment.delete_files()
+        return len(due)
+
+    @property
+    def pending_deletions(self) -> int:
+        """Removed segments whose files wait for ``file.delete.delay.ms``."""
+        return len(self._pending_deletions)
 
     def increment_log_start_offset(self, offset: int) -> bool:
         """Move the log start offset up to ``offset`` (DeleteRecords); return whether it moved.
@@ -436,7 +432,8 @@ class PartitionLog:
         return True
 
     def delete_oldest_segments(self, count: int, now_ms: int) -> int:
-        """Delete the ``count`` oldest segments and start the log at the next one's base offset.
+        """Remove the ``count`` oldest segments and start the log at the next one's base offset;
+        their files are deleted ``file.delete.delay.ms`` after ``now_ms``.
 
         Deleting every segment rolls first, so the log keeps an (empty) active segment and the
         segment being deleted is never the one appended to.  Returns how many were deleted.
@@ -455,7 +452,9 @@ class PartitionLog:
         del self._base_offsets[:count]
         self._log_start_offset = max(self._log_start_offset, self._segments[0].base_offset)
         for segment in doomed:
-            segment.delete()
+            segment.rename_for_deletion()
+        self._fs.fsync_dir(self.directory)
+        self._schedule_deletion(doomed, now_ms)
         return count
 
     def read(self, offset: int, max_bytes: int, *, min_one_batch: bool = True) -> FileRegion | None:
@@ -523,66 +522,25 @@ class PartitionLog:
 
     def close(self) -> None:
         """Flush and close every segment (an offline log is closed without flushing); the log
-        must not be used afterwards."""
+        must not be used afterwards.  Files of removed segments stay until the next open."""
         if self._offline is not None:
             self.discard()
             return
         for segment in self._segments:
             segment.close()
+        self._close_pending_deletions()
+        self._closed = True
         self._recovery_point = self._log_end_offset
 
     def discard(self) -> None:
         """Close every segment file without flushing: the caller is about to delete the log."""
         for segment in self._segments:
             segment.close_without_flush()
+        self._close_pending_deletions()
+        self._closed = True
 
-
-def _finish_interrupted_cleaning(fs: FileSystem, directory: str, names: list[str]) -> list[str]:
-    """Kafka's rules for a crash during compaction: a ``.log.cleaned`` file is an unfinished
-    replacement (deleted); a ``.log.swap`` file is a finished one (it replaces its segment,
-    whose indexes are dropped to be rebuilt).  Returns the directory's names afterwards."""
-    changed = False
-    for name in names:
-        path = f"{directory}/{name}"
-        if name.endswith(LOG_SUFFIX + CLEANED_SUFFIX):
-            _log.warning("deleting unfinished cleaner output %s", path)
-            fs.remove(path)
-            changed = True
-        elif name.endswith(LOG_SUFFIX + SWAP_SUFFIX):
-            stem = path[: -len(LOG_SUFFIX + SWAP_SUFFIX)]
-            _log.warning("completing the swap of cleaned segment %s", path)
-            for suffix in (INDEX_SUFFIX, TIME_INDEX_SUFFIX):
-                if fs.exists(stem + suffix):
-                    fs.remove(stem + suffix)
-            fs.rename(path, stem + LOG_SUFFIX)
-            changed = True
-    if not changed:
-        return names
-    fs.fsync_dir(directory)
-    return fs.listdir(directory)
-
-
-def _remove_orphan_indexes(fs: FileSystem, directory: str, names: list[str]) -> None:
-    """Delete index files whose segment log is gone (a crash while deleting a segment)."""
-    present = set(names)
-    for name in names:
-        stem, dot, suffix = name.partition(".")
-        if dot and "." + suffix in (INDEX_SUFFIX, TIME_INDEX_SUFFIX) and stem + LOG_SUFFIX not in present:
-            _log.warning("deleting orphaned index file %s/%s", directory, name)
-            fs.remove(f"{directory}/{name}")
-
-
-def _recover_from(segments: list[LogSegment], recovery_point: int) -> tuple[int, int]:
-    """Recover the segments from the one holding ``recovery_point`` on; after the first that
-    loses bytes, delete the following ones.  Returns (bytes truncated, segments scanned)."""
-    first = max(0, bisect_right([segment.base_offset for segment in segments], recovery_point) - 1)
-    for index in range(first, len(segments)):
-        segment = segments[index]
-        truncated = segment.recover()
-        if truncated:
-            for later in segments[index + 1 :]:
-                later.delete()
-            del segments[index + 1 :]
-            _log.warning("truncated %d invalid bytes from %s", truncated, segment.path)
-            return truncated, index - first + 1
-    return 0, len(segments) - first
+    def _close_pending_deletions(self) -> None:
+        """Close removed segments whose files still wait: the next open deletes the files."""
+        for _, segment in self._pending_deletions:
+            segment.close_without_flush()
+        self._pending_deletions.clear()

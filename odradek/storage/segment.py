@@ -49,6 +49,7 @@ from odradek.wire.records.builder import decode_batch
 
 __all__ = [
     "CLEANED_SUFFIX",
+    "DELETED_SUFFIX",
     "INDEX_SUFFIX",
     "LOG_SUFFIX",
     "SWAP_SUFFIX",
@@ -67,6 +68,9 @@ CLEANED_SUFFIX = ".cleaned"
 """Appended to a segment's ``.log`` name while the cleaner writes its replacement."""
 SWAP_SUFFIX = ".swap"
 """Appended to a segment's ``.log`` name once its replacement is complete and durable."""
+DELETED_SUFFIX = ".deleted"
+"""Appended to the names of a segment's files when it is removed from its log; the files go
+after ``file.delete.delay.ms`` (see `LogSegment.rename_for_deletion`)."""
 
 _FRAMING = struct.Struct(">qi")
 _SCAN_CHUNK = 1 << 20
@@ -137,6 +141,7 @@ class LogSegment:
         self._next_offset: int | None = None
         self._first_batch_timestamp: int | None = None
         self._hints: dict[int, int] = {}
+        self._retired = False
         self.torn = False
         """Whether a failed write left bytes this segment could not cut back (see `append`)."""
 
@@ -442,6 +447,30 @@ class LogSegment:
         """Close the log file, dropping unwritten index entries (the segment is going away)."""
         self._log.close()
 
+    def index_sizes(self) -> tuple[int, int]:
+        """Bytes of the offset index and of the time index (what Kafka's cleaner groups by)."""
+        offset_index, time_index = self._indexes()
+        return offset_index.entries * offset_index.entry_size, time_index.entries * time_index.entry_size
+
+    def rename_for_deletion(self) -> None:
+        """Rename the segment's files with the ``.deleted`` suffix, the log first (the caller
+        fsyncs the directory).  The log file stays open, so a `FileRegion` handed out before
+        keeps reading the same bytes until `delete_files` runs."""
+        self._retired = True
+        for suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX):
+            path = self._stem + suffix
+            if self._fs.exists(path):
+                self._fs.rename(path, path + DELETED_SUFFIX)
+
+    def delete_files(self) -> None:
+        """Close the log file and remove the ``.deleted`` files left by `rename_for_deletion`
+        (those already gone, e.g. with their directory, are skipped)."""
+        self.close_without_flush()
+        for suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX):
+            path = self._stem + suffix + DELETED_SUFFIX
+            if self._fs.exists(path):
+                self._fs.remove(path)
+
     def delete(self) -> None:
         """Close the log file and remove the segment's three files."""
         self.close_without_flush()
@@ -451,6 +480,8 @@ class LogSegment:
                 self._fs.remove(path)
 
     def _flush_indexes(self, *, fsync: bool) -> None:
+        if self._retired:
+            return
         if self._offset_index is not None:
             self._offset_index.flush(fsync=fsync)
         if self._time_index is not None:
