@@ -28,7 +28,7 @@ from odradek.wire.api import (
 from odradek.wire.codec import decode_from, encode_into
 from odradek.wire.errors import ErrorCode, ProtocolViolation
 from odradek.wire.messages.api_versions import ApiVersionsResponse
-from odradek.wire.primitives import DecodeError, Reader, Writer
+from odradek.wire.primitives import DecodeError, Part, Reader, Writer
 from odradek.wire.schema import Message
 
 if TYPE_CHECKING:
@@ -36,7 +36,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Dispatcher", "Frame", "encode_response_frame"]
 
-Frame = list[bytes | bytearray | memoryview]
+Frame = list[Part]
+"""The pieces of one response frame; a fetch response's record sets may be `FilePart`s."""
 
 log = logging.getLogger("odradek.handlers")
 
@@ -46,7 +47,8 @@ _SIZE = struct.Struct(">i")
 def encode_response_frame(api_key: int, version: int, correlation_id: int, message: Message, value: Any) -> Frame:
     """Size prefix, response header and body, as the pieces of one vectored write.
 
-    Record batches of a fetch response stay the buffers the storage layer read them into.
+    Record batches of a fetch response are not copied: they stay the buffers the storage layer
+    read them into, or file parts the connection sends from the segment file.
     """
     head = bytearray(4)
     writer = Writer(head)

@@ -12,6 +12,10 @@
 - read_committed reads stop at the last stable offset and report aborted transactions (an
   empty list until transactions exist); read_uncommitted reports none (null).
 - v13+ names topics by id: an unknown id gets UNKNOWN_TOPIC_ID.
+- Record sets are never decoded here.  One of ``SPILL_BYTES`` or more goes into the response as
+  the segment's `FileRegion` (the connection sends it with sendfile when it can); a smaller one
+  is read into bytes, which costs less than a syscall of its own.  Only the last read of the
+  long-poll loop is answered, and nothing is awaited between it and the send.
 """
 
 from __future__ import annotations
@@ -24,8 +28,10 @@ from odradek.fetch_sessions import FINAL_EPOCH, INITIAL_EPOCH, FetchSession, Ses
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
 from odradek.storage.errors import OffsetOutOfRange, StorageError
+from odradek.storage.region import FileRegion
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.fetch import FetchRequest, FetchResponse
+from odradek.wire.primitives import SPILL_BYTES
 from odradek.wire.schema import ZERO_UUID
 
 _TopicResponse = FetchResponse.FetchableTopicResponse
@@ -42,7 +48,7 @@ class _Read:
     high_watermark: int = -1
     last_stable_offset: int = -1
     log_start_offset: int = -1
-    records: bytes = b""
+    records: bytes | FileRegion = b""
 
 
 def _error(request: Any, code: ErrorCode) -> Any:
@@ -94,7 +100,7 @@ def _read_one(ctx: RequestContext, part: SessionPartition, limit: int, first: bo
         outcome.error = ErrorCode.KAFKA_STORAGE_ERROR
         return outcome
     if region is not None:
-        outcome.records = region.read()
+        outcome.records = region if region.length >= SPILL_BYTES else region.read()
     return outcome
 
 
@@ -137,6 +143,10 @@ def _resolve_session(ctx: RequestContext, request: Any) -> tuple[FetchSession | 
     if request.session_epoch == FINAL_EPOCH:
         cache.remove(request.session_id)
         return None, ErrorCode.NONE, True
+    if request.session_epoch == INITIAL_EPOCH:
+        # A full fetch naming a session closes it and opens a new one (Kafka 4.3.1 does this).
+        cache.remove(request.session_id)
+        return cache.create(), ErrorCode.NONE, True
     session = cache.get(request.session_id)
     if session is None:
         return None, ErrorCode.FETCH_SESSION_ID_NOT_FOUND, False

@@ -9,6 +9,12 @@ client pipeline as many requests as it likes.  Reading pauses while too many byt
 wait, so a fast producer cannot make the broker buffer without bound.
 
 A frame the dispatcher refuses (ProtocolViolation) closes this connection only, with one log line.
+
+Responses go out through `odradek.server.zerocopy.write_parts`: record sets left in segment
+files (fetch) are sent with sendfile when the socket allows it.  A response with such file
+parts is written as soon as the dispatcher returns it, before this task awaits anything else:
+nothing can close a segment file in between, and no file part is kept past that write.  A
+write that finds the peer gone closes the connection with one log line.
 """
 
 from __future__ import annotations
@@ -19,8 +25,10 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import cast
 
+from odradek.server.zerocopy import BUFFER_TYPES, SocketLike, write_parts
 from odradek.wire.errors import ProtocolViolation
 from odradek.wire.framing import FrameDecoder, FrameError
+from odradek.wire.primitives import Part
 
 __all__ = ["Connection", "Dispatch"]
 
@@ -29,7 +37,7 @@ log = logging.getLogger("odradek.server")
 _PAUSE_AT_BYTES = 64 * 1024 * 1024
 
 
-Dispatch = Callable[[bytearray, "Connection"], Awaitable[list[bytes | bytearray | memoryview] | None]]
+Dispatch = Callable[[bytearray, "Connection"], Awaitable[list[Part] | None]]
 """Answers one request frame with the pieces of the response frame, or None (no response)."""
 
 MayWait = Callable[[bytearray], bool]
@@ -53,12 +61,15 @@ class Connection(asyncio.BufferedProtocol):
         self._worker: asyncio.Task[None] | None = None
         self._paused = False
         self.transport: asyncio.Transport | None = None
+        self._socket: SocketLike | None = None
         self.peer = "?"
         self.closed = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # uvloop's transports implement asyncio.Transport without subclassing it.
         self.transport = cast(asyncio.Transport, transport)
+        if transport.get_extra_info("sslcontext") is None:  # a TLS transport's socket is not ours to write
+            self._socket = transport.get_extra_info("socket")
         peer = transport.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
 
@@ -85,8 +96,9 @@ class Connection(asyncio.BufferedProtocol):
     async def _work(self) -> None:
         """Answer the queued requests in order.  Responses to pipelined requests are written
         together (one vectored send instead of one per response); before a request that may
-        wait, everything answered so far goes out, so no answer is held back by a long poll."""
-        out: list[bytes | bytearray | memoryview] = []
+        wait, everything answered so far goes out, so no answer is held back by a long poll.
+        An answer with file parts goes out at once (see the module docstring)."""
+        out: list[Part] = []
         out_bytes = 0
         try:
             while self._pending and not self.closed:
@@ -109,17 +121,28 @@ class Connection(asyncio.BufferedProtocol):
                     return
                 if response is not None:
                     out.extend(response)
-                    out_bytes += sum(len(part) for part in response)
-                    if out_bytes >= _COALESCE_BYTES:
+                    files = False
+                    for part in response:
+                        out_bytes += len(part)
+                        files = files or not isinstance(part, BUFFER_TYPES)
+                    if files or out_bytes >= _COALESCE_BYTES:
                         self._send(out)
                         out, out_bytes = [], 0
         finally:
             if out:
                 self._send(out)
 
-    def _send(self, parts: list[bytes | bytearray | memoryview]) -> None:
-        if self.transport is not None and not self.closed:
-            self.transport.writelines(parts)
+    def _send(self, parts: list[Part]) -> None:
+        if self.transport is None or self.closed:
+            return
+        try:
+            write_parts(self.transport, self._socket, parts)
+        except OSError as exc:
+            log.info("closing connection from %s: %s", self.peer, exc)
+            self.close()
+        except ValueError:
+            log.exception("closing connection from %s: a response's file part cannot be read", self.peer)
+            self.close()
 
     def abort(self, reason: str) -> None:
         """Close this connection because of what the peer sent; one log line."""

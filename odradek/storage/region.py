@@ -4,6 +4,9 @@ A `FileRegion` always covers whole record batches.  It stays valid while the seg
 open; the server must call `FileRegion.fileno` right before each ``os.sendfile`` and never keep
 the descriptor across an ``await``: a deleted topic closes its files, and a descriptor number
 kept across a suspension could by then name another file.
+
+It is a `odradek.wire.primitives.FilePart` (``len`` is its length), so a fetch response can
+carry it through encoding to the connection, which sends it without copying it through Python.
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ class FileRegion:
     file: FileHandle
     position: int
     length: int
+
+    def __len__(self) -> int:
+        return self.length
 
     def fileno(self) -> int | None:
         """The descriptor to sendfile from, or None for in-memory files (use `read`)."""

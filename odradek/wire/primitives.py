@@ -11,8 +11,9 @@ Invariant: a `Reader` never reads past the end of its buffer; running out raises
 from __future__ import annotations
 
 import struct
+from typing import Protocol
 
-__all__ = ["DecodeError", "Reader", "Writer"]
+__all__ = ["DecodeError", "FilePart", "Part", "Reader", "Writer"]
 
 _I8 = struct.Struct(">b")
 _I16 = struct.Struct(">h")
@@ -162,33 +163,64 @@ class Reader:
 SPILL_BYTES = 64 * 1024
 
 
+class FilePart(Protocol):
+    """A payload that stays in a file until the server sends it: ``length`` bytes at
+    ``position`` of the file behind `fileno` (None when it is not an OS file: then `read`).
+
+    The wire layer only counts it (``len``) and keeps it as a part of its own; the server
+    materialises it, with ``sendfile`` or with `read`.  It must be sent before the server
+    awaits anything (the file may be closed once other code runs).
+    """
+
+    @property
+    def position(self) -> int: ...
+
+    @property
+    def length(self) -> int: ...
+
+    def __len__(self) -> int: ...
+
+    def fileno(self) -> int | None: ...
+
+    def read(self) -> bytes:
+        """The ``length`` bytes (raises `ValueError` when the file is closed)."""
+        ...
+
+
+Part = bytes | bytearray | memoryview | FilePart
+"""One piece of an encoded message: bytes, or a `FilePart` the server sends from its file."""
+
+
 class Writer:
     """Appends encoded values to a growing bytearray.
 
-    A large byte payload (``SPILL_BYTES`` or more, i.e. record batches in a fetch response) is
-    not copied in: the buffer so far and the payload itself are set aside as parts, and writing
-    goes on in a new buffer.  `parts` returns the pieces in order, ready for a vectored write;
-    `getvalue` joins them.  ``buf`` is always the tail piece being written.
+    A large byte payload (``SPILL_BYTES`` or more, i.e. record batches in a fetch response) and
+    every `FilePart` are not copied in: the buffer so far and the payload itself are set aside
+    as parts, and writing goes on in a new buffer.  `parts` returns the pieces in order, ready
+    for a vectored write; `getvalue` joins them (reading file parts).  ``buf`` is always the
+    tail piece being written.
     """
 
     __slots__ = ("_parts", "buf")
 
     def __init__(self, buf: bytearray | None = None) -> None:
         self.buf = bytearray() if buf is None else buf
-        self._parts: list[bytes | bytearray | memoryview] = []
+        self._parts: list[Part] = []
 
-    def parts(self) -> list[bytes | bytearray | memoryview]:
+    def parts(self) -> list[Part]:
         return [*self._parts, self.buf]
 
     def size(self) -> int:
         return sum(len(part) for part in self._parts) + len(self.buf)
 
     def getvalue(self) -> bytes:
-        return b"".join(self.parts())
+        return b"".join(
+            part if isinstance(part, (bytes, bytearray, memoryview)) else part.read() for part in self.parts()
+        )
 
-    def payload(self, data: bytes | bytearray | memoryview) -> None:
-        """Append bytes that may be large; large ones are referenced, not copied."""
-        if len(data) < SPILL_BYTES:
+    def payload(self, data: Part) -> None:
+        """Append bytes that may be large; large ones and file parts are referenced, not copied."""
+        if isinstance(data, (bytes, bytearray, memoryview)) and len(data) < SPILL_BYTES:
             self.buf += data
             return
         self._parts.append(self.buf)
@@ -258,14 +290,14 @@ class Writer:
         self.uvarint(len(data) + 1)
         self.buf += data
 
-    def bytes_(self, value: bytes | bytearray | memoryview | None) -> None:
+    def bytes_(self, value: Part | None) -> None:
         if value is None:
             self.int32(-1)
             return
         self.int32(len(value))
         self.payload(value)
 
-    def compact_bytes(self, value: bytes | bytearray | memoryview | None) -> None:
+    def compact_bytes(self, value: Part | None) -> None:
         if value is None:
             self.uvarint(0)
             return

@@ -2,7 +2,8 @@
 whose behaviour depends on time (retention) without sleeping.
 
 ``call(fn)`` runs ``fn()`` on the broker's loop and returns its result, so a test never
-touches broker state from its own thread.
+touches broker state from its own thread.  ``loop_factory`` picks the event loop (asyncio's by
+default; ``uvloop.new_event_loop`` runs the broker on the loop ``odradek run`` uses).
 """
 
 from __future__ import annotations
@@ -22,11 +23,16 @@ T = TypeVar("T")
 
 
 class InProcessBroker:
-    def __init__(self, data_dir: Path, overrides: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        overrides: list[str] | None = None,
+        loop_factory: Callable[[], asyncio.AbstractEventLoop] = asyncio.new_event_loop,
+    ) -> None:
         self.clock = ManualClock(time.time_ns() // 1_000_000)
         config = load_config(None, ["port=0", f"log.dirs={data_dir}", *(overrides or [])])
         self.broker = Broker(config, self.clock)
-        self._loop = asyncio.new_event_loop()
+        self._loop = loop_factory()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
 
     def start(self) -> None:

@@ -96,3 +96,16 @@ def test_incremental_fetch_returns_only_what_changed(broker: BrokerProcess, topi
     assert closing.error_code == ErrorCode.NONE and closing.session_id == 0
     assert _fetch(conn, topic_name, session, 3, {}).error_code == ErrorCode.FETCH_SESSION_ID_NOT_FOUND
     conn.close()
+
+
+def test_a_full_fetch_naming_a_session_replaces_it(broker: BrokerProcess, topic_name: str) -> None:
+    """Epoch 0 with a session id: Kafka 4.3.1 closes that session and opens a new one (probed)."""
+    conn = RawConnection(broker.bootstrap)
+    topic = CreateTopicsRequest.CreatableTopic(name=topic_name, num_partitions=1, replication_factor=1)
+    conn.request(ApiKey.CREATE_TOPICS, 7, CreateTopicsRequest(topics=[topic], timeout_ms=5000))
+    first = _fetch(conn, topic_name, 0, 0, {0: 0}).session_id
+    again = _fetch(conn, topic_name, first, 0, {0: 0})
+    assert again.error_code == ErrorCode.NONE and again.session_id not in (0, first)
+    assert _fetch(conn, topic_name, first, 1, {}).error_code == ErrorCode.FETCH_SESSION_ID_NOT_FOUND
+    assert _fetch(conn, topic_name, again.session_id, 1, {}).error_code == ErrorCode.NONE
+    conn.close()

@@ -1,0 +1,144 @@
+"""A `Connection` writing file parts: in order with other answers, and one log line for a lost peer."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import struct
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import uvloop
+
+from odradek.server.connection import Connection, Dispatch
+from odradek.storage.filesystem import OsFileSystem
+from odradek.storage.region import FileRegion
+from odradek.wire.primitives import Part
+
+LOOPS: dict[str, Callable[[], asyncio.AbstractEventLoop]] = {
+    "asyncio": asyncio.new_event_loop,
+    "uvloop": uvloop.new_event_loop,
+}
+
+
+def _region(tmp_path: Path, data: bytes) -> FileRegion:
+    handle = OsFileSystem().open_append(str(tmp_path / "00000000000000000000.log"))
+    handle.write(b"\x00" * 5 + data)
+    return FileRegion(handle, 5, len(data))
+
+
+def _frame(body: bytes) -> bytes:
+    return struct.pack(">i", len(body)) + body
+
+
+def _serve(loop: asyncio.AbstractEventLoop, dispatch: Dispatch) -> tuple[Connection, socket.socket]:
+    """A connection on one end of a TCP pair; the other end, blocking, for the test."""
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        client = socket.create_connection(server.getsockname(), timeout=10)
+        accepted, _ = server.accept()
+    connection = Connection(dispatch, lambda body: False, 1 << 20, lambda conn: None)
+    loop.run_until_complete(loop.connect_accepted_socket(lambda: connection, accepted))
+    return connection, client
+
+
+@pytest.mark.parametrize("loop_name", list(LOOPS))
+def test_pipelined_answers_with_and_without_file_parts_arrive_in_request_order(loop_name: str, tmp_path: Path) -> None:
+    data = os.urandom(3 << 20)
+    region = _region(tmp_path, data)
+
+    async def dispatch(body: bytearray, connection: Connection) -> list[Part]:
+        if body.startswith(b"file"):
+            return [struct.pack(">i", len(body) + len(data)), body, region]
+        return [_frame(bytes(body))]
+
+    loop = LOOPS[loop_name]()
+    try:
+        connection, client = _serve(loop, dispatch)
+        with client:
+            names = [b"a", b"file1", b"b", b"c", b"file2", b"d"]
+            client.sendall(b"".join(_frame(name) for name in names))
+            expected = b"".join(_frame(name + data) if name.startswith(b"file") else _frame(name) for name in names)
+            received = bytearray()
+
+            async def drain() -> None:
+                while len(received) < len(expected):
+                    chunk = await loop.sock_recv(client, 1 << 20)
+                    assert chunk
+                    received.extend(chunk)
+
+            client.setblocking(False)
+            loop.run_until_complete(asyncio.wait_for(drain(), 30))
+        assert bytes(received) == expected
+        connection.close()
+    finally:
+        loop.run_until_complete(asyncio.sleep(0.05))
+        loop.close()
+
+
+@pytest.mark.parametrize("loop_name", list(LOOPS))
+def test_a_peer_gone_before_the_answer_closes_the_connection_with_one_log_line(
+    loop_name: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    region = _region(tmp_path, os.urandom(1 << 20))
+    release = asyncio.Event()
+
+    async def dispatch(body: bytearray, connection: Connection) -> list[Part]:
+        assert connection.transport is not None
+        connection.transport.pause_reading()  # the reset is seen by the write, not by a read
+        await release.wait()
+        return [struct.pack(">i", len(region)), region]
+
+    loop = LOOPS[loop_name]()
+    try:
+        connection, client = _serve(loop, dispatch)
+        client.sendall(_frame(b"fetch"))
+        loop.run_until_complete(asyncio.sleep(0.1))
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        client.close()
+        with caplog.at_level(logging.INFO, logger="odradek.server"):
+            loop.call_later(0.1, release.set)
+            loop.run_until_complete(asyncio.sleep(0.5))
+        assert connection.closed
+        lines = [r for r in caplog.records if r.name == "odradek.server"]
+        assert len(lines) == 1 and "closing connection" in lines[0].getMessage()
+    finally:
+        loop.run_until_complete(asyncio.sleep(0.05))
+        loop.close()
+
+
+@pytest.mark.parametrize("loop_name", list(LOOPS))
+def test_an_answer_with_file_parts_leaves_before_the_next_request_awaits(loop_name: str, tmp_path: Path) -> None:
+    data = os.urandom(200_000)
+    region = _region(tmp_path, data)
+
+    async def dispatch(body: bytearray, connection: Connection) -> list[Part]:
+        if body == b"file":
+            return [struct.pack(">i", len(data)), region]
+        region.file.close()  # what deleting the topic does while a later request waits
+        await asyncio.sleep(0.01)
+        return [_frame(bytes(body))]
+
+    loop = LOOPS[loop_name]()
+    try:
+        connection, client = _serve(loop, dispatch)
+        with client:
+            client.sendall(_frame(b"file") + _frame(b"next"))
+            expected = _frame(data) + _frame(b"next")
+            received = bytearray()
+
+            async def drain() -> None:
+                while len(received) < len(expected):
+                    chunk = await loop.sock_recv(client, 1 << 20)
+                    assert chunk, "the connection was closed"
+                    received.extend(chunk)
+
+            client.setblocking(False)
+            loop.run_until_complete(asyncio.wait_for(drain(), 30))
+        assert bytes(received) == expected
+        connection.close()
+    finally:
+        loop.run_until_complete(asyncio.sleep(0.05))
+        loop.close()

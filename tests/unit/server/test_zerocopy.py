@@ -1,0 +1,245 @@
+"""`write_parts` over a real TCP socket pair: sendfile, the hand-over at a full socket, fallbacks."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import cast
+
+import pytest
+
+from odradek.server.zerocopy import write_parts
+from odradek.storage.filesystem import MemoryFileSystem, OsFileSystem
+from odradek.storage.region import FileRegion
+from odradek.wire.primitives import Part
+
+
+class FakeTransport:
+    """Records what reaches the transport; ``queued`` is its write buffer's size."""
+
+    def __init__(self, queued: int = 0) -> None:
+        self.queued = queued
+        self.written: list[bytes] = []
+
+    def writelines(self, parts: Sequence[bytes | bytearray | memoryview]) -> None:
+        self.written.extend(bytes(part) for part in parts)
+
+    def get_write_buffer_size(self) -> int:
+        return self.queued
+
+    def is_closing(self) -> bool:
+        return False
+
+
+class SendfileSpy:
+    """Wraps ``os.sendfile``: every call's requested count and result."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, int]] = []
+        self._real = os.sendfile
+
+    def __call__(self, out_fd: int, in_fd: int, offset: int, count: int) -> int:
+        try:
+            sent = self._real(out_fd, in_fd, offset, count)
+        except BlockingIOError:
+            self.calls.append((count, -1))
+            raise
+        self.calls.append((count, sent))
+        return sent
+
+
+@pytest.fixture
+def spy(monkeypatch: pytest.MonkeyPatch) -> SendfileSpy:
+    found = SendfileSpy()
+    monkeypatch.setattr(os, "sendfile", found)
+    return found
+
+
+@pytest.fixture
+def pair() -> Iterator[tuple[socket.socket, socket.socket]]:
+    """(non-blocking sender, blocking receiver), connected over 127.0.0.1."""
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        receiver = socket.create_connection(server.getsockname(), timeout=10)
+        sender, _ = server.accept()
+    sender.setblocking(False)
+    yield sender, receiver
+    sender.close()
+    receiver.close()
+
+
+def _send(transport: FakeTransport, sock: socket.socket | None, parts: Sequence[Part]) -> None:
+    write_parts(cast(asyncio.WriteTransport, transport), sock, parts)
+
+
+def _os_region(tmp_path: Path, data: bytes, position: int) -> FileRegion:
+    handle = OsFileSystem().open_append(str(tmp_path / f"{position:020d}.log"))
+    handle.write(os.urandom(position) + data + os.urandom(100))
+    return FileRegion(handle, position, len(data))
+
+
+def _memory_region(data: bytes) -> FileRegion:
+    fs = MemoryFileSystem()
+    fs.makedirs("/d")
+    handle = fs.open_append("/d/0.log")
+    handle.write(b"x" * 10 + data)
+    return FileRegion(handle, 10, len(data))
+
+
+def _recv_exact(sock: socket.socket, size: int) -> bytes:
+    data = bytearray()
+    while len(data) < size:
+        chunk = sock.recv(min(size - len(data), 1 << 20))
+        assert chunk, f"peer closed after {len(data)} of {size} bytes"
+        data += chunk
+    return bytes(data)
+
+
+def _assert_nothing_more(sock: socket.socket) -> None:
+    """Nothing beyond what was read arrives (the socket had time to deliver the rest)."""
+    time.sleep(0.2)
+    sock.setblocking(False)
+    with pytest.raises(BlockingIOError):
+        sock.recv(1)
+
+
+def _expected(parts: Sequence[Part]) -> bytes:
+    return b"".join(bytes(p) if isinstance(p, (bytes, bytearray, memoryview)) else p.read() for p in parts)
+
+
+def test_file_parts_go_out_with_sendfile_and_bytes_around_them_in_order(
+    tmp_path: Path, pair: tuple[socket.socket, socket.socket], spy: SendfileSpy
+) -> None:
+    sender, receiver = pair
+    sender.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 20)
+    first = _os_region(tmp_path, os.urandom(70_000), 1234)
+    second = _os_region(tmp_path, os.urandom(90_000), 0)
+    parts: list[Part] = [bytearray(b"head"), first, b"", memoryview(b"middle"), second, bytearray(b"tail")]
+    transport = FakeTransport()
+    _send(transport, sender, parts)
+    assert transport.written == []
+    assert [count for count, _ in spy.calls] == [70_000, 90_000]
+    assert _recv_exact(receiver, len(_expected(parts))) == _expected(parts)
+
+
+def test_a_full_socket_hands_the_rest_to_the_transport_in_order(
+    tmp_path: Path, pair: tuple[socket.socket, socket.socket], spy: SendfileSpy
+) -> None:
+    sender, receiver = pair
+    sender.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    receiver.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    parts: list[Part] = [
+        b"head",
+        _os_region(tmp_path, os.urandom(1 << 20), 77),
+        b"middle",
+        _os_region(tmp_path, os.urandom(300_000), 5),
+        b"tail",
+    ]
+    expected = _expected(parts)
+    transport = FakeTransport()
+    _send(transport, sender, parts)
+    handed_over = b"".join(transport.written)
+    direct = _recv_exact(receiver, len(expected) - len(handed_over))
+    _assert_nothing_more(receiver)
+    assert direct + handed_over == expected
+    assert 0 < spy.calls[0][1] < spy.calls[0][0], "the first region went out in part with sendfile"
+    assert len(handed_over) > 300_000, "the second region was read, not sent"
+
+
+def test_bytes_that_fill_the_socket_hand_over_the_unsent_tail_and_the_regions_read(
+    tmp_path: Path, pair: tuple[socket.socket, socket.socket], spy: SendfileSpy
+) -> None:
+    sender, receiver = pair
+    sender.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    receiver.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    parts: list[Part] = [os.urandom(3 << 20), _os_region(tmp_path, os.urandom(100_000), 0), b"tail"]
+    expected = _expected(parts)
+    transport = FakeTransport()
+    _send(transport, sender, parts)
+    handed_over = b"".join(transport.written)
+    assert len(handed_over) > 100_000 + 4
+    assert spy.calls == []
+    assert _recv_exact(receiver, len(expected) - len(handed_over)) + handed_over == expected
+    _assert_nothing_more(receiver)
+
+
+def test_more_parts_than_one_writev_takes(
+    tmp_path: Path, pair: tuple[socket.socket, socket.socket], spy: SendfileSpy
+) -> None:
+    sender, receiver = pair
+    sender.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 20)
+    small: list[Part] = [i.to_bytes(4, "big") for i in range(5000)]
+    parts = [*small, _os_region(tmp_path, os.urandom(65_536), 3), *small]
+    transport = FakeTransport()
+    _send(transport, sender, parts)
+    assert transport.written == []
+    assert len(spy.calls) == 1
+    assert _recv_exact(receiver, len(_expected(parts))) == _expected(parts)
+
+
+@pytest.mark.parametrize("case", ["queued", "tls", "memory"])
+def test_the_buffered_path_reads_the_regions(
+    case: str, tmp_path: Path, pair: tuple[socket.socket, socket.socket], spy: SendfileSpy
+) -> None:
+    sender, receiver = pair
+    data = os.urandom(80_000)
+    region = _memory_region(data) if case == "memory" else _os_region(tmp_path, data, 9)
+    transport = FakeTransport(queued=10 if case == "queued" else 0)
+    _send(transport, None if case == "tls" else sender, [b"head", region, b"tail"])
+    assert spy.calls == []
+    handed_over = b"".join(transport.written)
+    direct = b"head" if case == "memory" else b""  # bytes before a memory file may go directly
+    assert handed_over == (b"head" + data + b"tail")[len(direct) :]
+    assert _recv_exact(receiver, len(direct)) == direct
+
+
+def test_bytes_only_go_to_the_transport_untouched(pair: tuple[socket.socket, socket.socket]) -> None:
+    sender, _ = pair
+    body = bytearray(b"answer")
+    transport = FakeTransport()
+    _send(transport, sender, [body, b"!"])
+    assert transport.written == [b"answer", b"!"]
+
+
+def test_a_peer_that_is_gone_raises_os_error(tmp_path: Path, pair: tuple[socket.socket, socket.socket]) -> None:
+    sender, receiver = pair
+    receiver.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+    receiver.close()
+    region = _os_region(tmp_path, os.urandom(70_000), 0)
+    with pytest.raises((BrokenPipeError, ConnectionResetError)):
+        for _ in range(3):
+            _send(FakeTransport(), sender, [b"head", region])
+
+
+def test_a_closed_file_is_an_error_not_garbage(tmp_path: Path, pair: tuple[socket.socket, socket.socket]) -> None:
+    sender, _ = pair
+    region = _os_region(tmp_path, os.urandom(70_000), 0)
+    region.file.close()
+    with pytest.raises(ValueError):
+        _send(FakeTransport(), sender, [b"head", region])
+
+
+def test_the_receiver_sees_the_same_bytes_while_draining_concurrently(
+    tmp_path: Path, pair: tuple[socket.socket, socket.socket], spy: SendfileSpy
+) -> None:
+    sender, receiver = pair
+    parts: list[Part] = []
+    for i in range(8):
+        parts += [i.to_bytes(8, "big") * 3, _os_region(tmp_path, os.urandom(512 * 1024 + i), i * 100)]
+    expected = _expected(parts)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(_recv_exact(receiver, len(expected))))
+    reader.start()
+    transport = FakeTransport()
+    _send(transport, sender, parts)
+    handed_over = b"".join(transport.written)
+    if handed_over:
+        sender.setblocking(True)
+        sender.sendall(handed_over)
+    reader.join(timeout=30)
+    assert received == [expected]
+    assert spy.calls
