@@ -12,18 +12,21 @@ import base64
 import dataclasses
 import logging
 import uuid
-from collections.abc import Mapping
+from collections.abc import Generator, Mapping
 from pathlib import Path
 
 from odradek.clock import Clock, SystemClock
 from odradek.cluster.topics import TopicCatalog, TopicInfo
 from odradek.config import BrokerConfig
 from odradek.coordinator.runtime import CoordinatorRuntime
+from odradek.dynamic_config import with_layer
+from odradek.dynamic_config_store import DYNAMIC_CONFIGS_FILE, DynamicConfigStore
 from odradek.fetch_sessions import FetchSessionCache
 from odradek.handlers import load_handlers
 from odradek.handlers.dispatch import Dispatcher
 from odradek.handlers.registry import Registry
 from odradek.server.listener import Listener
+from odradek.storage.cleaner import Job
 from odradek.storage.filesystem import OsFileSystem
 from odradek.storage.log_config import LogConfig
 from odradek.storage.log_manager import LogManager
@@ -35,6 +38,31 @@ from odradek.txn.producer_state import ProducerStateTable
 __all__ = ["Broker"]
 
 log = logging.getLogger("odradek.broker")
+
+_SEGMENT_DELETION_CHECK_S = 0.5
+
+
+async def _run_offloaded(steps: Generator[Job, object, bool]) -> bool:
+    """Drive a compaction pass: each job on a worker thread (`asyncio.to_thread`), the steps
+    between jobs on the loop.  A job's exception is thrown into the pass.  When the task is
+    cancelled mid-job, the job is first allowed to finish (it reads and writes handles the
+    pass closes on its way out), then the pass is closed."""
+    value: object = None
+    error: Exception | None = None
+    while True:
+        try:
+            job = steps.send(value) if error is None else steps.throw(error)
+        except StopIteration as stop:
+            return bool(stop.value)
+        running: asyncio.Future[object] = asyncio.ensure_future(asyncio.to_thread(job))
+        try:
+            value, error = await asyncio.shield(running), None
+        except asyncio.CancelledError:
+            await asyncio.gather(running, return_exceptions=True)
+            steps.close()
+            raise
+        except Exception as exc:
+            value, error = None, exc
 
 
 def _read_or_create_meta(data_dir: Path, node_id: int) -> str:
@@ -76,6 +104,7 @@ class Broker:
         self._coordinator_ticker: asyncio.Task[None] | None = None
         self._retention_task: asyncio.Task[None] | None = None
         self._cleaner_task: asyncio.Task[None] | None = None
+        self._deletion_task: asyncio.Task[None] | None = None
 
     @property
     def port(self) -> int:
@@ -83,6 +112,9 @@ class Broker:
 
     async def start(self) -> None:
         self.cluster_id = _read_or_create_meta(self.data_dir, self.config.node_id)
+        self.dynamic_configs = DynamicConfigStore(self.data_dir / DYNAMIC_CONFIGS_FILE)
+        cluster, own = self.dynamic_configs.load()
+        self.config = with_layer(with_layer(self.config, cluster, per_broker=False), own, per_broker=True)
         self.catalog = TopicCatalog(self.data_dir / "__odradek_topics.json")
         fs = OsFileSystem()
         self.logs = LogManager.open(fs, self.data_dir, self.clock, config_for=self._log_config)
@@ -93,11 +125,21 @@ class Broker:
         self.group_coordinator.load()
         self._coordinator_ticker = asyncio.create_task(self.group_coordinator.run_ticker(self.clock))
         self._retention_task = asyncio.create_task(self._retention_loop())
+        self._deletion_task = asyncio.create_task(self._segment_deletion_loop())
         if self.config.log_cleaner_enable:
             self._cleaner_task = asyncio.create_task(self._cleaner_loop())
         await self._listener.start()
         if self.config.advertised_port is None and self.config.port == 0:
             self.config = dataclasses.replace(self.config, advertised_port=self.port)
+
+    def set_dynamic_configs(self, props: Mapping[str, str], *, per_broker: bool) -> None:
+        """Make ``props`` this broker's (or the cluster-wide) dynamic layer: durable first, then
+        live, so every topic without its own override follows at once."""
+        config = with_layer(self.config, props, per_broker=per_broker)
+        self.dynamic_configs.save(config.dynamic_default_configs, config.dynamic_broker_configs)
+        self.config = config
+        for info in self.catalog:
+            self.logs.set_topic_config(info.name, log_config_for(config, info))
 
     def _log_config(self, topic: str) -> LogConfig:
         info = self.catalog.get(topic)
@@ -129,27 +171,47 @@ class Broker:
         """One retention pass over every log at the broker clock's time; return segments deleted."""
         return self.logs.delete_old_segments()
 
+    async def _segment_deletion_loop(self) -> None:
+        """Kafka's ``delete-file`` tasks: the files of removed segments are deleted once their
+        ``file.delete.delay.ms`` has passed on the broker clock (checked every 0.5 s)."""
+        while True:
+            await asyncio.sleep(_SEGMENT_DELETION_CHECK_S)
+            try:
+                self.logs.delete_expired_segments()
+            except Exception:
+                log.exception("deleting removed segments failed")
+
     async def _cleaner_loop(self) -> None:
         """Kafka's log cleaner, in short: a compaction pass every ``log.cleaner.backoff.ms``."""
         while True:
-            await asyncio.sleep(self.config.log_cleaner_backoff_ms / 1000)
+            backoff = self.config.dynamic_value("log.cleaner.backoff.ms")
+            await asyncio.sleep(int(backoff or self.config.log_cleaner_backoff_ms) / 1000)
             try:
-                self.run_cleaner()
+                await self.run_cleaner_offloaded()
             except Exception:
                 log.exception("log compaction pass failed")
 
     def run_cleaner(self) -> int:
-        """One compaction pass over every compacted log; return how many were cleaned."""
+        """One compaction pass over every compacted log, all of it on the event loop."""
         return self.logs.clean_logs()
+
+    async def run_cleaner_offloaded(self) -> int:
+        """One compaction pass over every compacted log whose reading, filtering and writing
+        run on a worker thread while the loop keeps serving; the swaps run on the loop."""
+        cleaned = 0
+        for topic, partition in self.logs.compacted_logs():
+            if await _run_offloaded(self.logs.cleaning(topic, partition)):
+                cleaned += 1
+        return cleaned
 
     async def stop(self) -> None:
         await self._listener.stop()
         await asyncio.gather(*self._background_syncs, return_exceptions=True)
-        for task in (self._retention_task, self._cleaner_task):
+        for task in (self._retention_task, self._cleaner_task, self._deletion_task):
             if task is not None:
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
-        self._retention_task = self._cleaner_task = None
+        self._retention_task = self._cleaner_task = self._deletion_task = None
         if self._coordinator_ticker is not None:
             self._coordinator_ticker.cancel()
             await asyncio.gather(self._coordinator_ticker, return_exceptions=True)

@@ -3,16 +3,22 @@
 Only the settings odradek implements are known here; an unknown key is an error rather than a
 silently ignored typo.  Values come from, in increasing precedence: defaults, a
 ``server.properties``-style file, then ``key=value`` overrides from the command line.
+
+Dynamic broker configs (set at run time with AlterConfigs, see `odradek.dynamic_config`) ride
+along as two read-only layers, per-broker over cluster-wide; the static fields never change
+after start-up.  `BrokerConfig.dynamic_value` reads the layers; a setting that can change at run
+time must be read through it (or through `odradek.topic_config`) to follow them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, fields, replace
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
-__all__ = ["BrokerConfig", "ConfigError", "load_config"]
+__all__ = ["STATIC_FIELDS", "BrokerConfig", "ConfigError", "load_config"]
 
 MIB = 1024 * 1024
 LONG_MAX = 2**63 - 1
@@ -63,6 +69,15 @@ class BrokerConfig:
     offsets_retention_minutes: int = 10080
     offsets_retention_check_interval_ms: int = 600000
     offset_metadata_max_bytes: int = 4096
+    dynamic_broker_configs: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    """Dynamic configs of this broker (Kafka's source DYNAMIC_BROKER_CONFIG), by Kafka name."""
+    dynamic_default_configs: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    """Cluster-wide dynamic defaults (source DYNAMIC_DEFAULT_BROKER_CONFIG), by Kafka name."""
+
+    def dynamic_value(self, name: str) -> str | None:
+        """The dynamic value of ``name``: this broker's, else the cluster default, else None."""
+        value = self.dynamic_broker_configs.get(name)
+        return value if value is not None else self.dynamic_default_configs.get(name)
 
     @property
     def advertised(self) -> tuple[str, int]:
@@ -83,8 +98,10 @@ class BrokerConfig:
         return self.log_flush_interval_ms if self.log_flush_interval_ms is not None else LONG_MAX
 
 
-_KAFKA_NAMES = {f.name.replace("_", "."): f.name for f in fields(BrokerConfig)}
-_TYPES = {f.name: str(f.type) for f in fields(BrokerConfig)}
+#: The fields set from properties (every field but the two dynamic layers).
+STATIC_FIELDS = tuple(f for f in fields(BrokerConfig) if not f.name.startswith("dynamic_"))
+_KAFKA_NAMES = {f.name.replace("_", "."): f.name for f in STATIC_FIELDS}
+_TYPES = {f.name: str(f.type) for f in STATIC_FIELDS}
 _KAFKA_NAMES.update({"node.id": "node_id", "broker.id": "node_id"})
 
 

@@ -1,9 +1,11 @@
 """Topic-level configs: Kafka's names, types, defaults, broker synonyms and validation.
 
-Each topic config has a default that comes from a broker config (its synonym) when the broker
-has one we model, otherwise from Kafka's static default.  A topic's effective value is its
-override if set, else that default.  `validate` raises `InvalidConfig` with Kafka-like wording
-for unknown names and bad values; CreateTopics and the config APIs use it.
+Each topic config has a default that comes from a broker config (its synonym): this broker's
+dynamic value, else the cluster-wide dynamic default, else the static value when odradek models
+that broker setting, else Kafka's static default.  A topic's effective value is its override if
+set, else that default, so a topic without an override follows a dynamic broker change at once.
+`validate` raises `InvalidConfig` with Kafka-like wording for unknown names and bad values;
+CreateTopics and the config APIs use it.
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ class ConfigSource(Enum):
     """DescribeConfigs source codes."""
 
     DYNAMIC_TOPIC_CONFIG = 1
+    DYNAMIC_BROKER_CONFIG = 2
+    DYNAMIC_DEFAULT_BROKER_CONFIG = 3
     STATIC_BROKER_CONFIG = 4
     DEFAULT_CONFIG = 5
 
@@ -49,66 +53,67 @@ class TopicConfigDef:
     type: str  # Kafka's ConfigDef type name: int, long, double, boolean, string, list
     default: str
     broker_synonym: str | None = None
-    check: Callable[[str], bool] | None = None
-    rule: str = ""
+    #: Kafka's validator: the problem with a parsed value in Kafka's words, or None when valid.
+    check: Check | None = None
 
 
-def _at_least(low: int) -> Callable[[str], bool]:
-    return lambda value: int(value) >= low
+Check = Callable[[object], str | None]
+"""Takes the parsed value (an int, a float or one string of a list) like Kafka's validators."""
 
 
-def _one_of(*allowed: str) -> Callable[[str], bool]:
-    return lambda value: value in allowed
+def _at_least(low: int) -> Check:
+    return lambda value: f"Value must be at least {low}" if isinstance(value, int) and value < low else None
 
 
-def _all_of(*allowed: str) -> Callable[[str], bool]:
-    return lambda value: all(item.strip() in allowed for item in value.split(",") if item.strip())
+def _ratio(value: object) -> str | None:
+    assert isinstance(value, float)
+    return "Value must be at least 0.0" if value < 0 else "Value must be no more than 1" if value > 1 else None
+
+
+def _one_of(*allowed: str) -> Check:
+    return lambda value: None if value in allowed else f"String must be one of: {', '.join(allowed)}"
 
 
 _DEFS = [
-    TopicConfigDef("cleanup.policy", "list", "delete", "log.cleanup.policy", _all_of("delete", "compact"),
-                   "[delete, compact]"),
+    TopicConfigDef("cleanup.policy", "list", "delete", "log.cleanup.policy", _one_of("compact", "delete")),
     TopicConfigDef("compression.gzip.level", "int", "-1", "compression.gzip.level"),
     TopicConfigDef("compression.lz4.level", "int", "9", "compression.lz4.level"),
     TopicConfigDef("compression.type", "string", "producer", "compression.type",
-                   _one_of("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"),
-                   "[uncompressed, zstd, lz4, snappy, gzip, producer]"),
+                   _one_of("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")),
     TopicConfigDef("compression.zstd.level", "int", "3", "compression.zstd.level"),
-    TopicConfigDef("delete.retention.ms", "long", "86400000", "log.cleaner.delete.retention.ms", _at_least(0),
-                   "[0,...]"),
-    TopicConfigDef("file.delete.delay.ms", "long", "60000", "log.segment.delete.delay.ms", _at_least(0), "[0,...]"),
-    TopicConfigDef("flush.messages", "long", str(LONG_MAX), "log.flush.interval.messages", _at_least(1), "[1,...]"),
-    TopicConfigDef("flush.ms", "long", str(LONG_MAX), "log.flush.interval.ms", _at_least(0), "[0,...]"),
+    TopicConfigDef("delete.retention.ms", "long", "86400000", "log.cleaner.delete.retention.ms", _at_least(0)),
+    TopicConfigDef("file.delete.delay.ms", "long", "60000", "log.segment.delete.delay.ms", _at_least(0)),
+    TopicConfigDef("flush.messages", "long", str(LONG_MAX), "log.flush.interval.messages", _at_least(1)),
+    TopicConfigDef("flush.ms", "long", str(LONG_MAX), "log.flush.interval.ms", _at_least(0)),
     TopicConfigDef("follower.replication.throttled.replicas", "list", "",
                    "follower.replication.throttled.replicas"),
-    TopicConfigDef("index.interval.bytes", "int", "4096", "log.index.interval.bytes", _at_least(0), "[0,...]"),
+    TopicConfigDef("index.interval.bytes", "int", "4096", "log.index.interval.bytes", _at_least(0)),
     TopicConfigDef("leader.replication.throttled.replicas", "list", "", "leader.replication.throttled.replicas"),
-    TopicConfigDef("local.retention.bytes", "long", "-2", "log.local.retention.bytes", _at_least(-2), "[-2,...]"),
-    TopicConfigDef("local.retention.ms", "long", "-2", "log.local.retention.ms", _at_least(-2), "[-2,...]"),
+    TopicConfigDef("local.retention.bytes", "long", "-2", "log.local.retention.bytes", _at_least(-2)),
+    TopicConfigDef("local.retention.ms", "long", "-2", "log.local.retention.ms", _at_least(-2)),
     TopicConfigDef("max.compaction.lag.ms", "long", str(LONG_MAX), "log.cleaner.max.compaction.lag.ms",
-                   _at_least(1), "[1,...]"),
-    TopicConfigDef("max.message.bytes", "int", "1048588", "message.max.bytes", _at_least(0), "[0,...]"),
+                   _at_least(1)),
+    TopicConfigDef("max.message.bytes", "int", "1048588", "message.max.bytes", _at_least(0)),
     TopicConfigDef("message.timestamp.after.max.ms", "long", "3600000", "log.message.timestamp.after.max.ms",
-                   _at_least(0), "[0,...]"),
+                   _at_least(0)),
     TopicConfigDef("message.timestamp.before.max.ms", "long", str(LONG_MAX), "log.message.timestamp.before.max.ms",
-                   _at_least(0), "[0,...]"),
+                   _at_least(0)),
     TopicConfigDef("message.timestamp.type", "string", "CreateTime", "log.message.timestamp.type",
-                   _one_of("CreateTime", "LogAppendTime"), "[CreateTime, LogAppendTime]"),
+                   _one_of("CreateTime", "LogAppendTime")),
     TopicConfigDef("min.cleanable.dirty.ratio", "double", "0.5", "log.cleaner.min.cleanable.ratio",
-                   lambda v: 0.0 <= float(v) <= 1.0, "[0,...,1]"),
-    TopicConfigDef("min.compaction.lag.ms", "long", "0", "log.cleaner.min.compaction.lag.ms", _at_least(0),
-                   "[0,...]"),
-    TopicConfigDef("min.insync.replicas", "int", "1", "min.insync.replicas", _at_least(1), "[1,...]"),
+                   _ratio),
+    TopicConfigDef("min.compaction.lag.ms", "long", "0", "log.cleaner.min.compaction.lag.ms", _at_least(0)),
+    TopicConfigDef("min.insync.replicas", "int", "1", "min.insync.replicas", _at_least(1)),
     TopicConfigDef("preallocate", "boolean", "false", "log.preallocate"),
     TopicConfigDef("remote.log.copy.disable", "boolean", "false"),
     TopicConfigDef("remote.log.delete.on.disable", "boolean", "false"),
     TopicConfigDef("remote.storage.enable", "boolean", "false"),
     TopicConfigDef("retention.bytes", "long", "-1", "log.retention.bytes"),
-    TopicConfigDef("retention.ms", "long", "604800000", "log.retention.ms", _at_least(-1), "[-1,...]"),
-    TopicConfigDef("segment.bytes", "int", "1073741824", "log.segment.bytes", _at_least(1048576), "[1048576,...]"),
-    TopicConfigDef("segment.index.bytes", "int", "10485760", "log.index.size.max.bytes", _at_least(4), "[4,...]"),
-    TopicConfigDef("segment.jitter.ms", "long", "0", "log.roll.jitter.ms", _at_least(0), "[0,...]"),
-    TopicConfigDef("segment.ms", "long", "604800000", "log.roll.ms", _at_least(1), "[1,...]"),
+    TopicConfigDef("retention.ms", "long", "604800000", "log.retention.ms", _at_least(-1)),
+    TopicConfigDef("segment.bytes", "int", "1073741824", "log.segment.bytes", _at_least(1048576)),
+    TopicConfigDef("segment.index.bytes", "int", "10485760", "log.index.size.max.bytes", _at_least(4)),
+    TopicConfigDef("segment.jitter.ms", "long", "0", "log.roll.jitter.ms", _at_least(0)),
+    TopicConfigDef("segment.ms", "long", "604800000", "log.roll.ms", _at_least(1)),
     TopicConfigDef("unclean.leader.election.enable", "boolean", "false", "unclean.leader.election.enable"),
 ]  # fmt: skip
 
@@ -138,23 +143,50 @@ _PARSERS: dict[str, Callable[[str], object]] = {
 }
 
 
+def _java_number(value: object) -> str:
+    """A parsed value as Java prints it in a ConfigException (2 -> "2", 2.0 -> "2.0")."""
+    return repr(value) if isinstance(value, float) else str(value)
+
+
 def validate(name: str, value: str | None) -> None:
+    """Raise `InvalidConfig` with Kafka 4.3.1's wording (checked with compat-tests/probes): a
+    parse failure names the given text, a validator's refusal the parsed value (or, for a
+    list, the offending element)."""
     definition = TOPIC_CONFIGS.get(name)
     if definition is None:
         raise InvalidConfig(f"Unknown topic config name: {name}")
     if value is None:
         raise InvalidConfig(f"Null value not supported for topic configs: {name}")
+    text = value.strip()
     try:
-        _PARSERS[definition.type](value.strip())
-        ok = definition.check is None or definition.check(value.strip())
+        parsed = _PARSERS[definition.type](text)
     except (ValueError, KeyError):
         raise InvalidConfig(
             f"Invalid value {value} for configuration {name}: Not a number of type {definition.type.upper()}"
             if definition.type in ("int", "long", "double")
             else f"Invalid value {value} for configuration {name}: Expected value to be a {definition.type}"
         ) from None
-    if not ok:
-        raise InvalidConfig(f"Invalid value {value} for configuration {name}: Value must be in {definition.rule}")
+    if definition.check is None:
+        return
+    items = [item.strip() for item in text.split(",") if item.strip()] if definition.type == "list" else [parsed]
+    for item in items:
+        problem = definition.check(item)
+        if problem is not None:
+            raise InvalidConfig(f"Invalid value {_java_number(item)} for configuration {name}: {problem}")
+
+
+def _broker_default(broker: BrokerConfig, synonym: str | None) -> tuple[str, ConfigSource] | None:
+    """The broker-level value of a topic config and its source (None: Kafka's static default)."""
+    if synonym is None:
+        return None
+    value = broker.dynamic_broker_configs.get(synonym)
+    if value is not None:
+        return value, ConfigSource.DYNAMIC_BROKER_CONFIG
+    value = broker.dynamic_default_configs.get(synonym)
+    if value is not None:
+        return value, ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG
+    static = _BROKER_VALUES.get(synonym)
+    return (static(broker), ConfigSource.STATIC_BROKER_CONFIG) if static is not None else None
 
 
 def effective_configs(
@@ -165,12 +197,15 @@ def effective_configs(
     for definition in _DEFS:
         if definition.name in overrides:
             result.append((definition, overrides[definition.name], ConfigSource.DYNAMIC_TOPIC_CONFIG))
-        elif definition.broker_synonym in _BROKER_VALUES:
-            value = _BROKER_VALUES[definition.broker_synonym](broker)
-            source = ConfigSource.DEFAULT_CONFIG if value == definition.default else ConfigSource.STATIC_BROKER_CONFIG
-            result.append((definition, value, source))
-        else:
+            continue
+        found = _broker_default(broker, definition.broker_synonym)
+        if found is None:
             result.append((definition, definition.default, ConfigSource.DEFAULT_CONFIG))
+            continue
+        value, source = found
+        if source is ConfigSource.STATIC_BROKER_CONFIG and value == definition.default:
+            source = ConfigSource.DEFAULT_CONFIG
+        result.append((definition, value, source))
     return result
 
 
@@ -179,8 +214,8 @@ def effective_value(broker: BrokerConfig, overrides: Mapping[str, str], name: st
     if name in overrides:
         return overrides[name]
     definition = TOPIC_CONFIGS[name]
-    synonym = _BROKER_VALUES.get(definition.broker_synonym or "")
-    return synonym(broker) if synonym is not None else definition.default
+    found = _broker_default(broker, definition.broker_synonym)
+    return found[0] if found is not None else definition.default
 
 
 def log_config_for(broker: BrokerConfig, topic: TopicInfo) -> LogConfig:
@@ -203,4 +238,5 @@ def log_config_for(broker: BrokerConfig, topic: TopicInfo) -> LogConfig:
         min_cleanable_dirty_ratio=float(values["min.cleanable.dirty.ratio"]),
         min_compaction_lag_ms=int(values["min.compaction.lag.ms"]),
         max_compaction_lag_ms=int(values["max.compaction.lag.ms"]),
+        file_delete_delay_ms=int(values["file.delete.delay.ms"]),
     )

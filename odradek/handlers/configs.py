@@ -4,8 +4,8 @@ DescribeConfigs, per resource:
 - TOPIC: an illegal name gives INVALID_TOPIC_EXCEPTION, an unknown one
   UNKNOWN_TOPIC_OR_PARTITION; otherwise every topic config (or the requested keys that exist)
   with its effective value, source and synonyms as `odradek.config_describe` computes them.
-- BROKER: ``""`` (cluster-wide dynamic defaults: none here) gives an empty list; this broker's
-  id gives the broker configs odradek models; another id or a non-number gives INVALID_REQUEST.
+- BROKER: ``""`` gives the cluster-wide dynamic defaults; this broker's id gives its configs
+  (`odradek.config_describe`); another id or a non-number gives INVALID_REQUEST.
 - BROKER_LOGGER: an empty list for this broker (loggers are not exposed).
 - anything else (GROUP, CLIENT_METRICS, unknown): INVALID_REQUEST.
 ``include_documentation`` is accepted; documentation is always null.  ``config_type`` is set.
@@ -16,18 +16,24 @@ otherwise; the starting list is the override or the topic default).  Checks per 
 Kafka's order: duplicate keys (INVALID_REQUEST), unknown operation (INVALID_REQUEST), config
 validation (INVALID_CONFIG, INVALID_TOPIC_EXCEPTION), topic existence
 (UNKNOWN_TOPIC_OR_PARTITION).  ``validate_only`` runs every check and changes nothing.  A
-change is persisted in the topic catalog and applied to the live logs at once.  Broker
-resources cannot be altered: dynamic broker configs are not implemented (INVALID_REQUEST).
+change is persisted in the topic catalog and applied to the live logs at once.
+
+BROKER resources (``""``: the cluster-wide defaults; this broker's id: its own layer) change the
+dynamic broker configs, checked in Kafka 4.x's order: duplicate keys, null values (both
+INVALID_REQUEST), the broker id (INVALID_REQUEST), unknown operations (INVALID_REQUEST),
+APPEND/SUBTRACT on a non-list config (INVALID_CONFIG), then `odradek.dynamic_config.validate_layer`
+on the resulting layer.  AlterConfigs replaces the whole layer.  A change is persisted in the
+data directory and applied to every topic without its own override at once.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from enum import IntEnum
 from typing import Any
 
 from odradek.cluster.topics import TopicError, validate_topic_name
-from odradek.config_describe import DescribedConfig, describe_broker, describe_topic
+from odradek.config_describe import DescribedConfig, describe_broker, describe_cluster, describe_topic
+from odradek.dynamic_config import DynamicConfigError, apply_incremental, validate_layer
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
 from odradek.topic_config import TOPIC_CONFIGS, InvalidConfig, log_config_for, validate
@@ -92,7 +98,7 @@ def _entry(config: DescribedConfig, include_synonyms: bool) -> Any:
         value=config.value,
         read_only=config.read_only,
         config_source=config.source,
-        is_sensitive=False,
+        is_sensitive=config.sensitive,
         synonyms=synonyms if include_synonyms else [],
         config_type=config.type,
         documentation=None,
@@ -130,9 +136,8 @@ def _describe_one(ctx: RequestContext, resource: Any, include_synonyms: bool) ->
         return [_entry(c, include_synonyms) for c in describe_topic(broker.config, info.configs, keys)]
     if kind == ResourceType.BROKER:
         _broker_id(ctx, name, allow_empty=True)
-        if not name:
-            return []
-        return [_entry(c, include_synonyms) for c in describe_broker(broker.config, keys)]
+        describe = describe_broker if name else describe_cluster
+        return [_entry(c, include_synonyms) for c in describe(broker.config, keys)]
     if kind == ResourceType.BROKER_LOGGER:
         _broker_id(ctx, name, allow_empty=False)
         return []
@@ -150,11 +155,12 @@ def _type_name(kind: int) -> str:
 async def describe_configs(ctx: RequestContext, request: Any) -> Any:
     results = []
     for resource in request.resources:
+        # Kafka 4.3.1 answers an empty message, not null, unless it has words for the error.
         try:
             configs = _describe_one(ctx, resource, request.include_synonyms)
-            code, message = ErrorCode.NONE, None
+            code, message = ErrorCode.NONE, ""
         except _Refused as refused:
-            configs, code, message = [], refused.code, refused.message
+            configs, code, message = [], refused.code, refused.message or ""
         results.append(
             _Result(
                 error_code=code,
@@ -188,13 +194,52 @@ def _apply_topic(ctx: RequestContext, name: str, configs: dict[str, str], valida
 
 
 def _check_alterable(kind: int, keys: list[str]) -> None:
-    duplicates = sorted(key for key, count in Counter(keys).items() if count > 1)
-    if duplicates:
-        raise _Refused(ErrorCode.INVALID_REQUEST, f"Error due to duplicate config keys: {', '.join(duplicates)}")
-    if kind == ResourceType.BROKER:
-        raise _Refused(ErrorCode.INVALID_REQUEST, "Dynamic broker configs are not supported by this broker")
+    if len(set(keys)) != len(keys):
+        raise _Refused(ErrorCode.INVALID_REQUEST, "Error due to duplicate config keys")
     if kind != ResourceType.TOPIC:
         raise _Refused(ErrorCode.INVALID_REQUEST, f"Unexpected resource type {_type_name(kind)}")
+
+
+def _check_broker_resource(ctx: RequestContext, name: str, configs: list[Any], *, incremental: bool) -> bool:
+    """Kafka's first checks of a BROKER alteration; return whether it is per-broker."""
+    if len({c.name for c in configs}) != len(configs):
+        raise _Refused(ErrorCode.INVALID_REQUEST, "Error due to duplicate config keys")
+    nulls = [c.name for c in configs if c.value is None and not (incremental and c.config_operation == OpType.DELETE)]
+    if nulls:
+        raise _Refused(ErrorCode.INVALID_REQUEST, f"Null value not supported for : {', '.join(nulls)}")
+    if not name:
+        return False
+    try:
+        requested = int(name)
+    except ValueError:
+        raise _Refused(ErrorCode.INVALID_REQUEST, f"Node id must be an integer, but it is: {name}") from None
+    node_id = ctx.broker.config.node_id
+    if requested != node_id:
+        raise _Refused(ErrorCode.INVALID_REQUEST, f"Unexpected broker id, expected {node_id}, but received {name}")
+    return True
+
+
+def _alter_broker(ctx: RequestContext, resource: Any, validate_only: bool, *, incremental: bool) -> None:
+    """Validate a BROKER resource's change, then persist and apply it unless ``validate_only``."""
+    configs = list(resource.configs)
+    per_broker = _check_broker_resource(ctx, resource.resource_name, configs, incremental=incremental)
+    broker = ctx.broker
+    try:
+        if incremental:
+            for change in configs:
+                if change.config_operation not in tuple(OpType):
+                    raise _Refused(ErrorCode.INVALID_REQUEST, f"Unknown operations type {change.config_operation}")
+            config = broker.config
+            current = config.dynamic_broker_configs if per_broker else config.dynamic_default_configs
+            props = apply_incremental(current, [(c.name, c.config_operation, c.value) for c in configs])
+        else:
+            props = {c.name: c.value for c in configs}
+        validate_layer(broker.config, props, per_broker=per_broker)
+    except DynamicConfigError as exc:
+        code = ErrorCode.INVALID_CONFIG if exc.invalid_config else ErrorCode.INVALID_REQUEST
+        raise _Refused(code, exc.message) from None
+    if not validate_only:
+        broker.set_dynamic_configs(props, per_broker=per_broker)
 
 
 _AlterResponse = AlterConfigsResponse.AlterConfigsResourceResponse
@@ -217,9 +262,12 @@ async def alter_configs(ctx: RequestContext, request: Any) -> Any:
     for resource in request.resources:
         code, message = ErrorCode.NONE, None
         try:
-            _check_alterable(resource.resource_type, [c.name for c in resource.configs])
-            configs = {c.name: c.value for c in resource.configs}
-            _apply_topic(ctx, resource.resource_name, configs, request.validate_only)
+            if resource.resource_type == ResourceType.BROKER:
+                _alter_broker(ctx, resource, request.validate_only, incremental=False)
+            else:
+                _check_alterable(resource.resource_type, [c.name for c in resource.configs])
+                configs = {c.name: c.value for c in resource.configs}
+                _apply_topic(ctx, resource.resource_name, configs, request.validate_only)
         except _Refused as refused:
             code, message = refused.code, refused.message
         responses.append(
@@ -286,11 +334,14 @@ async def incremental_alter_configs(ctx: RequestContext, request: Any) -> Any:
     for resource in request.resources:
         code, message = ErrorCode.NONE, None
         try:
-            _check_alterable(resource.resource_type, [c.name for c in resource.configs])
-            info = ctx.broker.catalog.get(resource.resource_name)
-            current = dict(info.configs) if info is not None else {}
-            configs = _incremental(current, list(resource.configs))
-            _apply_topic(ctx, resource.resource_name, configs, request.validate_only)
+            if resource.resource_type == ResourceType.BROKER:
+                _alter_broker(ctx, resource, request.validate_only, incremental=True)
+            else:
+                _check_alterable(resource.resource_type, [c.name for c in resource.configs])
+                info = ctx.broker.catalog.get(resource.resource_name)
+                current = dict(info.configs) if info is not None else {}
+                configs = _incremental(current, list(resource.configs))
+                _apply_topic(ctx, resource.resource_name, configs, request.validate_only)
         except _Refused as refused:
             code, message = refused.code, refused.message
         responses.append(

@@ -114,7 +114,11 @@ def test_describe_errors_and_broker_resource(broker: InProcessBroker) -> None:
         ("log.segment.bytes", "1073741824", 5),
     ]
     assert other.error_code == ErrorCode.INVALID_REQUEST
-    assert (defaults.error_code, defaults.configs) == (ErrorCode.NONE, [])
+    # A freshly formatted Kafka 4.x cluster holds one cluster-wide dynamic default.
+    assert defaults.error_code == ErrorCode.NONE
+    assert [(c.name, c.value, c.config_source, [(s.name, s.source) for s in c.synonyms]) for c in defaults.configs] == [
+        ("min.insync.replicas", "1", 3, [("min.insync.replicas", 3)])
+    ]
 
 
 @pytest.mark.filterwarnings("ignore:alter_configs has been deprecated:DeprecationWarning")
@@ -201,7 +205,10 @@ def test_incremental_alter_rejects_unknown_operations_and_duplicate_keys(broker:
             resource(
                 resource_type=4,
                 resource_name="1",
-                configs=[alterable(name="log.retention.ms", config_operation=0, value="1")],
+                configs=[
+                    alterable(name="log.retention.ms", config_operation=0, value="1"),
+                    alterable(name="log.segment.bytes", config_operation=9, value="1"),
+                ],
             ),
         ],
         validate_only=False,
@@ -212,6 +219,7 @@ def test_incremental_alter_rejects_unknown_operations_and_duplicate_keys(broker:
     finally:
         conn.close()
     assert [r.error_code for r in response.responses] == [ErrorCode.INVALID_REQUEST] * 3
+    assert response.responses[2].error_message == "Unknown operations type 9"
 
 
 def test_altered_configs_survive_a_restart(tmp_path: Path) -> None:

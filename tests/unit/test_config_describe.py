@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from odradek.config import load_config
 from odradek.config_describe import ConfigType, Source, Synonym, describe_broker, describe_topic
+from odradek.dynamic_config import with_layer
+from odradek.dynamic_config_store import INITIAL_CLUSTER_CONFIGS
 from odradek.topic_config import TOPIC_CONFIGS
 
 
-def _one(overrides: list[str], topic: dict[str, str], name: str) -> tuple[str | None, Source, tuple[Synonym, ...]]:
-    (described,) = describe_topic(load_config(None, overrides), topic, [name])
+def _one(
+    overrides: list[str], topic: dict[str, str], name: str, cluster: dict[str, str] | None = None
+) -> tuple[str | None, Source, tuple[Synonym, ...]]:
+    config = with_layer(load_config(None, overrides), cluster or {}, per_broker=False)
+    (described,) = describe_topic(config, topic, [name])
     return described.value, described.source, described.synonyms
 
 
@@ -66,7 +71,8 @@ def test_broker_configs_report_set_values_and_defaults() -> None:
     config = load_config(None, ["log.retention.check.interval.ms=1000", "num.partitions=3", "port=9099"])
     described = {d.name: d for d in describe_broker(config)}
     check = described["log.retention.check.interval.ms"]
-    assert (check.value, check.source, check.type, check.read_only) == ("1000", Source.STATIC_BROKER_CONFIG, 5, False)
+    # Kafka 4.x cannot change log.retention.check.interval.ms at run time: read-only.
+    assert (check.value, check.source, check.type, check.read_only) == ("1000", Source.STATIC_BROKER_CONFIG, 5, True)
     assert check.synonyms == (
         Synonym("log.retention.check.interval.ms", "1000", Source.STATIC_BROKER_CONFIG),
         Synonym("log.retention.check.interval.ms", "300000", Source.DEFAULT_CONFIG),
@@ -80,8 +86,12 @@ def test_broker_configs_report_set_values_and_defaults() -> None:
 
 
 def test_min_insync_replicas_comes_from_the_cluster_default_as_on_a_new_kafka_4_cluster() -> None:
-    value, source, synonyms = _one([], {}, "min.insync.replicas")
+    cluster = dict(INITIAL_CLUSTER_CONFIGS)
+    value, source, synonyms = _one([], {}, "min.insync.replicas", cluster)
     assert (value, source) == ("1", Source.DYNAMIC_DEFAULT_BROKER_CONFIG)
-    assert synonyms[0] == Synonym("min.insync.replicas", "1", Source.DYNAMIC_DEFAULT_BROKER_CONFIG)
-    overridden = _one([], {"min.insync.replicas": "2"}, "min.insync.replicas")
+    assert synonyms == (
+        Synonym("min.insync.replicas", "1", Source.DYNAMIC_DEFAULT_BROKER_CONFIG),
+        Synonym("min.insync.replicas", "1", Source.DEFAULT_CONFIG),
+    )
+    overridden = _one([], {"min.insync.replicas": "2"}, "min.insync.replicas", cluster)
     assert overridden[:2] == ("2", Source.TOPIC_CONFIG)
