@@ -28,6 +28,7 @@ sys.path[:0] = [str(COMPAT), str(COMPAT.parent)]
 
 from harness.broker import launchers  # noqa: E402
 
+from probes.configs import SEQUENCES as CONFIG_SEQUENCES  # noqa: E402
 from probes.fetch_sessions import SEQUENCES as FETCH_SEQUENCES  # noqa: E402
 from probes.groups import SEQUENCES as GROUP_SEQUENCES  # noqa: E402
 from probes.groups_legacy import SEQUENCES as LEGACY_GROUP_SEQUENCES  # noqa: E402
@@ -35,7 +36,14 @@ from probes.session import Observation, Session  # noqa: E402
 from probes.storage import SEQUENCES as STORAGE_SEQUENCES  # noqa: E402
 from probes.topics import SEQUENCES as TOPIC_SEQUENCES  # noqa: E402
 
-SEQUENCES = {**GROUP_SEQUENCES, **LEGACY_GROUP_SEQUENCES, **STORAGE_SEQUENCES, **TOPIC_SEQUENCES, **FETCH_SEQUENCES}
+SEQUENCES = {
+    **GROUP_SEQUENCES,
+    **LEGACY_GROUP_SEQUENCES,
+    **STORAGE_SEQUENCES,
+    **TOPIC_SEQUENCES,
+    **FETCH_SEQUENCES,
+    **CONFIG_SEQUENCES,
+}
 REPORT_DIR = COMPAT / "report"
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 #: Epoch milliseconds from 2025-06 on: a broker's own clock inside a message ("within [now-x, now+y]").
@@ -108,6 +116,8 @@ def run_broker(broker: str, sequences: list[str], workdir: Path) -> dict[str, li
 #: Answers Kafka lists in hash-map order (its controller collects them in a map keyed by topic
 #: name or id): compared as sets, sorted by name.
 _UNORDERED = {"DeleteTopicsRequest": "responses"}
+#: Lists inside each result that Kafka fills from a hash map (config names).
+_UNORDERED_INNER = {"DescribeConfigsRequest": ("results", "configs")}
 
 
 def _row(observation: Observation, normalise: _Normaliser) -> dict[str, Any]:
@@ -115,6 +125,11 @@ def _row(observation: Observation, normalise: _Normaliser) -> dict[str, Any]:
     unordered = _UNORDERED.get(observation.api)
     if unordered is not None and isinstance(response, dict):
         response[unordered] = sorted(response[unordered], key=lambda item: str(item.get("name")))
+    inner = _UNORDERED_INNER.get(observation.api)
+    if inner is not None and isinstance(response, dict):
+        outer, field = inner
+        for item in response[outer]:
+            item[field] = sorted(item[field], key=lambda entry: str(entry.get("name")))
     return {"label": observation.label, "api": f"{observation.api} v{observation.version}", "response": response}
 
 
