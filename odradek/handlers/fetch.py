@@ -4,8 +4,10 @@
   FETCH_SESSION_ID_NOT_FOUND, wrong epoch -> INVALID_FETCH_SESSION_EPOCH, as top-level errors.
 - Reads: a fetch offset inside a batch returns that whole batch (the client skips the records
   before its offset).  The first partition with data returns at least one whole batch even
-  when it is larger than the limits (KIP-74); later partitions stop at
-  ``partition_max_bytes`` and at what is left of the response's ``max_bytes``.
+  when it is larger than the limits (KIP-74); later partitions whose first batch does not fit
+  get no records.  Otherwise a read is Kafka's byte slice: exactly ``partition_max_bytes`` (or
+  what is left of ``max_bytes``), so its last batch may be cut short, as Kafka's is (checked
+  byte for byte with compat-tests/probes); clients drop a partial last batch.
 - A partition with nothing new answers with an empty, non-null record set.
 - Long poll: when fewer than ``min_bytes`` are ready and no partition has an error, wait up to
   ``max_wait_ms`` for an append to any requested partition, then read again.
@@ -92,13 +94,12 @@ def _read_one(ctx: RequestContext, part: SessionPartition, limit: int, first: bo
     try:
         if part.fetch_offset >= upper and part.fetch_offset <= log.log_end_offset:
             return outcome
-        region = log.read(part.fetch_offset, max(limit, 1), min_one_batch=first)
+        region = log.read(part.fetch_offset, max(limit, 1), min_one_batch=first, whole_batches=False)
     except OffsetOutOfRange:
-        outcome.error = ErrorCode.OFFSET_OUT_OF_RANGE
-        return outcome
+        # Kafka answers a failed read with -1 for the high watermark, LSO and log start.
+        return _Read(part, ErrorCode.OFFSET_OUT_OF_RANGE)
     except StorageError:
-        outcome.error = ErrorCode.KAFKA_STORAGE_ERROR
-        return outcome
+        return _Read(part, ErrorCode.KAFKA_STORAGE_ERROR)
     if region is not None:
         outcome.records = region if region.length >= SPILL_BYTES else region.read()
     return outcome
@@ -199,6 +200,18 @@ def _forgotten_name(ctx: RequestContext, forgotten: Any) -> str:
     return str(forgotten.topic)
 
 
+_UNREAD = (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.UNKNOWN_TOPIC_ID)
+
+
+def _aborted(error: ErrorCode, committed: bool) -> list[Any] | None:
+    """Kafka's aborted-transactions field: an empty list for a partition refused before any read
+    (unknown topic or partition) and for read_committed reads, null for read_uncommitted reads
+    and failed reads (checked against Kafka 4.3.1 with compat-tests/probes)."""
+    if error in _UNREAD:
+        return []
+    return [] if committed and error == ErrorCode.NONE else None
+
+
 def _respond(ctx: RequestContext, results: list[_Read], full: bool, committed: bool) -> list[Any]:
     topics: dict[tuple[str, bytes], list[Any]] = {}
     for r in results:
@@ -214,7 +227,7 @@ def _respond(ctx: RequestContext, results: list[_Read], full: bool, committed: b
                 high_watermark=r.high_watermark,
                 last_stable_offset=r.last_stable_offset,
                 log_start_offset=r.log_start_offset,
-                aborted_transactions=[] if committed and r.error == ErrorCode.NONE else None,
+                aborted_transactions=_aborted(r.error, committed),
                 records=r.records,
             )
         )

@@ -457,13 +457,17 @@ class PartitionLog:
         self._schedule_deletion(doomed, now_ms)
         return count
 
-    def read(self, offset: int, max_bytes: int, *, min_one_batch: bool = True) -> FileRegion | None:
-        """Whole batches from the one holding ``offset``, within one segment.
+    def read(
+        self, offset: int, max_bytes: int, *, min_one_batch: bool = True, whole_batches: bool = True
+    ) -> FileRegion | None:
+        """Batches from the one holding ``offset``, within one segment.
 
         At most ``max_bytes``, except that the first batch is returned whole even when larger
         if ``min_one_batch`` (Kafka's rule for the first partition of a fetch); without it an
-        oversized first batch gives None.  None at the log end offset.  Raises
-        `OffsetOutOfRange` below the log start offset or above the log end offset.
+        oversized first batch gives None (Kafka answers such a partition with no records).
+        ``whole_batches=False`` is Kafka's Fetch slice: it may end inside the last batch (see
+        `LogSegment.read`).  None at the log end offset.  Raises `OffsetOutOfRange` below the
+        log start offset or above the log end offset.
         """
         if offset < self._log_start_offset or offset > self._log_end_offset:
             raise OffsetOutOfRange(offset, self._log_start_offset, self._log_end_offset)
@@ -471,7 +475,7 @@ class PartitionLog:
             return None
         segments = self._segments
         for index in range(max(bisect_right(self._base_offsets, offset) - 1, 0), len(segments)):
-            region = segments[index].read(offset, max_bytes)
+            region = segments[index].read(offset, max_bytes, whole_batches=whole_batches)
             if region is not None:
                 return region if region.length <= max_bytes or min_one_batch else None
         return None

@@ -254,11 +254,14 @@ class LogSegment:
             time_index.maybe_append(self._max_timestamp, self._offset_of_max_timestamp)
             self._last_index_position = position
 
-    def read(self, offset: int, max_bytes: int) -> FileRegion | None:
-        """Whole batches from the one holding ``offset`` (or the first one after it).
+    def read(self, offset: int, max_bytes: int, *, whole_batches: bool = True) -> FileRegion | None:
+        """The bytes from the batch holding ``offset`` (or the first one after it).
 
-        Covers as many whole batches as fit in ``max_bytes``, but always the first one, even
-        when it is larger.  None when the segment has no batch with a last offset >= ``offset``.
+        Always covers the first batch whole, even when it is larger than ``max_bytes``.  Beyond
+        it: as many whole batches as fit, or with ``whole_batches=False`` Kafka's slice of
+        exactly ``max_bytes`` (or up to the segment end), which may end inside a batch; clients
+        drop such a partial last batch.  None when the segment has no batch with a last offset
+        >= ``offset``.
         """
         located = self._locate(offset)
         if located is None:
@@ -267,6 +270,8 @@ class LogSegment:
         if first_size >= max_bytes:
             return FileRegion(self._log, position, first_size)
         limit = position + max_bytes
+        if not whole_batches:
+            return FileRegion(self._log, position, min(limit, self._size) - position)
         end = self._size if limit >= self._size else self._last_boundary(position + first_size, limit)
         return FileRegion(self._log, position, end - position)
 

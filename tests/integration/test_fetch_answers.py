@@ -1,0 +1,87 @@
+"""Fetch answers shaped as Apache Kafka 4.3.1 shapes them (compared with the raw probes in
+compat-tests/probes/storage.py): the byte slice that may end inside a batch, and the fields of
+refused partitions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from inprocess import InProcessBroker
+from rawclient import RawConnection
+
+from odradek.wire.api import ApiKey
+from odradek.wire.errors import ErrorCode
+from odradek.wire.messages.fetch import FetchRequest
+from odradek.wire.messages.produce import ProduceRequest
+from odradek.wire.messages.topics import CreateTopicsRequest
+from odradek.wire.records.batch import iter_batches
+from odradek.wire.records.builder import build_batch
+from odradek.wire.records.record import Record
+
+_Produce = ProduceRequest.TopicProduceData
+_Fetch = FetchRequest.FetchTopic
+
+
+@pytest.fixture(scope="module")
+def conn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RawConnection]:
+    broker = InProcessBroker(tmp_path_factory.mktemp("fetch-answers"))
+    broker.start()
+    connection = RawConnection(broker.bootstrap)
+    topic = CreateTopicsRequest.CreatableTopic(name="t", num_partitions=1, replication_factor=1)
+    connection.request(ApiKey.CREATE_TOPICS, 7, CreateTopicsRequest(topics=[topic], timeout_ms=5000))
+    for i in range(10):
+        batch = build_batch([Record(offset_delta=0, timestamp_delta=0, key=b"k", value=b"v%d" % i)], base_timestamp=1)
+        data = [_Produce(name="t", partition_data=[_Produce.PartitionProduceData(index=0, records=batch)])]
+        connection.request(ApiKey.PRODUCE, 9, ProduceRequest(acks=-1, timeout_ms=5000, topic_data=data))
+    yield connection
+    connection.close()
+    broker.stop()
+
+
+def _fetch(conn: RawConnection, partition: int, offset: int, max_bytes: int, isolation: int = 0) -> Any:
+    part = _Fetch.FetchPartition(partition=partition, fetch_offset=offset, partition_max_bytes=max_bytes)
+    request = FetchRequest(
+        max_wait_ms=0,
+        min_bytes=0,
+        max_bytes=max_bytes,
+        isolation_level=isolation,
+        topics=[_Fetch(topic="t", partitions=[part])],
+    )
+    return conn.request(ApiKey.FETCH, 12, request).responses[0].partitions[0]
+
+
+def test_a_read_is_a_byte_slice_that_may_cut_the_last_batch(conn: RawConnection) -> None:
+    answer = _fetch(conn, 0, 0, 200)
+    records = bytes(answer.records)
+    assert len(records) == 200
+    whole = list(iter_batches(records))
+    size = whole[0][1].total_size
+    assert 200 % size != 0, "the test needs a limit that falls inside a batch"
+    assert [header.base_offset for _, header in whole] == list(range(200 // size))
+
+
+def test_the_first_batch_comes_whole_even_above_the_limit(conn: RawConnection) -> None:
+    answer = _fetch(conn, 0, 4, 10)
+    (only,) = list(iter_batches(bytes(answer.records)))
+    assert only[1].base_offset == 4 and len(answer.records) == only[1].total_size
+
+
+def test_an_out_of_range_read_reports_no_offsets(conn: RawConnection) -> None:
+    answer = _fetch(conn, 0, 99, 1 << 20)
+    fields = (answer.error_code, answer.high_watermark, answer.last_stable_offset, answer.log_start_offset)
+    assert fields == (ErrorCode.OFFSET_OUT_OF_RANGE, -1, -1, -1)
+    assert answer.aborted_transactions is None
+
+
+@pytest.mark.parametrize("isolation", [0, 1])
+def test_an_unknown_partition_has_an_empty_aborted_list(conn: RawConnection, isolation: int) -> None:
+    answer = _fetch(conn, 5, 0, 1 << 20, isolation)
+    assert (answer.error_code, answer.high_watermark) == (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1)
+    assert answer.aborted_transactions == []
+
+
+def test_a_read_uncommitted_read_has_no_aborted_list(conn: RawConnection) -> None:
+    assert _fetch(conn, 0, 0, 1 << 20).aborted_transactions is None
+    assert _fetch(conn, 0, 0, 1 << 20, isolation=1).aborted_transactions == []
