@@ -26,7 +26,7 @@ from odradek.handlers import load_handlers
 from odradek.handlers.dispatch import Dispatcher
 from odradek.handlers.registry import Registry
 from odradek.server.listener import Listener
-from odradek.storage.cleaner import Job
+from odradek.storage.cleaner import CleanerConfig, Job
 from odradek.storage.filesystem import OsFileSystem
 from odradek.storage.log_config import LogConfig
 from odradek.storage.log_manager import LogManager
@@ -117,7 +117,9 @@ class Broker:
         self.config = with_layer(with_layer(self.config, cluster, per_broker=False), own, per_broker=True)
         self.catalog = TopicCatalog(self.data_dir / "__odradek_topics.json")
         fs = OsFileSystem()
-        self.logs = LogManager.open(fs, self.data_dir, self.clock, config_for=self._log_config)
+        self.logs = LogManager.open(
+            fs, self.data_dir, self.clock, config_for=self._log_config, cleaner_config=self._cleaner_config()
+        )
         self.producer_ids = ProducerIdAllocator(fs, str(self.data_dir / "producer_ids"))
         self.logs.add_append_listener(lambda log, _info: self.notify_data(log.topic, log.partition))
         self._reconcile()
@@ -140,6 +142,17 @@ class Broker:
         self.config = config
         for info in self.catalog:
             self.logs.set_topic_config(info.name, log_config_for(config, info))
+        self.logs.set_cleaner_config(self._cleaner_config())
+
+    def _cleaner_config(self) -> CleanerConfig:
+        """``log.cleaner.dedupe.buffer.size`` and ``log.cleaner.io.buffer.load.factor``, the
+        dynamic value if one is set, else the static one."""
+        size = self.config.dynamic_value("log.cleaner.dedupe.buffer.size")
+        factor = self.config.dynamic_value("log.cleaner.io.buffer.load.factor")
+        return CleanerConfig(
+            dedupe_buffer_size=int(size) if size is not None else self.config.log_cleaner_dedupe_buffer_size,
+            load_factor=float(factor) if factor is not None else self.config.log_cleaner_io_buffer_load_factor,
+        )
 
     def _log_config(self, topic: str) -> LogConfig:
         info = self.catalog.get(topic)

@@ -58,6 +58,9 @@ class BrokerConfig:
     log_flush_interval_ms: int | None = None
     log_cleaner_enable: bool = True
     log_cleaner_backoff_ms: int = 15000
+    log_cleaner_dedupe_buffer_size: int = 128 * MIB
+    log_cleaner_io_buffer_load_factor: float = 0.9
+    log_segment_delete_delay_ms: int = 60000
     fetch_max_bytes: int = 55 * MIB
     replica_fetch_max_bytes: int = MIB
     max_incremental_fetch_session_cache_slots: int = 1000
@@ -106,8 +109,8 @@ _KAFKA_NAMES.update({"node.id": "node_id", "broker.id": "node_id"})
 
 
 def _coerce(name: str, raw: str, declared: str) -> Any:
-    """``raw`` as the field's declared type (``int``, ``bool``, ``str``, optionally ``| None``)."""
-    kind = {"int": int, "bool": bool}.get(declared.split("|")[0].strip(), str)
+    """``raw`` as the field's declared type (``int``, ``float``, ``bool``, ``str``, optionally ``| None``)."""
+    kind = {"int": int, "bool": bool, "float": float}.get(declared.split("|")[0].strip(), str)
     try:
         if kind is bool:
             lowered = raw.strip().lower()
@@ -116,6 +119,8 @@ def _coerce(name: str, raw: str, declared: str) -> Any:
             return lowered == "true"
         if kind is int:
             return int(raw)
+        if kind is float:
+            return float(raw)
         return raw.strip()
     except ValueError:
         raise ConfigError(f"{name}: cannot use {raw!r} as {kind.__name__}") from None

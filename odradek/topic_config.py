@@ -131,6 +131,7 @@ _BROKER_VALUES: dict[str, Callable[[BrokerConfig], str]] = {
     "log.cleanup.policy": lambda c: c.log_cleanup_policy,
     "log.flush.interval.messages": lambda c: str(c.log_flush_interval_messages),
     "log.flush.interval.ms": lambda c: str(c.flush_interval_ms),
+    "log.segment.delete.delay.ms": lambda c: str(c.log_segment_delete_delay_ms),
 }
 
 _PARSERS: dict[str, Callable[[str], object]] = {

@@ -121,6 +121,10 @@ class LogManager:
         self._checkpointed: dict[tuple[str, int], int] = {}
         self._first_dirty: dict[tuple[str, int], int] = {}
 
+    def set_cleaner_config(self, config: CleanerConfig) -> None:
+        """New cleaner settings (a dynamic broker config changed); the next pass uses them."""
+        self._cleaner_config = config
+
     @classmethod
     def open(
         cls,

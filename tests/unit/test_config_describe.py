@@ -95,3 +95,15 @@ def test_min_insync_replicas_comes_from_the_cluster_default_as_on_a_new_kafka_4_
     )
     overridden = _one([], {"min.insync.replicas": "2"}, "min.insync.replicas", cluster)
     assert overridden[:2] == ("2", Source.TOPIC_CONFIG)
+
+
+def test_segment_delete_delay_and_cleaner_memory_are_broker_settings() -> None:
+    """file.delete.delay.ms follows log.segment.delete.delay.ms; the cleaner's map settings parse
+    with their Kafka types (long and double)."""
+    overrides = ["log.segment.delete.delay.ms=1000", "log.cleaner.io.buffer.load.factor=0.5"]
+    value, source, _ = _one(overrides, {}, "file.delete.delay.ms")
+    assert (value, source) == ("1000", Source.STATIC_BROKER_CONFIG)
+    config = load_config(None, [*overrides, "log.cleaner.dedupe.buffer.size=2400"])
+    assert (config.log_cleaner_dedupe_buffer_size, config.log_cleaner_io_buffer_load_factor) == (2400, 0.5)
+    described = {d.name: d.value for d in describe_broker(config, ["log.cleaner.io.buffer.load.factor"])}
+    assert described == {"log.cleaner.io.buffer.load.factor": "0.5"}
