@@ -125,6 +125,9 @@ def _row(observation: Observation, normalise: _Normaliser) -> dict[str, Any]:
     unordered = _UNORDERED.get(observation.api)
     if unordered is not None and isinstance(response, dict):
         response[unordered] = sorted(response[unordered], key=lambda item: str(item.get("name")))
+    if observation.api == "ListGroupsRequest" and isinstance(response, dict):
+        # The broker is shared by every sequence: keep this sequence's groups only.
+        response["groups"] = [g for g in response["groups"] if str(g["group_id"]).startswith("{")]
     inner = _UNORDERED_INNER.get(observation.api)
     if inner is not None and isinstance(response, dict):
         outer, field = inner
