@@ -14,7 +14,7 @@ from collections.abc import Callable
 from odradek.wire.api import ApiKey
 from probes.session import Session
 
-__all__ = ["SEQUENCES", "coordinator_ready", "topic_with"]
+__all__ = ["SEQUENCES", "coordinator_ready", "topic_with", "until"]
 
 _CONSUMER = "consumer"
 _RANGE = [{"name": "range", "metadata": b"\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00"}]
@@ -23,7 +23,7 @@ _RANGE = [{"name": "range", "metadata": b"\x00\x01\x00\x00\x00\x00\x00\x00\x00\x
 _NOT_READY = {14, 15, 16}  # COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR
 
 
-def _until(s: Session, ready: Callable[[], bool], what: str) -> None:
+def until(s: Session, ready: Callable[[], bool], what: str) -> None:
     """Repeat a readiness request until it succeeds; the attempts are timing, not behaviour,
     so they are not kept as observations (a client library retries the same way)."""
     for _ in range(100):
@@ -67,7 +67,7 @@ def topic_with(s: Session, name: str, partitions: int, configs: dict[str, str] |
         )
         return all(p["error_code"] == 0 for t in answer["topics"] for p in t["partitions"])
 
-    _until(s, listed, f"topic {name}")
+    until(s, listed, f"topic {name}")
 
 
 def coordinator_ready(s: Session, group: str) -> None:
@@ -83,8 +83,8 @@ def coordinator_ready(s: Session, group: str) -> None:
         )
         return answer["groups"][0]["error_code"] not in _NOT_READY
 
-    _until(s, found, f"coordinator of {group}")
-    _until(s, loaded, f"coordinator of {group} loaded")
+    until(s, found, f"coordinator of {group}")
+    until(s, loaded, f"coordinator of {group} loaded")
 
 
 def _join(s: Session, label: str, group: str, member: str = "", version: int = 9, **extra: object) -> dict[str, object]:

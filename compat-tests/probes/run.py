@@ -32,6 +32,7 @@ from probes.configs import SEQUENCES as CONFIG_SEQUENCES  # noqa: E402
 from probes.fetch_sessions import SEQUENCES as FETCH_SEQUENCES  # noqa: E402
 from probes.groups import SEQUENCES as GROUP_SEQUENCES  # noqa: E402
 from probes.groups_legacy import SEQUENCES as LEGACY_GROUP_SEQUENCES  # noqa: E402
+from probes.idempotence import SEQUENCES as IDEMPOTENCE_SEQUENCES  # noqa: E402
 from probes.session import Observation, Session  # noqa: E402
 from probes.storage import SEQUENCES as STORAGE_SEQUENCES  # noqa: E402
 from probes.topics import SEQUENCES as TOPIC_SEQUENCES  # noqa: E402
@@ -43,11 +44,14 @@ SEQUENCES = {
     **TOPIC_SEQUENCES,
     **FETCH_SEQUENCES,
     **CONFIG_SEQUENCES,
+    **IDEMPOTENCE_SEQUENCES,
 }
 REPORT_DIR = COMPAT / "report"
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 #: Epoch milliseconds from 2025-06 on: a broker's own clock inside a message ("within [now-x, now+y]").
 _NOW_MS = re.compile(r"\b(17[5-9]|1[89]\d)\d{10}\b")
+#: Facts of the machine, not of the broker: where the data directory is and how full the disk.
+_MASKED = {"log_dir", "usable_bytes", "total_bytes"}
 _DROPPED = {"throttle_time_ms", "cluster_id", "host", "port"}
 
 
@@ -66,6 +70,8 @@ class _Normaliser:
     def _field(self, key: str, value: Any) -> Any:
         if key == "topic_id":
             return "<topic-id>"
+        if key in _MASKED:
+            return f"<{key}>"
         if key == "session_id" and isinstance(value, int) and value != 0:
             return self._ids.setdefault(f"session {value}", f"<session-{len(self._ids) + 1}>")
         return self(value)

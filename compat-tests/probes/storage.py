@@ -18,17 +18,17 @@ from odradek.wire.records.record import Record
 from probes.groups import topic_with
 from probes.session import Session
 
-__all__ = ["SEQUENCES", "produce_one"]
+__all__ = ["SEQUENCES", "T0", "produce_batch", "produce_one"]
 
 #: One timestamp base for the whole run (both brokers get the same bytes), a minute in the past:
 #: old enough for no "future" check, young enough that no retention pass deletes the records
 #: in the middle of a sequence (that race once made the two brokers differ).
-_T0 = (time.time_ns() // 1_000_000_000) * 1000 - 60_000
+T0 = (time.time_ns() // 1_000_000_000) * 1000 - 60_000
 #: Years in the past, for the timestamp refusal.
 _OLD = 1_700_000_000_000
 
 
-def _batch(first: int, count: int = 1, key: bytes | None = b"k", timestamp: int = _T0) -> bytes:
+def _batch(first: int, count: int = 1, key: bytes | None = b"k", timestamp: int = T0) -> bytes:
     records = [Record(offset_delta=i, timestamp_delta=i, key=key, value=b"v%d" % (first + i)) for i in range(count)]
     return build_batch(records, base_timestamp=timestamp, max_timestamp=timestamp + count - 1)
 
@@ -38,9 +38,14 @@ def _produce(s: Session, label: str, topic: str, records: bytes | None, acks: in
     return s.call(label, ApiKey.PRODUCE, 11, transactional_id=None, acks=acks, timeout_ms=5000, topic_data=data)
 
 
+def produce_batch(s: Session, label: str, topic: str, batch: bytes, partition: int = 0) -> Any:
+    """One produce request (acks all, v11) carrying ``batch``."""
+    return _produce(s, label, topic, batch, partition=partition)
+
+
 def produce_one(s: Session, label: str, topic: str, partition: int, n: int) -> Any:
     """One single-record batch with a fixed timestamp (so its bytes are the same on any broker)."""
-    return _produce(s, label, topic, _batch(n, timestamp=_T0 + n), partition=partition)
+    return _produce(s, label, topic, _batch(n, timestamp=T0 + n), partition=partition)
 
 
 def _list_offsets(s: Session, label: str, topic: str, timestamp: int, partition: int = 0) -> None:
@@ -86,14 +91,14 @@ def log_edges(s: Session, names: dict[str, str]) -> None:
     topic = names["topic"]
     topic_with(s, topic, 2, {})
     for i in range(10):
-        _produce(s, f"produce record {i}", topic, _batch(i, timestamp=_T0 + 10 * i))
-    _produce(s, "produce three records in one batch", topic, _batch(10, count=3, timestamp=_T0 + 100))
+        _produce(s, f"produce record {i}", topic, _batch(i, timestamp=T0 + 10 * i))
+    _produce(s, "produce three records in one batch", topic, _batch(10, count=3, timestamp=T0 + 100))
     for label, timestamp in (
         ("earliest", -2),
         ("latest", -1),
         ("max timestamp", -3),
-        ("timestamp 55", _T0 + 55),
-        ("timestamp past the end", _T0 + 10_000),
+        ("timestamp 55", T0 + 55),
+        ("timestamp past the end", T0 + 10_000),
         ("earliest local", -4),
     ):
         _list_offsets(s, f"list offsets {label}", topic, timestamp)
@@ -110,7 +115,7 @@ def log_edges(s: Session, names: dict[str, str]) -> None:
     _delete_records(s, "delete records of a partition that does not exist", topic, 1, partition=7)
     _delete_records(s, "delete records of an unknown topic", names["missing"], 1)
     _list_offsets(s, "list offsets earliest after deletes", topic, -2)
-    _list_offsets(s, "list offsets by timestamp after deletes", topic, _T0)
+    _list_offsets(s, "list offsets by timestamp after deletes", topic, T0)
     _fetch(s, "fetch below the log start", topic, 3)
     _fetch(s, "fetch at the log start", topic, 13)
     _produce(s, "produce after everything was deleted", topic, _batch(13))

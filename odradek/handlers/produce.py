@@ -101,16 +101,22 @@ _SEQUENCE_ERRORS = {
 }
 
 
-def _sequence_refusal(index: int, verdict: SequenceVerdict, log_start_offset: int) -> Any:
-    """A batch the idempotence check did not let through: a duplicate, or an error."""
+def _sequence_refusal(topic: str, index: int, verdict: SequenceVerdict, log_start_offset: int) -> Any:
+    """A batch the idempotence check did not let through, answered as Kafka 4.3.1 answers it
+    (compat-tests/probes/idempotence.py): a duplicate gets the original offsets and, in the
+    log-append-time field, the original batch's max timestamp; a sequence or epoch error gets
+    the log start offset and no message (the explanation goes to the debug log)."""
     if verdict.duplicate_of is not None:
         return _PartitionResponse(
             index=index,
             error_code=ErrorCode.NONE,
             base_offset=verdict.duplicate_of.first_offset,
+            log_append_time_ms=verdict.duplicate_of.timestamp,
             log_start_offset=log_start_offset,
         )
-    return _failed(index, _SEQUENCE_ERRORS[verdict.verdict], verdict.message)
+    code = _SEQUENCE_ERRORS[verdict.verdict]
+    log.debug("produce to %s-%d refused with %s: %s", topic, index, code.name, verdict.message)
+    return _PartitionResponse(index=index, error_code=code, base_offset=-1, log_start_offset=log_start_offset)
 
 
 _REFUSAL_ERRORS = {
@@ -199,7 +205,7 @@ async def _produce_partition(ctx: RequestContext, topic: str, index: int, record
             verdict = producers.check(header)
             if verdict.verdict is not Verdict.APPEND:
                 verify_batch(records)
-                return _sequence_refusal(index, verdict, log.log_start_offset)
+                return _sequence_refusal(topic, index, verdict, log.log_start_offset)
         appended = log.append(records, leader_epoch=0, now_ms=broker.clock.time_ms())
     except CorruptBatchError as exc:
         return _refused_batch(topic, index, ErrorCode.CORRUPT_MESSAGE, str(exc))

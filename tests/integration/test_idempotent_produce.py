@@ -1,0 +1,71 @@
+"""Idempotent produce over the wire, each answer as Apache Kafka 4.3.1 gave it to the same
+requests (compat-tests/probes/idempotence.py): duplicates, gaps, epochs, unknown producers."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from inprocess import InProcessBroker
+from rawclient import RawConnection
+
+from odradek.wire.api import ApiKey
+from odradek.wire.errors import ErrorCode
+from odradek.wire.messages.produce import ProduceRequest
+from odradek.wire.messages.topics import CreateTopicsRequest
+from odradek.wire.messages.txn import InitProducerIdRequest
+from odradek.wire.records.builder import build_batch
+from odradek.wire.records.record import Record
+
+T0 = time.time_ns() // 1_000_000 - 60_000  # within the broker clock's timestamp bounds
+_Data = ProduceRequest.TopicProduceData
+
+
+@pytest.fixture
+def conn(tmp_path: Any) -> Iterator[RawConnection]:
+    broker = InProcessBroker(tmp_path / "data")
+    broker.start()
+    connection = RawConnection(broker.bootstrap)
+    topic = CreateTopicsRequest.CreatableTopic(name="t", num_partitions=1, replication_factor=1)
+    connection.request(ApiKey.CREATE_TOPICS, 7, CreateTopicsRequest(topics=[topic], timeout_ms=5000))
+    yield connection
+    connection.close()
+    broker.stop()
+
+
+def _send(conn: RawConnection, producer_id: int, epoch: int, sequence: int) -> tuple[int, int, int, int, Any]:
+    """(error, base offset, log append time, log start offset, message) of a two-record batch."""
+    records = [Record(offset_delta=i, timestamp_delta=i, key=b"k", value=b"v") for i in range(2)]
+    batch = build_batch(
+        records,
+        producer_id=producer_id,
+        producer_epoch=epoch,
+        base_sequence=sequence,
+        base_timestamp=T0,
+        max_timestamp=T0 + 1,
+    )
+    data = [_Data(name="t", partition_data=[_Data.PartitionProduceData(index=0, records=batch)])]
+    answer = conn.request(ApiKey.PRODUCE, 11, ProduceRequest(acks=-1, timeout_ms=5000, topic_data=data))
+    p = answer.responses[0].partition_responses[0]
+    return p.error_code, p.base_offset, p.log_append_time_ms, p.log_start_offset, p.error_message
+
+
+def test_sequence_and_epoch_answers_match_kafka(conn: RawConnection) -> None:
+    init = conn.request(
+        ApiKey.INIT_PRODUCER_ID, 4, InitProducerIdRequest(transactional_id=None, transaction_timeout_ms=60_000)
+    )
+    pid, epoch = init.producer_id, init.producer_epoch
+    out_of_order, fenced = ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, ErrorCode.INVALID_PRODUCER_EPOCH
+    assert _send(conn, pid, epoch, 0) == (0, 0, -1, 0, None)
+    assert _send(conn, pid, epoch, 2) == (0, 2, -1, 0, None)
+    assert _send(conn, pid, epoch, 2) == (0, 2, T0 + 1, 0, None), "a duplicate names the original batch"
+    assert _send(conn, pid, epoch, 0) == (0, 0, T0 + 1, 0, None), "an older duplicate too"
+    assert _send(conn, pid, epoch, 9) == (out_of_order, -1, -1, 0, None)
+    assert _send(conn, pid, epoch, 1) == (out_of_order, -1, -1, 0, None)
+    assert _send(conn, pid, epoch + 1, 5) == (out_of_order, -1, -1, 0, None), "a new epoch starts at 0"
+    assert _send(conn, pid, epoch + 1, 0) == (0, 4, -1, 0, None)
+    assert _send(conn, pid, epoch, 4) == (fenced, -1, -1, 0, None)
+    assert _send(conn, pid + 1000, 0, 3) == (0, 6, -1, 0, None), "an unknown producer may start anywhere"
+    assert _send(conn, pid + 1000, 0, 0) == (out_of_order, -1, -1, 0, None)
