@@ -36,6 +36,7 @@ from probes.idempotence import SEQUENCES as IDEMPOTENCE_SEQUENCES  # noqa: E402
 from probes.session import Observation, Session  # noqa: E402
 from probes.storage import SEQUENCES as STORAGE_SEQUENCES  # noqa: E402
 from probes.topics import SEQUENCES as TOPIC_SEQUENCES  # noqa: E402
+from probes.versions import SEQUENCES as VERSION_SEQUENCES  # noqa: E402
 
 SEQUENCES = {
     **GROUP_SEQUENCES,
@@ -45,6 +46,7 @@ SEQUENCES = {
     **FETCH_SEQUENCES,
     **CONFIG_SEQUENCES,
     **IDEMPOTENCE_SEQUENCES,
+    **VERSION_SEQUENCES,
 }
 REPORT_DIR = COMPAT / "report"
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -134,6 +136,13 @@ def _row(observation: Observation, normalise: _Normaliser) -> dict[str, Any]:
     if observation.api == "ListGroupsRequest" and isinstance(response, dict):
         # The broker is shared by every sequence: keep this sequence's groups only.
         response["groups"] = [g for g in response["groups"] if str(g["group_id"]).startswith("{")]
+    if (
+        observation.api == "MetadataRequest"
+        and observation.request.get("topics") is None
+        and isinstance(response, dict)
+    ):
+        # Likewise for "every topic": this sequence's topics and the internal ones.
+        response["topics"] = [t for t in response["topics"] if str(t["name"]).startswith(("{", "__"))]
     inner = _UNORDERED_INNER.get(observation.api)
     if inner is not None and isinstance(response, dict):
         outer, field = inner

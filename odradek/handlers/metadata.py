@@ -6,9 +6,11 @@
   raw requests), that first answer carries UNKNOWN_TOPIC_OR_PARTITION and no partitions, and
   the client asks again; the next answer lists the topic.  Otherwise
   UNKNOWN_TOPIC_OR_PARTITION; an illegal name gets INVALID_TOPIC_EXCEPTION; an unknown topic id
-  (v10+) gets UNKNOWN_TOPIC_ID.
+  (v10+) gets UNKNOWN_TOPIC_ID.  When any requested topic carries an id, the names in the
+  request are ignored, as Kafka does.
 - This single broker leads every partition at leader epoch 0, with itself as the only replica.
-- Authorized operations are reported only when asked for (no authorizer: everything allowed).
+- Authorized operations are reported only when asked for (no authorizer: everything allowed),
+  also for a named topic answered with an error.
 """
 
 from __future__ import annotations
@@ -60,9 +62,12 @@ def topic_metadata(ctx: RequestContext, info: TopicInfo, with_operations: bool) 
     )
 
 
-def _missing(name: str | None, code: ErrorCode, topic_id: bytes = ZERO_UUID) -> Any:
+def _missing(name: str | None, code: ErrorCode, with_ops: bool, topic_id: bytes = ZERO_UUID) -> Any:
+    """A topic answered with an error; like Kafka 4.3.1, a named one still carries the topic
+    operations when they were asked for (checked with compat-tests/probes/versions.py)."""
+    ops = ALL_TOPIC_OPERATIONS if with_ops and name is not None else AUTHORIZED_OPERATIONS_OMITTED
     return MetadataResponse.MetadataResponseTopic(
-        error_code=code, name=name, topic_id=topic_id, is_internal=False, partitions=[]
+        error_code=code, name=name, topic_id=topic_id, is_internal=False, partitions=[], topic_authorized_operations=ops
     )
 
 
@@ -77,6 +82,8 @@ async def metadata(ctx: RequestContext, request: Any) -> Any:
     topics: list[Any] = []
     if request.topics is None or (version == 0 and not request.topics):
         topics = [topic_metadata(ctx, info, with_ops) for info in broker.catalog]
+    elif version >= 10 and any(t.topic_id != ZERO_UUID for t in request.topics):
+        topics = _by_ids(ctx, [t.topic_id for t in request.topics if t.topic_id != ZERO_UUID], with_ops)
     else:
         for wanted in request.topics:
             topics.append(await _one_topic(ctx, wanted, allow_create, with_ops))
@@ -93,12 +100,23 @@ async def metadata(ctx: RequestContext, request: Any) -> Any:
     )
 
 
+def _by_ids(ctx: RequestContext, topic_ids: list[bytes], with_ops: bool) -> list[Any]:
+    """Kafka's answer when any requested topic has an id: names in the request are ignored,
+    unknown ids come first (UNKNOWN_TOPIC_ID, no name), then the known ones."""
+    catalog = ctx.broker.catalog
+    known = [info for info in (catalog.by_id(i) for i in dict.fromkeys(topic_ids)) if info is not None]
+    unknown = [i for i in dict.fromkeys(topic_ids) if catalog.by_id(i) is None]
+    return [_missing(None, ErrorCode.UNKNOWN_TOPIC_ID, with_ops, i) for i in unknown] + [
+        topic_metadata(ctx, info, with_ops) for info in known
+    ]
+
+
 async def _one_topic(ctx: RequestContext, wanted: Any, allow_create: bool, with_ops: bool) -> Any:
     catalog = ctx.broker.catalog
     if wanted.name is None:
         info = catalog.by_id(wanted.topic_id)
         if info is None:
-            return _missing(None, ErrorCode.UNKNOWN_TOPIC_ID, wanted.topic_id)
+            return _missing(None, ErrorCode.UNKNOWN_TOPIC_ID, with_ops, wanted.topic_id)
         return topic_metadata(ctx, info, with_ops)
     info = catalog.get(wanted.name)
     if info is not None:
@@ -106,11 +124,11 @@ async def _one_topic(ctx: RequestContext, wanted: Any, allow_create: bool, with_
     try:
         validate_topic_name(wanted.name)
     except TopicError:
-        return _missing(wanted.name, ErrorCode.INVALID_TOPIC_EXCEPTION)
+        return _missing(wanted.name, ErrorCode.INVALID_TOPIC_EXCEPTION, with_ops)
     if not allow_create:
-        return _missing(wanted.name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+        return _missing(wanted.name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, with_ops)
     try:
         ctx.broker.create_topic(wanted.name, ctx.broker.config.num_partitions, {})
     except TopicError as exc:
-        return _missing(wanted.name, ErrorCode[exc.code_name])
-    return _missing(wanted.name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+        return _missing(wanted.name, ErrorCode[exc.code_name], with_ops)
+    return _missing(wanted.name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, with_ops)

@@ -119,3 +119,15 @@ def test_delete_refusals_carry_kafkas_messages(conn: RawConnection) -> None:
 def test_cluster_authorized_operations_leave_out_token_operations(conn: RawConnection) -> None:
     request = DescribeClusterRequest(include_cluster_authorized_operations=True)
     assert conn.request(ApiKey.DESCRIBE_CLUSTER, 1, request).cluster_authorized_operations == 8096
+
+
+def test_metadata_by_id_ignores_names_and_unknown_names_carry_operations(conn: RawConnection) -> None:
+    Wanted = MetadataRequest.MetadataRequestTopic
+    mixed = MetadataRequest(topics=[Wanted(name="bad!"), Wanted(name=None, topic_id=b"\x07" * 16)])
+    (only,) = conn.request(ApiKey.METADATA, 12, mixed).topics
+    assert (only.error_code, only.name) == (ErrorCode.UNKNOWN_TOPIC_ID, None)
+    unknown = MetadataRequest(
+        topics=[Wanted(name="never-made")], allow_auto_topic_creation=False, include_topic_authorized_operations=True
+    )
+    (answer,) = conn.request(ApiKey.METADATA, 12, unknown).topics
+    assert (answer.error_code, answer.topic_authorized_operations) == (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 3576)
