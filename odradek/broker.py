@@ -122,6 +122,7 @@ class Broker:
         )
         self.producer_ids = ProducerIdAllocator(fs, str(self.data_dir / "producer_ids"))
         self.logs.add_append_listener(lambda log, _info: self.notify_data(log.topic, log.partition))
+        self.logs.set_retained_batches(lambda log: self.producer_state(log).last_batch_offsets())
         self._reconcile()
         self.group_coordinator = CoordinatorRuntime.for_broker(self)
         self.group_coordinator.load()

@@ -24,9 +24,12 @@ One pass over a log (`clean_steps`), as Kafka's cleaner does it:
    the first time it is cleaned.  A batch that keeps every record and needs no horizon is
    copied byte for byte; one that keeps some is rebuilt with the same base offset, last
    offset delta, max timestamp, producer fields, leader epoch and codec, so offsets and
-   idempotence state are preserved (gaps are normal); one that keeps none disappears.
-   Control batches are always kept: transactions do not exist yet, so there are no aborted
-   records to drop and no markers that could be removed safely.
+   idempotence state are preserved (gaps are normal); one that keeps none disappears, unless
+   it is the last batch of an idempotent producer (``retained``): like Kafka's cleaner, that
+   one stays as an empty batch (no records, same offsets, sequence and producer fields) so
+   the producer's state can still be rebuilt from the log.  Control batches are always kept:
+   transactions do not exist yet, so there are no aborted records to drop and no markers that
+   could be removed safely.
 6. Swap, crash-safe in Kafka's way: the run's ``.log``, ``.index`` and ``.timeindex`` are
    written as ``<base>.*.cleaned`` and fsynced; then, on the caller's thread, the indexes and
    last the log are renamed ``.swap`` (the log's rename is the commit point); the old
@@ -151,13 +154,25 @@ def run_inline(steps: Generator[Job, object, T]) -> T:
 
 
 def clean(
-    fs: FileSystem, log: PartitionLog, first_dirty: int, now_ms: int, config: CleanerConfig | None = None
+    fs: FileSystem,
+    log: PartitionLog,
+    first_dirty: int,
+    now_ms: int,
+    config: CleanerConfig | None = None,
+    retained: frozenset[int] = frozenset(),
 ) -> CleanResult | None:
     """`clean_steps` run inline."""
-    return run_inline(clean_steps(fs, log, first_dirty, now_ms, config or CleanerConfig()))
+    return run_inline(clean_steps(fs, log, first_dirty, now_ms, config or CleanerConfig(), retained))
 
 
-def clean_steps(fs: FileSystem, log: PartitionLog, first_dirty: int, now_ms: int, config: CleanerConfig) -> CleanSteps:
+def clean_steps(
+    fs: FileSystem,
+    log: PartitionLog,
+    first_dirty: int,
+    now_ms: int,
+    config: CleanerConfig,
+    retained: frozenset[int] = frozenset(),
+) -> CleanSteps:
     """Compact ``log`` once if it is due (see the module docstring); None when it is not or
     when the pass stopped because its segments changed under it."""
     if not log.config.compact:
@@ -182,7 +197,7 @@ def clean_steps(fs: FileSystem, log: PartitionLog, first_dirty: int, now_ms: int
         groups = _groups(log, [s for s in sources if s.segment.base_offset < end])
         before = after = removed = 0
         for group in groups:
-            written = yield from _clean_group(fs, log, group, latest, now_ms)
+            written = yield from _clean_group(fs, log, group, latest, now_ms, retained)
             if written is None:
                 _log_stopped(log)
                 return None
@@ -307,7 +322,12 @@ def _groups(log: PartitionLog, sources: list[_Source]) -> list[list[_Source]]:
 
 
 def _clean_group(
-    fs: FileSystem, log: PartitionLog, group: list[_Source], latest: dict[bytes, int], now_ms: int
+    fs: FileSystem,
+    log: PartitionLog,
+    group: list[_Source],
+    latest: dict[bytes, int],
+    now_ms: int,
+    retained: frozenset[int],
 ) -> Generator[Job, object, _Written | None]:
     """Write one run's cleaned files (a job), then swap them in; None when the run changed."""
     stem = f"{log.directory}/{filename_prefix(group[0].segment.base_offset)}"
@@ -321,7 +341,12 @@ def _clean_group(
             outputs.append(fs.open_append(path))
         config = log.config
         job = partial(
-            _write_group, group, outputs, latest, now_ms, config.delete_retention_ms, config.index_interval_bytes, fs
+            _write_group,
+            group,
+            outputs,
+            _Filter(latest, now_ms, config.delete_retention_ms, retained),
+            config.index_interval_bytes,
+            fs,
         )
         written = cast(_Written, (yield job))
         for handle in outputs:
@@ -361,14 +386,18 @@ def _install(fs: FileSystem, log: PartitionLog, stem: str, last: LogSegment) -> 
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _Filter:
+    """What decides which records of a batch stay (module docstring, 5)."""
+
+    latest: dict[bytes, int]
+    now_ms: int
+    delete_retention_ms: int
+    retained: frozenset[int]
+
+
 def _write_group(
-    group: list[_Source],
-    outputs: list[FileHandle],
-    latest: dict[bytes, int],
-    now_ms: int,
-    delete_retention_ms: int,
-    index_interval: int,
-    fs: FileSystem,
+    group: list[_Source], outputs: list[FileHandle], keep: _Filter, index_interval: int, fs: FileSystem
 ) -> _Written:
     """(A job.)  Filter the run's batches into the cleaned log, build its indexes with the
     segment's indexing rule (see `odradek.storage.segment`), write and fsync all three."""
@@ -382,7 +411,7 @@ def _write_group(
     max_timestamp, offset_of_max = NO_TIMESTAMP, base
     for source in group:
         for header, data in _batches(source):
-            kept, gone = _filter_batch(header, data, latest, now_ms, delete_retention_ms)
+            kept, gone = _filter_batch(header, data, keep)
             removed += gone
             if kept is None:
                 continue
@@ -407,9 +436,7 @@ def _write_group(
     return _Written(position, removed)
 
 
-def _filter_batch(
-    header: BatchHeader, data: bytes, latest: dict[bytes, int], now_ms: int, delete_retention_ms: int
-) -> tuple[bytes | None, int]:
+def _filter_batch(header: BatchHeader, data: bytes, keep: _Filter) -> tuple[bytes | None, int]:
     """The batch as it should be after cleaning (None: dropped) and how many records went."""
     if header.is_control:
         return data, 0
@@ -419,20 +446,20 @@ def _filter_batch(
     for record in records:
         if record.key is None:
             continue
-        if latest.get(record.key, -1) > header.base_offset + record.offset_delta:
+        if keep.latest.get(record.key, -1) > header.base_offset + record.offset_delta:
             continue
-        if record.value is None and horizon is not None and now_ms >= horizon:
+        if record.value is None and horizon is not None and keep.now_ms >= horizon:
             continue
         kept.append(record)
     removed = len(records) - len(kept)
     needs_horizon = horizon is None and any(record.value is None for record in kept)
-    if not kept:
+    if not kept and header.base_offset not in keep.retained:
         return None, removed
     if removed == 0 and not needs_horizon:
         return data, 0
-    base_timestamp = header.base_timestamp
+    base_timestamp = header.base_timestamp if kept else header.max_timestamp
     if needs_horizon:
-        base_timestamp = now_ms + delete_retention_ms
+        base_timestamp = keep.now_ms + keep.delete_retention_ms
     shift = header.base_timestamp - base_timestamp
     rebuilt = build_batch(
         [Record(r.offset_delta, r.timestamp_delta + shift, r.key, r.value, r.headers, r.attributes) for r in kept],

@@ -111,6 +111,7 @@ class LogManager:
     ) -> None:
         self._fs = fs
         self._cleaner_config = cleaner_config or CleanerConfig()
+        self._retained_batches: Callable[[PartitionLog], frozenset[int]] = lambda _log: frozenset()
         self.data_dir = data_dir
         self._clock = clock
         self.clean_shutdown = clean_shutdown
@@ -120,6 +121,11 @@ class LogManager:
         self._unsynced_creations: list[PartitionLog] = []
         self._checkpointed: dict[tuple[str, int], int] = {}
         self._first_dirty: dict[tuple[str, int], int] = {}
+
+    def set_retained_batches(self, provider: Callable[[PartitionLog], frozenset[int]]) -> None:
+        """Who names the batches compaction must keep even when empty (the broker: each
+        idempotent producer's last batch, from its producer state)."""
+        self._retained_batches = provider
 
     def set_cleaner_config(self, config: CleanerConfig) -> None:
         """New cleaner settings (a dynamic broker config changed); the next pass uses them."""
@@ -236,7 +242,12 @@ class LogManager:
             return False
         try:
             result = yield from clean_steps(
-                self._fs, log, self._first_dirty.get(key, 0), self._clock.time_ms(), self._cleaner_config
+                self._fs,
+                log,
+                self._first_dirty.get(key, 0),
+                self._clock.time_ms(),
+                self._cleaner_config,
+                self._retained_batches(log),
             )
         except (OSError, StorageError):
             _log.exception("compaction failed for %s", log.directory)

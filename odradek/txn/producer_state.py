@@ -111,6 +111,11 @@ class ProducerStateTable:
             )
         return SequenceVerdict(Verdict.APPEND)
 
+    def last_batch_offsets(self) -> frozenset[int]:
+        """The base offset of every producer's last batch: the batches compaction must keep
+        (empty if need be) so that this state can be rebuilt from the log."""
+        return frozenset(entry.batches[-1].first_offset for entry in self._producers.values() if entry.batches)
+
     def record(self, header: BatchHeader, first_offset: int, timestamp: int) -> None:
         """Remember an appended idempotent batch (or one found in the log at start-up)."""
         entry = self._producers.setdefault(header.producer_id, _ProducerEntry())

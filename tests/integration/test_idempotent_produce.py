@@ -69,3 +69,45 @@ def test_sequence_and_epoch_answers_match_kafka(conn: RawConnection) -> None:
     assert _send(conn, pid, epoch, 4) == (fenced, -1, -1, 0, None)
     assert _send(conn, pid + 1000, 0, 3) == (0, 6, -1, 0, None), "an unknown producer may start anywhere"
     assert _send(conn, pid + 1000, 0, 0) == (out_of_order, -1, -1, 0, None)
+
+
+def test_a_retried_batch_is_still_a_duplicate_after_compaction_and_a_restart(tmp_path: Any) -> None:
+    """Compaction keeps the producer's last batch (emptied), so the state rebuilt after a
+    restart still knows the sequence and the retry writes nothing."""
+    data_dir = tmp_path / "data"
+    broker = InProcessBroker(data_dir)
+    broker.start()
+    conn = RawConnection(broker.bootstrap)
+    configs = [
+        CreateTopicsRequest.CreatableTopic.CreatableTopicConfig(name=n, value=v)
+        for n, v in (("cleanup.policy", "compact"), ("min.cleanable.dirty.ratio", "0.01"))
+    ]
+    topic = CreateTopicsRequest.CreatableTopic(name="t", num_partitions=1, replication_factor=1, configs=configs)
+    conn.request(ApiKey.CREATE_TOPICS, 7, CreateTopicsRequest(topics=[topic], timeout_ms=5000))
+    init = conn.request(
+        ApiKey.INIT_PRODUCER_ID, 4, InitProducerIdRequest(transactional_id=None, transaction_timeout_ms=60_000)
+    )
+    pid, epoch = init.producer_id, init.producer_epoch
+    assert _send(conn, pid, epoch, 0)[:2] == (0, 0)
+    assert _send(conn, pid, epoch, 2)[:2] == (0, 2)
+    assert _send(conn, pid + 1, 0, 0)[:2] == (0, 4), "another producer overwrites the key"
+
+    def roll_and_clean() -> int:
+        log = broker.broker.partition_log("t", 0)
+        assert log is not None
+        log.roll(broker.clock.time_ms())
+        return broker.broker.run_cleaner()
+
+    assert broker.call(roll_and_clean) == 1
+    conn.close()
+    broker.stop()
+
+    broker = InProcessBroker(data_dir)
+    broker.start()
+    conn = RawConnection(broker.bootstrap)
+    try:
+        assert _send(conn, pid, epoch, 2)[:2] == (0, 2), "the retry is recognised, not appended again"
+        assert _send(conn, pid, epoch, 4)[:2] == (0, 6)
+    finally:
+        conn.close()
+        broker.stop()

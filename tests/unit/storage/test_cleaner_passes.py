@@ -253,3 +253,28 @@ def test_a_failing_job_is_thrown_into_the_pass_which_removes_its_output(backend:
     assert len(_rows(log)) == 10
     assert run_inline(clean_steps(backend.fs, log, 0, 10_000, CleanerConfig())) is not None
     log.close()
+
+
+def test_the_last_batch_of_an_idempotent_producer_stays_as_an_empty_batch(backend: Any) -> None:
+    """Kafka's rule: compaction keeps each producer's last batch, emptied if need be, so its
+    sequence numbers can be rebuilt from the log; its earlier superseded batches go."""
+    log = _log(backend, _config())
+
+    def idempotent(key: str, value: str, sequence: int) -> bytearray:
+        records = [Record(0, 0, key.encode(), value.encode()), Record(1, 0, key.encode(), value.encode())]
+        return bytearray(
+            build_batch(records, producer_id=7, producer_epoch=2, base_sequence=sequence, base_timestamp=1_000)
+        )
+
+    log.append(idempotent("a", "old", 0), leader_epoch=0, now_ms=1_000)  # offsets 0-1, superseded
+    log.append(idempotent("a", "mid", 2), leader_epoch=0, now_ms=1_000)  # offsets 2-3, producer 7's last
+    _fill(log, [("a", "new"), ("b", "x")], per_segment=2)  # offsets 4-5, then the active segment
+    log.roll(1_000)
+    assert clean(backend.fs, log, 0, 1_000, retained=frozenset({2})) is not None
+
+    headers = {h.base_offset: h for h in log.batch_headers()}
+    assert 0 not in headers, "an earlier superseded batch of the producer is removed"
+    last = headers[2]
+    assert (last.records_count, last.last_offset, last.base_sequence) == (0, 3, 2)
+    assert (last.producer_id, last.producer_epoch) == (7, 2)
+    assert _rows(log) == [(4, "a", "new"), (5, "b", "x")]
