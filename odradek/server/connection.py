@@ -6,7 +6,10 @@ request is received into its own bytearray without intermediate copies.
 Kafka answers the requests of one connection strictly in the order they arrived; this
 connection processes its frames one at a time from a queue, which gives that order and lets a
 client pipeline as many requests as it likes.  Reading pauses while too many bytes of frames
-wait, so a fast producer cannot make the broker buffer without bound.
+wait, so a fast producer cannot make the broker buffer without bound.  Writing is bounded the
+same way: while the transport says its buffer is full (`pause_writing`), the next request waits,
+as Kafka mutes a connection until its answer is sent, so a client that pipelines fetches but
+reads slowly holds at most one answer beyond the transport's high-water mark.
 
 A frame the dispatcher refuses (ProtocolViolation) closes this connection only, with one log line.
 
@@ -60,10 +63,18 @@ class Connection(asyncio.BufferedProtocol):
         self._pending_bytes = 0
         self._worker: asyncio.Task[None] | None = None
         self._paused = False
+        self._writable = asyncio.Event()
+        self._writable.set()
         self.transport: asyncio.Transport | None = None
         self._socket: SocketLike | None = None
         self.peer = "?"
         self.closed = False
+
+    def pause_writing(self) -> None:
+        self._writable.clear()
+
+    def resume_writing(self) -> None:
+        self._writable.set()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # uvloop's transports implement asyncio.Transport without subclassing it.
@@ -107,9 +118,13 @@ class Connection(asyncio.BufferedProtocol):
                 if self._paused and self._pending_bytes < _PAUSE_AT_BYTES // 2 and self.transport is not None:
                     self.transport.resume_reading()
                     self._paused = False
-                if out and self._may_wait(body):
+                if out and (self._may_wait(body) or not self._writable.is_set()):
                     self._send(out)
                     out, out_bytes = [], 0
+                if not self._writable.is_set():
+                    await self._writable.wait()
+                    if self.closed:
+                        return
                 try:
                     response = await self._dispatch(body, self)
                 except ProtocolViolation as exc:
@@ -160,6 +175,7 @@ class Connection(asyncio.BufferedProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
+        self._writable.set()
         if self._worker is not None and not self._worker.done():
             self._worker.cancel()
         self._on_close(self)

@@ -142,3 +142,41 @@ def test_an_answer_with_file_parts_leaves_before_the_next_request_awaits(loop_na
     finally:
         loop.run_until_complete(asyncio.sleep(0.05))
         loop.close()
+
+
+@pytest.mark.parametrize("loop_name", list(LOOPS))
+def test_a_client_that_does_not_read_stops_the_answering(loop_name: str) -> None:
+    """Write flow control: with the transport's buffer full, the next request waits (Kafka
+    mutes the connection until its answer is sent), and answering resumes once the client reads."""
+    answered: list[bytes] = []
+    big = os.urandom(4 << 20)
+
+    async def dispatch(body: bytearray, connection: Connection) -> list[Part]:
+        answered.append(bytes(body))
+        return [_frame(big)]
+
+    loop = LOOPS[loop_name]()
+    try:
+        connection, client = _serve(loop, dispatch)
+        with client:
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 10)
+            client.sendall(b"".join(_frame(b"r%d" % i) for i in range(20)))
+            loop.run_until_complete(asyncio.sleep(0.3))
+            held = len(answered)
+            assert 1 <= held < 20, "answering went on although nobody read"
+            client.setblocking(False)
+            received = 0
+
+            async def drain() -> None:
+                nonlocal received
+                while received < 20 * (len(big) + 4):
+                    chunk = await loop.sock_recv(client, 1 << 20)
+                    assert chunk
+                    received += len(chunk)
+
+            loop.run_until_complete(asyncio.wait_for(drain(), 60))
+        assert len(answered) == 20
+        connection.close()
+    finally:
+        loop.run_until_complete(asyncio.sleep(0.05))
+        loop.close()
