@@ -7,8 +7,9 @@ otherwise the newest candidate that resolves. A cache entry counts only once its
 exists, so an interrupted download is never used.
 
 Start-up: write server.properties, format the metadata log with StorageTool, run ``kafka.Kafka``,
-wait for ApiVersions + Metadata to answer. The process is always stopped (context manager + the
-exit/signal hooks in ``procs``).
+wait for ApiVersions + Metadata to answer. A restart (``RunningBroker.restart``) runs ``kafka.Kafka``
+again with the same server.properties: same ports, same log dirs, no new format. The process is
+always stopped (context manager + the exit/signal hooks in ``procs``).
 
 Run ``python -m harness.kafka`` (from compat-tests/) to resolve and print the version without starting.
 """
@@ -26,9 +27,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from harness import procs
-from harness.broker import RunningBroker
-from harness.net import HOST, BrokerStartError, free_port, wait_ready
+from harness.broker import BrokerProcess, RunningBroker
+from harness.net import HOST, BrokerStartError, free_port
 
 POM = Path(__file__).resolve().parents[1] / "kafka" / "pom.xml"
 
@@ -104,7 +104,12 @@ def resolve_version() -> str:
 
 
 def _cluster_id() -> str:
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode("ascii").rstrip("=")
+    """A random cluster id in Kafka's Uuid text form, never starting with '-' (like Kafka's own
+    Uuid.randomUuid): kafka-storage's argument parser would take such an id for an option."""
+    while True:
+        text = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode("ascii").rstrip("=")
+        if not text.startswith("-"):
+            return text
 
 
 def server_properties(port: int, controller_port: int, log_dir: Path) -> str:
@@ -165,11 +170,12 @@ def launch(workdir: Path, log_path: Path, data_dir: Path | None = None) -> Itera
         log_path.write_text(fmt.stdout + fmt.stderr)
         if fmt.returncode != 0:
             raise BrokerStartError(f"kafka-storage format failed: {fmt.stderr.strip()[-500:]}")
-        proc = procs.spawn(
-            _java(version, f"-Dlog4j2.configurationFile={log4j}", "kafka.Kafka", str(config)), log_path=log_path
-        )
+        broker = BrokerProcess(
+            _java(version, f"-Dlog4j2.configurationFile={log4j}", "kafka.Kafka", str(config)),
+            log_path, port, START_TIMEOUT_S, grace_s=20.0,
+        )  # fmt: skip
         try:
-            cluster_id = wait_ready(port, proc, START_TIMEOUT_S)
+            cluster_id = broker.wait_ready()
             yield RunningBroker(
                 name="kafka",
                 version=version,
@@ -177,9 +183,10 @@ def launch(workdir: Path, log_path: Path, data_dir: Path | None = None) -> Itera
                 cluster_id=cluster_id,
                 start_seconds=time.monotonic() - started,
                 data_dir=data_dir,
+                restart=broker.restart,
             )
         finally:
-            procs.stop(proc, grace_s=20.0)
+            broker.stop()
 
 
 if __name__ == "__main__":

@@ -13,6 +13,10 @@ What varies between runs but not in behaviour, and how it is replaced:
 - "CLIENT_ERROR:<Name>: detail" under an "error" key -> "CLIENT_ERROR:<Name>" (the exception class or
   local error name only: details carry deadlines, retry counts and sizes); a CLIENT_ERROR text that
   does not start with a name keeps its words, with every number replaced by "<n>".
+
+``comparable`` then drops what is never compared between brokers although checks read it:
+``by_member`` (members_wait's per-member view, keyed by member name, with rebalance counts that depend
+on timing).
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ _ADDR = re.compile(r"127\.0\.0\.1:\d+|localhost:\d+")
 _CLIENT_ERROR = "CLIENT_ERROR:"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.$]*(?=:|$)")
 _NUMBER = re.compile(r"\d+")
+#: Observation fields left out of the cross-broker comparison (checks still see them).
+NOT_COMPARED = frozenset({"by_member"})
 
 
 def client_error(text: str) -> str:
@@ -84,3 +90,8 @@ class Normaliser:
         if isinstance(value, dict):
             return {self.text(k): self._walk(v, k) for k, v in value.items()}
         return value
+
+
+def comparable(observation: dict[str, Any]) -> dict[str, Any]:
+    """The part of a normalised observation that is compared with the reference broker's."""
+    return {key: value for key, value in observation.items() if key not in NOT_COMPARED}

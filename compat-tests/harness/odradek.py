@@ -1,6 +1,7 @@
 """Launcher for odradek itself: ``python -m odradek run`` on a free loopback port with a temporary data dir.
 
-The command line lives only in ``command()``; change it there if the CLI changes.
+The command line lives only in ``command()``; change it there if the CLI changes. A restart
+(``RunningBroker.restart``) runs the same command again: same port, same data dir.
 """
 
 from __future__ import annotations
@@ -13,9 +14,8 @@ from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 
-from harness import procs
-from harness.broker import RunningBroker
-from harness.net import HOST, free_port, wait_ready
+from harness.broker import BrokerProcess, RunningBroker
+from harness.net import HOST, free_port
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT_S = 60.0
@@ -47,9 +47,9 @@ def launch(workdir: Path, log_path: Path, data_dir: Path | None = None) -> Itera
         port = free_port()
         started = time.monotonic()
         data_dir = data_dir or Path(tmp) / "data"
-        proc = procs.spawn(command(port, data_dir), log_path=log_path, cwd=REPO_ROOT)
+        broker = BrokerProcess(command(port, data_dir), log_path, port, START_TIMEOUT_S, grace_s=10.0, cwd=REPO_ROOT)
         try:
-            cluster_id = wait_ready(port, proc, START_TIMEOUT_S)
+            cluster_id = broker.wait_ready()
             yield RunningBroker(
                 name="odradek",
                 version=_version(),
@@ -57,9 +57,10 @@ def launch(workdir: Path, log_path: Path, data_dir: Path | None = None) -> Itera
                 cluster_id=cluster_id,
                 start_seconds=time.monotonic() - started,
                 data_dir=data_dir,
+                restart=broker.restart,
             )
         finally:
-            procs.stop(proc)
+            broker.stop()
 
 
 def _version() -> str:

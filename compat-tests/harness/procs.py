@@ -56,11 +56,13 @@ def spawn(
     return proc
 
 
-def stop(proc: subprocess.Popen[Any], grace_s: float = 10.0) -> int | None:
-    """SIGTERM the child's process group, SIGKILL after ``grace_s``; returns the exit code."""
+def stop(proc: subprocess.Popen[Any], grace_s: float = 10.0, first: signal.Signals = signal.SIGTERM) -> int | None:
+    """Send ``first`` (SIGTERM) to the child's process group, SIGKILL after ``grace_s``; returns the exit code.
+
+    ``first=SIGKILL`` kills the whole group at once (a crash: no shutdown hooks, no goodbye to peers)."""
     try:
         if proc.poll() is None:
-            _signal_group(proc, signal.SIGTERM)
+            _signal_group(proc, first)
             try:
                 proc.wait(grace_s)
             except subprocess.TimeoutExpired:
@@ -79,6 +81,11 @@ def stop(proc: subprocess.Popen[Any], grace_s: float = 10.0) -> int | None:
 def kill(proc: subprocess.Popen[Any]) -> None:
     """Stop at once (a hung driver gets no grace period)."""
     stop(proc, grace_s=0.01)
+
+
+def sigkill(proc: subprocess.Popen[Any]) -> None:
+    """SIGKILL the child's whole process group and reap it."""
+    stop(proc, grace_s=10.0, first=signal.SIGKILL)
 
 
 def stop_all() -> None:

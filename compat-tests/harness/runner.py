@@ -21,10 +21,11 @@ from harness import checks, drivers, report
 from harness.broker import PEERS, REFERENCE, RunningBroker, launchers
 from harness.drivers import DriverDied, DriverSpec, StepTimeout
 from harness.expect import match
-from harness.normalise import Normaliser
+from harness.normalise import Normaliser, comparable
 from harness.peers import PeerUnavailable
 from harness.report import Cell
 from harness.scenarios import DEFAULT_STEP_TIMEOUT_S, Scenario, load_all, select
+from harness.sessions import CellDrivers
 
 COMPAT_DIR = Path(__file__).resolve().parents[1]
 RETRY_INTERVAL_S = 0.25
@@ -43,25 +44,32 @@ def _clip(value: Any, limit: int = 160) -> Any:
     return value
 
 
-class _Helper:
-    """The helper driver of one cell, started on first use (see ``HELPER_DRIVER``)."""
+#: Steps the harness performs itself; drivers never see them.
+HARNESS_OPS = frozenset({"kill_driver", "restart_broker"})
 
-    def __init__(self, spec: DriverSpec | None, bootstrap: str, stderr_log: Path) -> None:
-        self.spec = spec
-        self.bootstrap = bootstrap
-        self.stderr_log = stderr_log
-        self.session: drivers.DriverSession | None = None
 
-    def request(self, step: dict[str, Any], timeout_s: float) -> dict[str, Any]:
-        if self.spec is None:
-            raise DriverDied(f"helper driver {HELPER_DRIVER} is not available")
-        if self.session is None:
-            self.session = drivers.DriverSession(self.spec, self.bootstrap, self.stderr_log)
-        return self.session.request(step, timeout_s)
+def _harness_step(
+    step: dict[str, Any], template: dict[str, Any], cell_drivers: CellDrivers, broker: RunningBroker
+) -> dict[str, Any]:
+    """``kill_driver`` (of the secondary named by the template's ``driver``) and ``restart_broker``,
+    answered as a driver would answer a step."""
+    if step["op"] == "kill_driver":
+        return {"step": step["id"], **cell_drivers.kill(str(template.get("driver")))}
+    if broker.restart is None:
+        return {"step": step["id"], "ok": False, "unsupported": True}
+    try:
+        broker.restart(bool(step.get("kill", False)))
+    except Exception as exc:
+        return {"step": step["id"], "ok": False, "error": f"HARNESS:restart failed: {type(exc).__name__}: {exc}"}
+    return {"step": step["id"], "ok": True}
 
-    def close(self) -> None:
-        if self.session is not None:
-            self.session.close()
+
+def _member_names(step: dict[str, Any]) -> set[str]:
+    """The long-lived group members a step talks about (``member`` / ``members`` fields)."""
+    names = set(step.get("members") or []) if isinstance(step.get("members"), list) else set()
+    if isinstance(step.get("member"), str):
+        names.add(step["member"])
+    return names
 
 
 def run_scenario(
@@ -73,11 +81,13 @@ def run_scenario(
     step_timeout_s: float,
     helper_spec: DriverSpec | None = None,
 ) -> Cell:
-    """Run one scenario in a fresh driver process and judge it against its own expectations.
+    """Run one scenario in fresh driver processes and judge it against its own expectations.
 
     A step marked ``setup`` or ``fallback`` that the driver answers as unsupported is performed by the
     helper driver instead; the helper's observation feeds the scenario's checks but is never compared
-    between brokers, and only ``fallback`` steps count towards the cell being unsupported.
+    between brokers, and only ``fallback`` steps count towards the cell being unsupported. A step that
+    names a member (``member`` / ``members``) whose ``member_start`` was unsupported is not sent: it
+    is unsupported too. ``kill_driver`` and ``restart_broker`` are done here (``HARNESS_OPS``).
     """
     started = time.monotonic()
     templates = scenario.for_driver(spec.name)
@@ -88,8 +98,8 @@ def run_scenario(
     transcript_path = folder / f"{scenario.name}.jsonl"
     cell = Cell(scenario.name, spec.name, broker.name, "fail", log=str(transcript_path))
     unsupported: list[str] = []
+    unsupported_members: set[tuple[str | None, str]] = set()
     helped: dict[str, dict[str, Any]] = {}
-    helper = _Helper(helper_spec, broker.bootstrap, folder / f"{scenario.name}.helper.stderr.log")
     with transcript_path.open("w") as transcript:
 
         def log(kind: str, payload: Any) -> None:
@@ -97,22 +107,28 @@ def run_scenario(
             transcript.flush()
 
         try:
-            session = drivers.DriverSession(spec, broker.bootstrap, folder / f"{scenario.name}.stderr.log")
+            cell_drivers = CellDrivers(spec, helper_spec, broker.bootstrap, folder, scenario.name)
         except (StepTimeout, DriverDied) as exc:
             cell.problems.append(f"driver did not start: {exc}")
             log("error", str(exc))
             cell.seconds = round(time.monotonic() - started, 2)
             return cell
-        cell.client = session.client
+        cell.client = cell_drivers.main.client
         try:
             for template, step in zip(templates, steps, strict=True):
                 expectation = template.get("expect", {"ok": True})
                 timeout_s = float(template.get("timeout_s", step_timeout_s))
+                driver = template.get("driver") if step["op"] not in HARNESS_OPS else None
                 time.sleep(float(template.get("delay_s", 0)))
                 deadline = time.monotonic() + float(template.get("retry_s", 0))
                 while True:
-                    log("step", step)
-                    reply = session.request(step, timeout_s)
+                    log("step", step if "driver" not in template else {**step, "driver": template["driver"]})
+                    if step["op"] in HARNESS_OPS:
+                        reply = _harness_step(step, template, cell_drivers, broker)
+                    elif any((driver, m) in unsupported_members for m in _member_names(step)):
+                        reply = {"step": step["id"], "ok": False, "unsupported": True}
+                    else:
+                        reply = cell_drivers.request(step, timeout_s, driver)
                     log("reply", reply)
                     observed = normaliser.observation(reply)
                     if observed.get("unsupported"):
@@ -123,10 +139,12 @@ def run_scenario(
                         break
                     time.sleep(RETRY_INTERVAL_S)
                 if observed.get("unsupported"):
+                    if step["op"] == "member_start":
+                        unsupported_members.add((driver, str(step.get("member"))))
                     if not template.get("setup"):
                         unsupported.append(step["id"])
                     if template.get("setup") or template.get("fallback"):
-                        reply = helper.request(step, timeout_s)
+                        reply = cell_drivers.help(step, timeout_s)
                         log("helper_reply", reply)
                         helped[step["id"]] = normaliser.observation(reply)
                         problems = [] if expectation is None else match(expectation, helped[step["id"]])
@@ -141,8 +159,7 @@ def run_scenario(
             cell.problems.append(f"step {step['id']} ({step['op']}): {exc}")
             log("error", str(exc))
         finally:
-            session.close()
-            helper.close()
+            cell_drivers.close()
     by_id = {s["id"]: s for s in templates}
     cell.problems.extend(checks.run(scenario.checks, by_id, {**helped, **cell.observations}))
     if cell.problems:
@@ -184,7 +201,9 @@ def compare(cells: list[Cell], scenarios: dict[str, Scenario]) -> None:
         compared = [s["id"] for s in scenarios[cell.scenario].steps if s.get("compare", True)]
         for step_id in compared:
             if step_id in ref.observations and step_id in cell.observations:
-                diffs = _differences(ref.observations[step_id], cell.observations[step_id], f"step {step_id}")
+                diffs = _differences(
+                    comparable(ref.observations[step_id]), comparable(cell.observations[step_id]), f"step {step_id}"
+                )
                 cell.diff.extend(f"{d} ({REFERENCE} vs {cell.broker})" for d in diffs)
         if cell.diff and cell.status == "pass":
             cell.status = "diff"

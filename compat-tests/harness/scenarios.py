@@ -8,7 +8,8 @@ A scenario file holds one object:
     params       optional {"param": [values...]}: one variant per value ({param} is substituted in all text)
     topics       labels of the topics it uses (default ["main"]); "{topic}" means "{topic:main}"
     groups       labels of the consumer groups it uses (default ["main"]); "{group}" means "{group:main}"
-    steps        protocol steps (see PROTOCOL.md) plus runner-only keys:
+    steps        protocol steps (see PROTOCOL.md), the harness's own steps kill_driver and restart_broker
+                 (harness/runner.py), plus runner-only keys:
                    expect     partial match against the normalised observation (harness/expect.py);
                               default {"ok": true}; null accepts anything
                    retry_s    resend the step until "expect" holds or this many seconds pass
@@ -21,6 +22,8 @@ A scenario file holds one object:
                               cell is not marked unsupported for it
                    fallback   true: if the driver answers unsupported, the helper performs the step so
                               that later steps still have their data; the cell stays unsupported
+                   driver     "<name>": send the step to a secondary process of the same client, started on
+                              first use (harness/sessions.py); absent: the main driver process
                    by_driver  {"<driver>": {field: value, ...}}: fields (including "expect") replaced
                               for that driver only, for what differs because the CLIENT differs (kcat
                               cannot set record timestamps, has no ListOffsets timestamps, ...); never
@@ -47,7 +50,9 @@ from pathlib import Path
 from typing import Any
 
 SCENARIOS_DIR = Path(__file__).resolve().parents[1] / "scenarios"
-RUNNER_KEYS = frozenset({"expect", "retry_s", "delay_s", "timeout_s", "compare", "setup", "fallback", "by_driver"})
+RUNNER_KEYS = frozenset(
+    {"expect", "retry_s", "delay_s", "timeout_s", "compare", "setup", "fallback", "by_driver", "driver"}
+)
 DEFAULT_STEP_TIMEOUT_S = 60.0
 _TOPIC_RE = re.compile(r"\{topic(?::([A-Za-z0-9_]+))?\}")
 _GROUP_RE = re.compile(r"\{group(?::([A-Za-z0-9_]+))?\}")

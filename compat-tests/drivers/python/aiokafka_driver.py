@@ -1,8 +1,12 @@
 """compat-tests driver for aiokafka.
 
-One event loop lives for the whole session; each step runs to completion on it before the next line is
-read. aiokafka's admin client returns raw CreateTopics/DeleteTopics responses, so their per-topic error
-codes are turned into exceptions here. aiokafka has no ListOffsets MAX_TIMESTAMP spec: that step is
+One event loop lives for the whole session, running in its own thread so that long-lived members
+(member_start) keep polling and heartbeating between steps; each step is submitted to it and runs to
+completion before the next line is read. A member is a task polling its consumer (getmany) until
+member_stop; a ConsumerRebalanceListener counts its rebalances. aiokafka leaves the group itself once
+max_poll_interval_ms passes without a getmany, and sends no LeaveGroup for a static member
+(group_instance_id). aiokafka's admin client returns raw CreateTopics/DeleteTopics responses, so their
+per-topic error codes are turned into exceptions here. aiokafka has no ListOffsets MAX_TIMESTAMP spec: that step is
 reported as unsupported. aiokafka has no IncrementalAlterConfigs either: alter_configs reads the topic's
 dynamic configs (DescribeConfigs) and sends the whole changed set with AlterConfigs, which replaces a
 topic's overrides; the outcome is the same as an incremental SET/DELETE.
@@ -11,11 +15,13 @@ topic's overrides; the outcome is the same as an incremental SET/DELETE.
 from __future__ import annotations
 
 import asyncio
+import logging
+import threading
 import time
 from typing import Any
 
 import aiokafka
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
 from aiokafka.admin.records_to_delete import RecordsToDelete
@@ -50,6 +56,7 @@ from common import (
     sorted_records,
     wanted_configs,
 )
+from members import POLL_S, MemberBook
 
 _TIMEOUT_MS = int(OPERATION_TIMEOUT_S * 1000)
 _TIMESTAMP_TYPES = {0: "CreateTime", 1: "LogAppendTime"}
@@ -77,8 +84,12 @@ class AiokafkaClient:
         self.bootstrap = bootstrap
         self.name = f"aiokafka {aiokafka.__version__}"
         self.loop = asyncio.new_event_loop()
-        self.admin: AIOKafkaAdminClient = self.loop.run_until_complete(self._start_admin())
+        self.loop_thread = threading.Thread(target=self.loop.run_forever, name="event-loop", daemon=True)
+        self.loop_thread.start()
+        self.admin: AIOKafkaAdminClient = self._run(self._start_admin())
         self.producers: dict[tuple[str, str, bool, int], AIOKafkaProducer] = {}
+        self.book = MemberBook()
+        self.members: dict[str, _Member] = {}
 
     async def _start_admin(self) -> AIOKafkaAdminClient:
         admin = AIOKafkaAdminClient(bootstrap_servers=self.bootstrap, request_timeout_ms=_TIMEOUT_MS)
@@ -91,13 +102,19 @@ class AiokafkaClient:
             return kafka_error_name(errno)
         return client_error(type(exc).__name__)
 
-    def _run(self, coro: Any) -> Any:
-        return self.loop.run_until_complete(asyncio.wait_for(coro, OPERATION_TIMEOUT_S + 5))
+    def _run(self, coro: Any, limit_s: float = OPERATION_TIMEOUT_S + 5) -> Any:
+        """Run ``coro`` on the session's loop thread and wait for its result (at most ``limit_s``)."""
+        return asyncio.run_coroutine_threadsafe(asyncio.wait_for(coro, limit_s), self.loop).result()
 
     def close(self) -> None:
+        members = list(self.members.values())
+        self.members.clear()
+        self._run(_stop_members(members))
         for producer in self.producers.values():
             self._run(producer.stop())
         self._run(self.admin.close())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.loop_thread.join()
         self.loop.close()
 
     async def _producer(self, step: Json) -> AIOKafkaProducer:
@@ -188,12 +205,18 @@ class AiokafkaClient:
             results.append({"partition": meta.partition, "offset": normalise_offset(meta.offset)})
         return results
 
-    def _group_consumer(self, step: Json) -> AIOKafkaConsumer:
+    def _group_consumer(self, step: Json, member: str | None = None) -> AIOKafkaConsumer:
+        """A group consumer, subscribed unless it is for ``member`` (see ``_member_start``)."""
         assignor = _ASSIGNORS.get(step.get("assignor") or "range")
         if assignor is None:
             raise Unsupported("assignor")
-        return AIOKafkaConsumer(
-            step["topic"],
+        optional = {
+            "session_timeout_ms": step.get("session_timeout_ms"),
+            "heartbeat_interval_ms": step.get("heartbeat_interval_ms"),
+            "max_poll_interval_ms": step.get("max_poll_interval_ms"),
+            "group_instance_id": step.get("group_instance_id"),
+        }
+        consumer = AIOKafkaConsumer(
             bootstrap_servers=self.bootstrap,
             group_id=step["group"],
             enable_auto_commit=False,
@@ -201,15 +224,46 @@ class AiokafkaClient:
             partition_assignment_strategy=(assignor,),
             max_partition_fetch_bytes=CLIENT_MAX_REQUEST_BYTES,
             fetch_max_bytes=CLIENT_MAX_REQUEST_BYTES,
+            **{key: value for key, value in optional.items() if value is not None},
         )
+        if member is None:
+            consumer.subscribe([step["topic"]])
+        return consumer
+
+    def op_member_start(self, step: Json) -> Json:
+        name = str(step["member"])
+        self.book.add(name)
+        try:
+            self.members[name] = self._run(self._member_start(step, name))
+        except BaseException:
+            self.book.remove(name)
+            raise
+        return {}
+
+    async def _member_start(self, step: Json, name: str) -> _Member:
+        """Start the consumer, then subscribe: subscribed before start, start() would wait for an assignment."""
+        consumer = self._group_consumer(step, name)
+        await consumer.start()
+        consumer.subscribe([step["topic"]], listener=_CountingListener(self.book, name))
+        return _Member(name, consumer, self.book)
+
+    def op_members_wait(self, step: Json) -> Json:
+        return self.book.wait(step)
+
+    def op_member_pause(self, step: Json) -> Json:
+        self.members[str(step["member"])].pause(int(step["ms"]))
+        return {}
+
+    def op_member_stop(self, step: Json) -> Json:
+        self._run(self.members.pop(str(step["member"])).stop())
+        return {}
 
     def op_group_consume(self, step: Json) -> Json:
         result: Json = self._run_long(self._group_consume(step), step)
         return result
 
     def _run_long(self, coro: Any, step: Json) -> Any:
-        limit = int(step.get("timeout_ms", 5000)) / 1000 + OPERATION_TIMEOUT_S
-        return self.loop.run_until_complete(asyncio.wait_for(coro, limit))
+        return self._run(coro, int(step.get("timeout_ms", 5000)) / 1000 + OPERATION_TIMEOUT_S)
 
     async def _group_consume(self, step: Json) -> Json:
         consumer = self._group_consumer(step)
@@ -423,6 +477,64 @@ class AiokafkaClient:
         records = {tp: RecordsToDelete(int(step["before_offset"]))}
         deleted = self._run(self.admin.delete_records(records, timeout_ms=_TIMEOUT_MS))
         return {"low_watermark": int(deleted[tp])}
+
+
+async def _stop_members(members: list[_Member]) -> None:
+    """Stop members at once (each stop may wait for the coordinator)."""
+    await asyncio.gather(*(m.stop() for m in members))
+
+
+class _CountingListener(ConsumerRebalanceListener):  # type: ignore[misc]
+    """Counts a member's completed assignments in the member book."""
+
+    def __init__(self, book: MemberBook, member: str) -> None:
+        self.book = book
+        self.member = member
+
+    def on_partitions_revoked(self, revoked: Any) -> None:
+        return None
+
+    def on_partitions_assigned(self, assigned: Any) -> None:
+        self.book.assigned(self.member)
+
+
+class _Member:
+    """A long-lived member: a task on the session's loop polling ``consumer`` until ``stop``.
+
+    Created on the loop thread; ``pause`` may be called from any thread (it only sets a deadline)."""
+
+    def __init__(self, name: str, consumer: AIOKafkaConsumer, book: MemberBook) -> None:
+        self.name = name
+        self.consumer = consumer
+        self.book = book
+        self.stopping = False
+        self.paused_until = 0.0
+        self.task = asyncio.ensure_future(self._run())
+
+    async def _run(self) -> None:
+        while not self.stopping:
+            left = self.paused_until - time.monotonic()
+            if left > 0:
+                await asyncio.sleep(min(left, POLL_S))
+                continue
+            try:
+                await self.consumer.getmany(timeout_ms=int(POLL_S * 1000))
+                self.book.report(self.name, self.consumer.assignment())
+            except Exception:
+                logging.exception("member %s: getmany failed", self.name)
+                await asyncio.sleep(POLL_S)
+
+    def pause(self, ms: int) -> None:
+        self.paused_until = time.monotonic() + ms / 1000
+
+    async def stop(self) -> None:
+        """End the poll task, then stop the consumer (a dynamic member leaves the group)."""
+        self.stopping = True
+        await self.task
+        try:
+            await self.consumer.stop()
+        finally:
+            self.book.remove(self.name)
 
 
 if __name__ == "__main__":

@@ -33,6 +33,15 @@ class Unsupported(Exception):
     """Raised by an op method when the client cannot perform the step at all."""
 
 
+class StepFailed(Exception):
+    """Raised by an op method to fail the step with ``error`` and extra reply fields (the last state seen)."""
+
+    def __init__(self, error: str, fields: Json) -> None:
+        super().__init__(error)
+        self.error = error
+        self.fields = fields
+
+
 class Client(Protocol):
     """What serve() needs from a client wrapper."""
 
@@ -103,6 +112,8 @@ def _dispatch(client: Client, step: Json) -> Json:
         result = method(step)
     except Unsupported:
         return {"ok": False, "unsupported": True}
+    except StepFailed as exc:
+        return {"ok": False, "error": exc.error, **exc.fields}
     except Exception as exc:
         logging.warning("step %s (%s) failed:\n%s", step.get("id"), op, traceback.format_exc())
         return {"ok": False, "error": client.error_name(exc)}

@@ -3,10 +3,14 @@
 librdkafka reports broker errors with Kafka's numeric codes (named differently, e.g. UNKNOWN_TOPIC_OR_PART),
 so names are derived from the code; its local errors have negative codes and become CLIENT_ERROR:<name>.
 Producers are cached per (acks, compression, idempotence, linger) so a scenario reuses one connection set.
+Long-lived members (member_start) are polled by their own threads (members.py); their rebalances are
+counted by the on_assign callback. librdkafka supports static membership (group.instance.id) and, like
+the Java client, sends no LeaveGroup when a static member closes.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -47,6 +51,7 @@ from confluent_kafka.admin import (  # type: ignore[attr-defined]
     OffsetSpec,
     ResourceType,
 )
+from members import POLL_S, MemberBook, ThreadMember, stop_all
 
 _ISOLATION = {"read_uncommitted": "read_uncommitted", "read_committed": "read_committed"}
 _RESET = {"earliest": "earliest", "latest": "latest", "none": "error"}
@@ -84,6 +89,8 @@ class ConfluentClient:
         self.name = f"confluent-kafka {confluent_kafka.version()[0]} (librdkafka {confluent_kafka.libversion()[0]})"
         self.admin = AdminClient({"bootstrap.servers": bootstrap})
         self.producers: dict[tuple[str, str, bool, int], Producer] = {}
+        self.book = MemberBook()
+        self.members: dict[str, ThreadMember] = {}
 
     def error_name(self, exc: BaseException) -> str:
         if isinstance(exc, KafkaException) and exc.args and isinstance(exc.args[0], KafkaError):
@@ -98,6 +105,7 @@ class ConfluentClient:
         return client_error(err.name())
 
     def close(self) -> None:
+        stop_all(self.members)
         for producer in self.producers.values():
             producer.flush(OPERATION_TIMEOUT_S)
 
@@ -225,23 +233,64 @@ class ConfluentClient:
             "timestamp": normalise_timestamp(msg.timestamp()[1]),
         }
 
-    def _group_consumer(self, step: Json) -> Consumer:
+    def _group_consumer(self, step: Json, member: str | None = None) -> Consumer:
+        """A subscribed group consumer; with ``member``, its assigned callbacks count in the member book."""
         assignor = _ASSIGNORS.get(step.get("assignor") or "range")
         reset = _RESET.get(step.get("auto_offset_reset") or "earliest")
         if assignor is None or reset is None:
             raise Unsupported("assignor or auto_offset_reset")
+        optional = {
+            "session.timeout.ms": step.get("session_timeout_ms"),
+            "heartbeat.interval.ms": step.get("heartbeat_interval_ms"),
+            "max.poll.interval.ms": step.get("max_poll_interval_ms"),
+            "group.instance.id": step.get("group_instance_id"),
+        }
         consumer = Consumer(
             {
                 "bootstrap.servers": self.bootstrap,
                 "group.id": step["group"],
+                "group.protocol": "classic",
                 "enable.auto.commit": False,
                 "auto.offset.reset": reset,
                 "partition.assignment.strategy": assignor,
                 "fetch.message.max.bytes": CLIENT_MAX_REQUEST_BYTES,
+                **{key: value for key, value in optional.items() if value is not None},
             }
         )
-        consumer.subscribe([step["topic"]])
+        if member is None:
+            consumer.subscribe([step["topic"]])
+        else:
+            book = self.book
+
+            def on_assign(consumer: Consumer, partitions: list[TopicPartition]) -> None:
+                book.assigned(member)
+
+            consumer.subscribe([step["topic"]], on_assign=on_assign)
         return consumer
+
+    def op_member_start(self, step: Json) -> Json:
+        name = str(step["member"])
+        self.book.add(name)
+        try:
+            consumer = self._group_consumer(step, name)
+        except BaseException:
+            self.book.remove(name)
+            raise
+        self.members[name] = ThreadMember(
+            name, self.book, lambda: _poll_discard(consumer), consumer.assignment, consumer.close
+        )
+        return {}
+
+    def op_members_wait(self, step: Json) -> Json:
+        return self.book.wait(step)
+
+    def op_member_pause(self, step: Json) -> Json:
+        self.members[str(step["member"])].pause(int(step["ms"]))
+        return {}
+
+    def op_member_stop(self, step: Json) -> Json:
+        self.members.pop(str(step["member"])).stop()
+        return {}
 
     def op_group_consume(self, step: Json) -> Json:
         consumer = self._group_consumer(step)
@@ -372,6 +421,14 @@ class ConfluentClient:
         futures = self.admin.delete_records([tp], request_timeout=OPERATION_TIMEOUT_S)
         deleted = next(iter(futures.values())).result(OPERATION_TIMEOUT_S)
         return {"low_watermark": int(deleted.low_watermark)}
+
+
+def _poll_discard(consumer: Consumer) -> None:
+    """One poll of a long-lived member; records are dropped, errors other than end-of-partition logged."""
+    msg = consumer.poll(POLL_S)
+    err = None if msg is None else msg.error()
+    if err is not None and err.code() != KafkaError._PARTITION_EOF:
+        logging.warning("member poll: %s", err)
 
 
 if __name__ == "__main__":

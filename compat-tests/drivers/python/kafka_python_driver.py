@@ -5,6 +5,10 @@ kafka-python's broker errors are KafkaError subclasses carrying Kafka's code in 
 describe_configs sends DescribeConfigsRequest itself because the admin client's describe_configs drops
 per-resource error codes; alter_configs uses IncrementalAlterConfigs with the client's own pre-check of
 config names turned off, so that unknown names are judged by the broker.
+Long-lived members (member_start) are polled by their own threads (members.py; kafka-python's heartbeat
+thread runs beside them, and leaves the group once max_poll_interval_ms passes without a poll); their
+rebalances are counted by a ConsumerRebalanceListener. Static members (group_instance_id) send no
+LeaveGroup on close, as in the Java client.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from common import (
     commit_points,
     config_entry,
     covers_exactly,
+    decode_consumer_assignment,
     group_state,
     headers_in,
     headers_out,
@@ -39,13 +44,21 @@ from common import (
     sorted_records,
     wanted_configs,
 )
-from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, OffsetAndMetadata, TopicPartition
+from kafka import (
+    ConsumerRebalanceListener,
+    KafkaAdminClient,
+    KafkaConsumer,
+    KafkaProducer,
+    OffsetAndMetadata,
+    TopicPartition,
+)
 from kafka.admin import AlterConfigOp, ConfigResource, ConfigResourceType, NewTopic, OffsetSpec
 from kafka.coordinator.assignors.range import RangePartitionAssignor
 from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
 from kafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
 from kafka.errors import KafkaError
 from kafka.protocol.admin import DescribeConfigsRequest
+from members import POLL_S, MemberBook, ThreadMember, stop_all
 
 _TIMEOUT_MS = int(OPERATION_TIMEOUT_S * 1000)
 _TIMESTAMP_TYPES = {0: "CreateTime", 1: "LogAppendTime"}
@@ -75,6 +88,8 @@ class KafkaPythonClient:
         self.name = f"kafka-python {kafka.__version__}"
         self.admin = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=_TIMEOUT_MS)
         self.producers: dict[tuple[str, str, bool, int], KafkaProducer] = {}
+        self.book = MemberBook()
+        self.members: dict[str, ThreadMember] = {}
 
     def error_name(self, exc: BaseException) -> str:
         errno = getattr(exc, "errno", None)
@@ -83,6 +98,7 @@ class KafkaPythonClient:
         return client_error(type(exc).__name__)
 
     def close(self) -> None:
+        stop_all(self.members)
         for producer in self.producers.values():
             producer.close(timeout=OPERATION_TIMEOUT_S)
         self.admin.close()
@@ -208,12 +224,18 @@ class KafkaPythonClient:
             "timestamp": normalise_timestamp(msg.timestamp),
         }
 
-    def _group_consumer(self, step: Json) -> KafkaConsumer:
+    def _group_consumer(self, step: Json, member: str | None = None) -> KafkaConsumer:
+        """A subscribed group consumer; with ``member``, its assigned callbacks count in the member book."""
         assignor = _ASSIGNORS.get(step.get("assignor") or "range")
         if assignor is None:
             raise Unsupported("assignor")
-        return KafkaConsumer(
-            step["topic"],
+        optional = {
+            "session_timeout_ms": step.get("session_timeout_ms"),
+            "heartbeat_interval_ms": step.get("heartbeat_interval_ms"),
+            "max_poll_interval_ms": step.get("max_poll_interval_ms"),
+            "group_instance_id": step.get("group_instance_id"),
+        }
+        consumer = KafkaConsumer(
             bootstrap_servers=self.bootstrap,
             group_id=step["group"],
             enable_auto_commit=False,
@@ -221,7 +243,37 @@ class KafkaPythonClient:
             partition_assignment_strategy=(assignor,),
             max_partition_fetch_bytes=CLIENT_MAX_REQUEST_BYTES,
             fetch_max_bytes=CLIENT_MAX_REQUEST_BYTES,
+            **{key: value for key, value in optional.items() if value is not None},
         )
+        listener = None if member is None else _CountingListener(self.book, member)
+        consumer.subscribe([step["topic"]], listener=listener)
+        return consumer
+
+    def op_member_start(self, step: Json) -> Json:
+        name = str(step["member"])
+        self.book.add(name)
+        try:
+            consumer = self._group_consumer(step, name)
+        except BaseException:
+            self.book.remove(name)
+            raise
+
+        def poll() -> None:
+            consumer.poll(timeout_ms=int(POLL_S * 1000))
+
+        self.members[name] = ThreadMember(name, self.book, poll, consumer.assignment, consumer.close)
+        return {}
+
+    def op_members_wait(self, step: Json) -> Json:
+        return self.book.wait(step)
+
+    def op_member_pause(self, step: Json) -> Json:
+        self.members[str(step["member"])].pause(int(step["ms"]))
+        return {}
+
+    def op_member_stop(self, step: Json) -> Json:
+        self.members.pop(str(step["member"])).stop()
+        return {}
 
     def op_group_consume(self, step: Json) -> Json:
         consumer = self._group_consumer(step)
@@ -357,14 +409,33 @@ class KafkaPythonClient:
         return {"low_watermark": int(result[tp]["low_watermark"])}
 
 
-def _assigned(assignment: Any) -> list[tuple[str, int]]:
-    """(topic, partition) pairs of a decoded ConsumerProtocolAssignment (absent: none)."""
-    if not assignment or isinstance(assignment, bytes | bytearray):
+class _CountingListener(ConsumerRebalanceListener):  # type: ignore[misc]
+    """Counts a member's completed assignments in the member book."""
+
+    def __init__(self, book: MemberBook, member: str) -> None:
+        self.book = book
+        self.member = member
+
+    def on_partitions_revoked(self, revoked: Any) -> None:
+        return None
+
+    def on_partitions_assigned(self, assigned: Any) -> None:
+        self.book.assigned(self.member)
+
+
+def _assigned(assignment: Any) -> list[list[Any]]:
+    """[topic, partition] pairs of a member's assignment as describe_groups returns it: kafka-python 3
+    decodes it and turns it into a dict ({"assigned_partitions": [{"topic", "partitions"}]}); older
+    releases keep the decoded object; undecodable bytes are decoded here; absent means none."""
+    if not assignment:
         return []
-    pairs: list[tuple[str, int]] = []
-    for topic, partitions in getattr(assignment, "assignment", None) or []:
-        pairs.extend((topic, int(p)) for p in partitions)
-    return pairs
+    if isinstance(assignment, bytes | bytearray):
+        return decode_consumer_assignment(bytes(assignment))
+    if isinstance(assignment, dict):
+        topics = [(t["topic"], t["partitions"]) for t in assignment.get("assigned_partitions") or []]
+    else:
+        topics = list(getattr(assignment, "assignment", None) or [])
+    return [[topic, int(p)] for topic, partitions in topics for p in partitions]
 
 
 if __name__ == "__main__":
