@@ -35,9 +35,8 @@ def sequences(s: Session, names: dict[str, str]) -> None:
     topic = names["topic"]
     topic_with(s, topic, 1)
 
-    def allocated() -> bool:
-        """Kafka answers COORDINATOR_LOAD_IN_PROGRESS until its controller handed it a block of ids."""
-        answer = s.call(
+    def init_producer() -> Any:
+        return s.call(
             "init producer id",
             ApiKey.INIT_PRODUCER_ID,
             4,
@@ -46,18 +45,10 @@ def sequences(s: Session, names: dict[str, str]) -> None:
             producer_id=-1,
             producer_epoch=-1,
         )
-        return bool(answer["error_code"] != 14)
 
-    until(s, allocated, "producer id block")
-    init = s.call(
-        "init producer id",
-        ApiKey.INIT_PRODUCER_ID,
-        4,
-        transactional_id=None,
-        transaction_timeout_ms=60_000,
-        producer_id=-1,
-        producer_epoch=-1,
-    )
+    # Kafka answers COORDINATOR_LOAD_IN_PROGRESS until its controller handed it a block of ids.
+    until(s, lambda: bool(init_producer()["error_code"] != 14), "producer id block")
+    init = init_producer()
     pid, epoch = int(init["producer_id"]), int(init["producer_epoch"])
 
     def send(label: str, batch: bytes) -> Any:

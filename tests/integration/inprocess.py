@@ -11,13 +11,15 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
 from odradek.broker import Broker
 from odradek.clock import ManualClock
 from odradek.config import load_config
+from tests.integration.rawclient import RawConnection
 
 T = TypeVar("T")
 
@@ -54,3 +56,18 @@ class InProcessBroker:
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=30)
         self._loop.close()
+
+
+@contextmanager
+def raw_broker(data_dir: Path, overrides: list[str] | None = None) -> Iterator[tuple[InProcessBroker, RawConnection]]:
+    """A started in-process broker and one raw connection to it; both closed on the way out."""
+    broker = InProcessBroker(data_dir, overrides)
+    broker.start()
+    try:
+        connection = RawConnection(broker.bootstrap)
+        try:
+            yield broker, connection
+        finally:
+            connection.close()
+    finally:
+        broker.stop()

@@ -11,9 +11,10 @@ import socket
 import struct
 from typing import Any
 
-from odradek.wire.api import RequestHeader, encode_request_header, response_header_is_flexible
+from odradek.wire.api import ApiKey, RequestHeader, encode_request_header, response_header_is_flexible
 from odradek.wire.codec import decode_from, encode_into
 from odradek.wire.messages import ALL_MESSAGES
+from odradek.wire.messages.topics import CreateTopicsRequest
 from odradek.wire.primitives import Reader, Writer
 
 
@@ -61,3 +62,11 @@ class RawConnection:
         if response_header_is_flexible(api_key, response_schema.is_flexible(version)):
             reader.uvarint()
         return decode_from(response_schema, version, reader)
+
+    def create_topic(self, name: str, partitions: int = 1, configs: dict[str, str] | None = None) -> None:
+        """CreateTopics v7 for one topic; fails the test unless the broker created it."""
+        Topic = CreateTopicsRequest.CreatableTopic
+        entries = [Topic.CreatableTopicConfig(name=k, value=v) for k, v in (configs or {}).items()]
+        topic = Topic(name=name, num_partitions=partitions, replication_factor=1, configs=entries)
+        answer = self.request(ApiKey.CREATE_TOPICS, 7, CreateTopicsRequest(topics=[topic], timeout_ms=5000))
+        assert answer.topics[0].error_code == 0, answer.topics[0].error_message

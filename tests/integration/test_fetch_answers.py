@@ -8,14 +8,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from inprocess import InProcessBroker
+from inprocess import raw_broker
 from rawclient import RawConnection
 
 from odradek.wire.api import ApiKey
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.fetch import FetchRequest
 from odradek.wire.messages.produce import ProduceRequest
-from odradek.wire.messages.topics import CreateTopicsRequest
 from odradek.wire.records.batch import iter_batches
 from odradek.wire.records.builder import build_batch
 from odradek.wire.records.record import Record
@@ -26,18 +25,17 @@ _Fetch = FetchRequest.FetchTopic
 
 @pytest.fixture(scope="module")
 def conn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RawConnection]:
-    broker = InProcessBroker(tmp_path_factory.mktemp("fetch-answers"))
-    broker.start()
-    connection = RawConnection(broker.bootstrap)
-    topic = CreateTopicsRequest.CreatableTopic(name="t", num_partitions=1, replication_factor=1)
-    connection.request(ApiKey.CREATE_TOPICS, 7, CreateTopicsRequest(topics=[topic], timeout_ms=5000))
+    with raw_broker(tmp_path_factory.mktemp("fetch-answers")) as (_, connection):
+        connection.create_topic("t")
+        _produce_ten(connection)
+        yield connection
+
+
+def _produce_ten(connection: RawConnection) -> None:
     for i in range(10):
         batch = build_batch([Record(offset_delta=0, timestamp_delta=0, key=b"k", value=b"v%d" % i)], base_timestamp=1)
         data = [_Produce(name="t", partition_data=[_Produce.PartitionProduceData(index=0, records=batch)])]
         connection.request(ApiKey.PRODUCE, 9, ProduceRequest(acks=-1, timeout_ms=5000, topic_data=data))
-    yield connection
-    connection.close()
-    broker.stop()
 
 
 def _fetch(conn: RawConnection, partition: int, offset: int, max_bytes: int, isolation: int = 0) -> Any:

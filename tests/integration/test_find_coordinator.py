@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from inprocess import InProcessBroker
+from inprocess import InProcessBroker, raw_broker
 from rawclient import RawConnection
 
 from odradek.coordinator.placement import OFFSETS_TOPIC
@@ -23,46 +23,37 @@ from odradek.wire.messages.coordinator import FindCoordinatorRequest
 GROUP = 0
 
 
+Fresh = tuple[InProcessBroker, RawConnection]
+
+
 @pytest.fixture
-def fresh_broker(tmp_path: Path) -> Iterator[InProcessBroker]:
-    broker = InProcessBroker(tmp_path / "data")
-    broker.start()
-    yield broker
-    broker.stop()
+def fresh(tmp_path: Path) -> Iterator[Fresh]:
+    with raw_broker(tmp_path / "data") as both:
+        yield both
 
 
-def test_first_group_lookup_creates_the_offsets_topic_and_is_not_available_yet(fresh_broker: InProcessBroker) -> None:
-    conn = RawConnection(fresh_broker.bootstrap)
-    try:
-        assert fresh_broker.call(lambda: fresh_broker.broker.catalog.get(OFFSETS_TOPIC)) is None
-        first = conn.request(ApiKey.FIND_COORDINATOR, 4, FindCoordinatorRequest(key_type=GROUP, coordinator_keys=["g"]))
-        (key,) = first.coordinators
-        assert (key.error_code, key.node_id, key.host, key.port) == (ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, "", -1)
-        assert fresh_broker.call(lambda: fresh_broker.broker.catalog.get(OFFSETS_TOPIC)) is not None
-
-        second = conn.request(
-            ApiKey.FIND_COORDINATOR, 4, FindCoordinatorRequest(key_type=GROUP, coordinator_keys=["g"])
-        )
-        (key,) = second.coordinators
-        assert (key.error_code, key.node_id, key.port) == (
-            ErrorCode.NONE,
-            fresh_broker.broker.config.node_id,
-            fresh_broker.broker.port,
-        )
-        assert key.error_message == ""
-    finally:
-        conn.close()
+def _offsets_topic_exists(broker: InProcessBroker) -> bool:
+    return broker.call(lambda: broker.broker.catalog.get(OFFSETS_TOPIC)) is not None
 
 
-def test_v3_carries_kafkas_error_messages(fresh_broker: InProcessBroker) -> None:
-    conn = RawConnection(fresh_broker.bootstrap)
-    try:
-        first = conn.request(ApiKey.FIND_COORDINATOR, 3, FindCoordinatorRequest(key_type=GROUP, key="g"))
-        assert (first.error_code, first.error_message) == (
-            ErrorCode.COORDINATOR_NOT_AVAILABLE,
-            "The coordinator is not available.",
-        )
-        second = conn.request(ApiKey.FIND_COORDINATOR, 3, FindCoordinatorRequest(key_type=GROUP, key="g"))
-        assert (second.error_code, second.error_message, second.host) == (ErrorCode.NONE, "NONE", "127.0.0.1")
-    finally:
-        conn.close()
+def test_first_group_lookup_creates_the_offsets_topic_and_is_not_available_yet(fresh: Fresh) -> None:
+    broker, conn = fresh
+    lookup = FindCoordinatorRequest(key_type=GROUP, coordinator_keys=["g"])
+    assert not _offsets_topic_exists(broker)
+    (key,) = conn.request(ApiKey.FIND_COORDINATOR, 4, lookup).coordinators
+    assert (key.error_code, key.node_id, key.host, key.port) == (ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, "", -1)
+    assert _offsets_topic_exists(broker)
+    (key,) = conn.request(ApiKey.FIND_COORDINATOR, 4, lookup).coordinators
+    found = (key.error_code, key.node_id, key.port, key.error_message)
+    assert found == (ErrorCode.NONE, broker.broker.config.node_id, broker.broker.port, "")
+
+
+def test_v3_carries_kafkas_error_messages(fresh: Fresh) -> None:
+    _, conn = fresh
+    first = conn.request(ApiKey.FIND_COORDINATOR, 3, FindCoordinatorRequest(key_type=GROUP, key="g"))
+    assert (first.error_code, first.error_message) == (
+        ErrorCode.COORDINATOR_NOT_AVAILABLE,
+        "The coordinator is not available.",
+    )
+    second = conn.request(ApiKey.FIND_COORDINATOR, 3, FindCoordinatorRequest(key_type=GROUP, key="g"))
+    assert (second.error_code, second.error_message, second.host) == (ErrorCode.NONE, "NONE", "127.0.0.1")

@@ -7,14 +7,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from inprocess import InProcessBroker
+from inprocess import raw_broker
 from rawclient import RawConnection
 
 from odradek.wire.api import ApiKey
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.groups import JoinGroupRequest
 from odradek.wire.messages.offsets import OffsetCommitRequest, OffsetDeleteRequest
-from odradek.wire.messages.topics import CreateTopicsRequest
 
 _CommitTopic = OffsetCommitRequest.OffsetCommitRequestTopic
 _DeleteTopic = OffsetDeleteRequest.OffsetDeleteRequestTopic
@@ -22,18 +21,8 @@ _DeleteTopic = OffsetDeleteRequest.OffsetDeleteRequestTopic
 
 @pytest.fixture
 def conn(tmp_path: Path) -> Iterator[RawConnection]:
-    broker = InProcessBroker(tmp_path / "data")
-    broker.start()
-    connection = RawConnection(broker.bootstrap)
-    yield connection
-    connection.close()
-    broker.stop()
-
-
-def _create(conn: RawConnection, name: str, partitions: int) -> None:
-    topic = CreateTopicsRequest.CreatableTopic(name=name, num_partitions=partitions, replication_factor=1)
-    answer = conn.request(ApiKey.CREATE_TOPICS, 7, CreateTopicsRequest(topics=[topic], timeout_ms=5000))
-    assert answer.topics[0].error_code == ErrorCode.NONE
+    with raw_broker(tmp_path / "data") as (_, connection):
+        yield connection
 
 
 def _commit(conn: RawConnection, group: str, topic: str, partitions: list[int]) -> None:
@@ -62,8 +51,8 @@ def _delete_request(group: str, topics: list[tuple[str, list[int]]]) -> OffsetDe
 
 
 def test_offset_delete_answers_refused_partitions_first_like_kafka(conn: RawConnection) -> None:
-    _create(conn, "a", 2)
-    _create(conn, "b", 1)
+    conn.create_topic("a", 2)
+    conn.create_topic("b", 1)
     _commit(conn, "g", "a", [0, 1])
     _commit(conn, "g", "b", [0])
     request = _delete_request("g", [("b", [0]), ("a", [0, 7, 1]), ("missing", [0])])

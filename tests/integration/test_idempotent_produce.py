@@ -8,13 +8,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from inprocess import InProcessBroker
+from inprocess import InProcessBroker, raw_broker
 from rawclient import RawConnection
 
 from odradek.wire.api import ApiKey
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.produce import ProduceRequest
-from odradek.wire.messages.topics import CreateTopicsRequest
 from odradek.wire.messages.txn import InitProducerIdRequest
 from odradek.wire.records.builder import build_batch
 from odradek.wire.records.record import Record
@@ -25,14 +24,9 @@ _Data = ProduceRequest.TopicProduceData
 
 @pytest.fixture
 def conn(tmp_path: Any) -> Iterator[RawConnection]:
-    broker = InProcessBroker(tmp_path / "data")
-    broker.start()
-    connection = RawConnection(broker.bootstrap)
-    topic = CreateTopicsRequest.CreatableTopic(name="t", num_partitions=1, replication_factor=1)
-    connection.request(ApiKey.CREATE_TOPICS, 7, CreateTopicsRequest(topics=[topic], timeout_ms=5000))
-    yield connection
-    connection.close()
-    broker.stop()
+    with raw_broker(tmp_path / "data") as (_, connection):
+        connection.create_topic("t")
+        yield connection
 
 
 def _send(conn: RawConnection, producer_id: int, epoch: int, sequence: int) -> tuple[int, int, int, int, Any]:
@@ -78,12 +72,7 @@ def test_a_retried_batch_is_still_a_duplicate_after_compaction_and_a_restart(tmp
     broker = InProcessBroker(data_dir)
     broker.start()
     conn = RawConnection(broker.bootstrap)
-    configs = [
-        CreateTopicsRequest.CreatableTopic.CreatableTopicConfig(name=n, value=v)
-        for n, v in (("cleanup.policy", "compact"), ("min.cleanable.dirty.ratio", "0.01"))
-    ]
-    topic = CreateTopicsRequest.CreatableTopic(name="t", num_partitions=1, replication_factor=1, configs=configs)
-    conn.request(ApiKey.CREATE_TOPICS, 7, CreateTopicsRequest(topics=[topic], timeout_ms=5000))
+    conn.create_topic("t", configs={"cleanup.policy": "compact", "min.cleanable.dirty.ratio": "0.01"})
     init = conn.request(
         ApiKey.INIT_PRODUCER_ID, 4, InitProducerIdRequest(transactional_id=None, transaction_timeout_ms=60_000)
     )

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from inprocess import InProcessBroker
+from inprocess import raw_broker
 from rawclient import RawConnection
 
 from odradek.wire.api import ApiKey
@@ -26,12 +26,8 @@ _Assignment = _Creatable.CreatableReplicaAssignment
 
 @pytest.fixture(scope="module")
 def conn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RawConnection]:
-    broker = InProcessBroker(tmp_path_factory.mktemp("topic-admin"))
-    broker.start()
-    connection = RawConnection(broker.bootstrap)
-    yield connection
-    connection.close()
-    broker.stop()
+    with raw_broker(tmp_path_factory.mktemp("topic-admin")) as (_, connection):
+        yield connection
 
 
 def _create(conn: RawConnection, *topics: Any) -> list[tuple[str, int, str | None]]:

@@ -51,7 +51,7 @@ from confluent_kafka.admin import (  # type: ignore[attr-defined]
     OffsetSpec,
     ResourceType,
 )
-from members import POLL_S, MemberBook, ThreadMember, stop_all
+from members import POLL_S, MemberBook, ThreadMember, ThreadMemberOps, stop_all
 
 _ISOLATION = {"read_uncommitted": "read_uncommitted", "read_committed": "read_committed"}
 _RESET = {"earliest": "earliest", "latest": "latest", "none": "error"}
@@ -81,7 +81,7 @@ def _start_offset(offset: Any) -> int:
     return int(offset)
 
 
-class ConfluentClient:
+class ConfluentClient(ThreadMemberOps):
     """Protocol ops on top of confluent-kafka's Producer, Consumer and AdminClient."""
 
     def __init__(self, bootstrap: str) -> None:
@@ -279,17 +279,6 @@ class ConfluentClient:
         self.members[name] = ThreadMember(
             name, self.book, lambda: _poll_discard(consumer), consumer.assignment, consumer.close
         )
-        return {}
-
-    def op_members_wait(self, step: Json) -> Json:
-        return self.book.wait(step)
-
-    def op_member_pause(self, step: Json) -> Json:
-        self.members[str(step["member"])].pause(int(step["ms"]))
-        return {}
-
-    def op_member_stop(self, step: Json) -> Json:
-        self.members.pop(str(step["member"])).stop()
         return {}
 
     def op_group_consume(self, step: Json) -> Json:

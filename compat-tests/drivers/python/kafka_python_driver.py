@@ -58,7 +58,7 @@ from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
 from kafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
 from kafka.errors import KafkaError
 from kafka.protocol.admin import DescribeConfigsRequest
-from members import POLL_S, MemberBook, ThreadMember, stop_all
+from members import POLL_S, MemberBook, ThreadMember, ThreadMemberOps, stop_all
 
 _TIMEOUT_MS = int(OPERATION_TIMEOUT_S * 1000)
 _TIMESTAMP_TYPES = {0: "CreateTime", 1: "LogAppendTime"}
@@ -80,7 +80,7 @@ def _offset_spec(spec: Any) -> Any:
     return int(spec["timestamp"])
 
 
-class KafkaPythonClient:
+class KafkaPythonClient(ThreadMemberOps):
     """Protocol ops on top of kafka-python's KafkaProducer, KafkaConsumer and KafkaAdminClient."""
 
     def __init__(self, bootstrap: str) -> None:
@@ -262,17 +262,6 @@ class KafkaPythonClient:
             consumer.poll(timeout_ms=int(POLL_S * 1000))
 
         self.members[name] = ThreadMember(name, self.book, poll, consumer.assignment, consumer.close)
-        return {}
-
-    def op_members_wait(self, step: Json) -> Json:
-        return self.book.wait(step)
-
-    def op_member_pause(self, step: Json) -> Json:
-        self.members[str(step["member"])].pause(int(step["ms"]))
-        return {}
-
-    def op_member_stop(self, step: Json) -> Json:
-        self.members.pop(str(step["member"])).stop()
         return {}
 
     def op_group_consume(self, step: Json) -> Json:

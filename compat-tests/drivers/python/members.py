@@ -170,3 +170,22 @@ def stop_all(members: dict[str, ThreadMember]) -> None:
     for closer in closers:
         closer.join()
     members.clear()
+
+
+class ThreadMemberOps:
+    """The member ops of a driver whose members poll on threads (confluent-kafka,
+    kafka-python); the driver creates the members in its own ``op_member_start``."""
+
+    book: MemberBook
+    members: dict[str, ThreadMember]
+
+    def op_members_wait(self, step: Json) -> Json:
+        return self.book.wait(step)
+
+    def op_member_pause(self, step: Json) -> Json:
+        self.members[str(step["member"])].pause(int(step["ms"]))
+        return {}
+
+    def op_member_stop(self, step: Json) -> Json:
+        self.members.pop(str(step["member"])).stop()
+        return {}

@@ -15,9 +15,9 @@ from odradek.storage.filesystem import read_file, write_file_atomic
 from odradek.storage.log_config import LogConfig
 from odradek.storage.log_manager import LogManager
 from odradek.storage.partition_log import PartitionLog
-from odradek.wire.records.batch import iter_batches
-from odradek.wire.records.builder import build_batch, decode_batch
+from odradek.wire.records.builder import build_batch
 from odradek.wire.records.record import Record
+from tests.unit.storage.log_rows import keyed_rows
 
 TOPIC_ID = uuid.UUID(int=0xC0C0)
 COMPACT = frozenset({"compact"})
@@ -45,21 +45,6 @@ def _log(backend: Any, config: LogConfig) -> PartitionLog:
     return PartitionLog.create(backend.fs, f"{backend.root}/c-0", "c", 0, TOPIC_ID, config, ManualClock(0))
 
 
-def _contents(log: PartitionLog) -> list[tuple[int, str, str | None]]:
-    """(offset, key, value) of every record from the log start."""
-    out = []
-    offset = log.log_start_offset
-    while (region := log.read(offset, 1 << 20)) is not None:
-        data = region.read()
-        for position, _ in iter_batches(data):
-            header, records = decode_batch(data, position)
-            for r in records:
-                assert r.key is not None
-                out.append((header.base_offset + r.offset_delta, r.key.decode(), r.value and r.value.decode()))
-            offset = header.next_offset
-    return out
-
-
 def _fill(log: PartitionLog, pairs: list[tuple[str, str | None]], timestamp: int = 1_000) -> None:
     for key, value in pairs:
         log.append(_batch([(key, value)], timestamp), leader_epoch=0, now_ms=timestamp)
@@ -74,15 +59,15 @@ def test_cleaning_keeps_the_last_value_of_every_key_at_its_offset(backend: Any) 
     assert result is not None
     assert result.end_offset == active_before
     assert result.records_removed == 3
-    assert _contents(log) == [(3, "c", "1"), (4, "b", "2"), (5, "a", "3"), (6, "d", "1")]
+    assert keyed_rows(log) == [(3, "c", "1"), (4, "b", "2"), (5, "a", "3"), (6, "d", "1")]
     assert log.log_end_offset == 7
     assert log.append(_batch([("e", "1")]), leader_epoch=0, now_ms=0).base_offset == 7
-    assert _contents(log)[-1] == (7, "e", "1")
+    assert keyed_rows(log)[-1] == (7, "e", "1")
     log.close()
     reopened = PartitionLog.open(
         backend.fs, f"{backend.root}/c-0", "c", 0, _config(), ManualClock(0), clean_shutdown=False
     )
-    assert _contents(reopened)[:4] == [(3, "c", "1"), (4, "b", "2"), (5, "a", "3"), (6, "d", "1")]
+    assert keyed_rows(reopened)[:4] == [(3, "c", "1"), (4, "b", "2"), (5, "a", "3"), (6, "d", "1")]
     assert reopened.recovered_bytes == 0
     reopened.close()
 
@@ -100,7 +85,7 @@ def test_partially_kept_batches_keep_offsets_sequence_and_codec(backend: Any) ->
         (0, 2, 1, 4),
         (3, 3, 0, 4),
     ]
-    assert _contents(log) == [(2, "a", "2"), (3, "b", "2"), (4, "z", "1")]
+    assert keyed_rows(log) == [(2, "a", "2"), (3, "b", "2"), (4, "z", "1")]
     log.close()
 
 
@@ -110,16 +95,16 @@ def test_tombstones_get_a_horizon_then_vanish_after_delete_retention(backend: An
     _fill(log, [("a", "1"), ("b", "1"), ("a", None), ("c", "1")])
     first = clean(backend.fs, log, 0, 10_000)
     assert first is not None
-    assert [(o, k, v) for o, k, v in _contents(log)] == [(1, "b", "1"), (2, "a", None), (3, "c", "1")]
+    assert [(o, k, v) for o, k, v in keyed_rows(log)] == [(1, "b", "1"), (2, "a", None), (3, "c", "1")]
     tombstone = next(h for s in log.segments for h in s.batch_headers() if h.base_offset == 2)
     assert tombstone.has_delete_horizon and tombstone.base_timestamp == 15_000
     _fill(log, [("d", "1"), ("e", "1")])
     second = clean(backend.fs, log, first.end_offset, 14_999)
     assert second is not None
-    assert (2, "a", None) in _contents(log)
+    assert (2, "a", None) in keyed_rows(log)
     _fill(log, [("f", "1"), ("g", "1")])
     assert clean(backend.fs, log, second.end_offset, 15_000) is not None
-    assert all(k != "a" for _, k, _ in _contents(log))
+    assert all(k != "a" for _, k, _ in keyed_rows(log))
     log.close()
 
 
@@ -148,7 +133,7 @@ def test_delete_policy_logs_are_never_compacted(backend: Any) -> None:
     log = _log(backend, _config(cleanup_policy=frozenset({"delete"})))
     _fill(log, [("a", "1"), ("a", "2"), ("a", "3")])
     assert clean(backend.fs, log, 0, 10_000) is None
-    assert len(_contents(log)) == 3
+    assert len(keyed_rows(log)) == 3
     log.close()
 
 
@@ -156,7 +141,7 @@ def test_delete_policy_logs_are_never_compacted(backend: Any) -> None:
 def test_a_crash_mid_swap_leaves_the_old_or_the_new_segment(backend: Any, stage: str) -> None:
     log = _log(backend, _config())
     _fill(log, [("a", "1"), ("a", "2"), ("b", "1"), ("a", "3")])
-    original = _contents(log)
+    original = keyed_rows(log)
     first = log.segments[0]
     log.close()
     leftover = first.path + "." + stage
@@ -171,9 +156,9 @@ def test_a_crash_mid_swap_leaves_the_old_or_the_new_segment(backend: Any, stage:
     )
     assert not backend.fs.exists(leftover)
     if stage == "cleaned":
-        assert _contents(reopened) == original
+        assert keyed_rows(reopened) == original
     else:
-        assert _contents(reopened)[0] == (0, "a", "9")
+        assert keyed_rows(reopened)[0] == (0, "a", "9")
         assert read_file(backend.fs, first.path) == content
     reopened.close()
 

@@ -12,59 +12,31 @@ import pytest
 
 from odradek.broker import _run_offloaded
 from odradek.clock import ManualClock
-from odradek.storage.filesystem import Buffer, FileHandle, MemoryFileSystem
+from odradek.storage.filesystem import FileHandle, MemoryFileSystem
 from odradek.storage.log_config import LogConfig
 from odradek.storage.log_manager import LogManager
 from odradek.storage.partition_log import PartitionLog
 from odradek.wire.records.builder import build_batch
 from odradek.wire.records.record import Record
+from tests.unit.storage.handles import DelegatingHandle
 
 TOPIC_ID = uuid.UUID(int=0x0FF1)
 CONFIG = LogConfig(cleanup_policy=frozenset({"compact"}), min_cleanable_dirty_ratio=0.0, segment_bytes=100_000)
 
 
-class _GatedHandle:
+class _GatedHandle(DelegatingHandle):
     """A handle whose reads, off the event loop's thread, wait for the gate to open."""
 
     def __init__(self, fs: GatedFileSystem, inner: FileHandle) -> None:
+        super().__init__(inner)
         self._fs = fs
-        self._inner = inner
-
-    @property
-    def path(self) -> str:
-        return self._inner.path
-
-    @property
-    def closed(self) -> bool:
-        return self._inner.closed
-
-    def write(self, data: Buffer) -> int:
-        return self._inner.write(data)
 
     def pread(self, size: int, position: int) -> bytes:
         if threading.get_ident() != self._fs.loop_thread:
             self._fs.reached.set()
             if not self._fs.gate.wait(timeout=10):
                 raise TimeoutError("the loop never opened the gate: the job is blocking it")
-        return self._inner.pread(size, position)
-
-    def size(self) -> int:
-        return self._inner.size()
-
-    def truncate(self, size: int) -> None:
-        self._inner.truncate(size)
-
-    def flush(self) -> None:
-        self._inner.flush()
-
-    def fsync(self) -> None:
-        self._inner.fsync()
-
-    def close(self) -> None:
-        self._inner.close()
-
-    def fileno(self) -> int | None:
-        return self._inner.fileno()
+        return super().pread(size, position)
 
 
 class GatedFileSystem(MemoryFileSystem):

@@ -19,9 +19,10 @@ from odradek.storage.log_config import LogConfig
 from odradek.storage.log_manager import LogManager
 from odradek.storage.partition_log import PartitionLog
 from odradek.storage.segment import filename_prefix
-from odradek.wire.records.batch import iter_batches, set_base_offset
-from odradek.wire.records.builder import build_batch, decode_batch
+from odradek.wire.records.batch import set_base_offset
+from odradek.wire.records.builder import build_batch
 from odradek.wire.records.record import Record
+from tests.unit.storage.log_rows import keyed_rows
 
 TOPIC_ID = uuid.UUID(int=0xC1EA)
 Row = tuple[int, str, str | None]
@@ -55,22 +56,6 @@ def _fill(log: PartitionLog, pairs: list[tuple[str, str | None]], per_segment: i
             log.roll(1_000)
 
 
-def _rows(log: PartitionLog) -> list[Row]:
-    out: list[Row] = []
-    offset = log.log_start_offset
-    while (region := log.read(offset, 1 << 20)) is not None:
-        data = region.read()
-        for position, _ in iter_batches(data):
-            header, records = decode_batch(data, position)
-            for r in records:
-                assert r.key is not None
-                out.append(
-                    (header.base_offset + r.offset_delta, r.key.decode(), None if r.value is None else r.value.decode())
-                )
-            offset = header.next_offset
-    return out
-
-
 def _pairs(count: int, keys: int) -> list[tuple[str, str | None]]:
     return [(f"k{i % keys}", f"v{i:02d}") for i in range(count)]
 
@@ -85,14 +70,14 @@ def test_small_segments_are_merged_while_the_group_fits_segment_bytes(backend: A
     assert result is not None
     assert (result.segments, result.groups) == (20, 4), "five segments of equal size per group"
     assert [s.base_offset for s in log.segments] == [0, 10, 20, 30, 40] == before[::5]
-    assert _rows(log) == [(36, "k0", "v36"), (37, "k1", "v37"), (38, "k2", "v38"), (39, "k3", "v39")]
+    assert keyed_rows(log) == [(36, "k0", "v36"), (37, "k1", "v37"), (38, "k2", "v38"), (39, "k3", "v39")]
     merged = [f for f in backend.fs.listdir(f"{backend.root}/c-0") if f.endswith(".log")]
     assert len(merged) == 5
     log.close()
     reopened = PartitionLog.open(
         backend.fs, f"{backend.root}/c-0", "c", 0, _config(), ManualClock(0), clean_shutdown=True
     )
-    assert _rows(reopened)[-1] == (39, "k3", "v39")
+    assert keyed_rows(reopened)[-1] == (39, "k3", "v39")
     assert reopened.read(10, 1 << 20) is not None, "the merged segment's index finds an offset inside it"
     reopened.close()
 
@@ -106,7 +91,7 @@ def test_groups_respect_the_index_size(backend: Any) -> None:
     result = clean(backend.fs, log, 0, 10_000)
     assert result is not None
     assert (result.segments, result.groups) == (4, 2)
-    assert len(_rows(log)) == 12
+    assert len(keyed_rows(log)) == 12
     log.close()
 
 
@@ -125,7 +110,7 @@ def test_groups_keep_offsets_within_32_bits_of_their_base(backend: Any) -> None:
     result = clean(backend.fs, log, 0, 10_000)
     assert result is not None
     assert (result.segments, result.groups) == (2, 2), "offset 2^31+4 is too far from base 0"
-    assert [row[0] for row in _rows(log)] == [0, far, far + 1]
+    assert [row[0] for row in keyed_rows(log)] == [0, far, far + 1]
     log.close()
 
 
@@ -140,13 +125,13 @@ def test_a_full_offset_map_cleans_up_to_the_last_key_that_fit_and_the_next_pass_
     first = clean(backend.fs, log, 0, 10_000, three_keys)
     assert first is not None
     assert first.end_offset == 4, "key d (offset 4) is the fourth key: the map stops before it"
-    assert _rows(log)[:4] == [(1, "b", "1"), (2, "a", "2"), (3, "c", "1"), (4, "d", "1")]
+    assert keyed_rows(log)[:4] == [(1, "b", "1"), (2, "a", "2"), (3, "c", "1"), (4, "d", "1")]
     second = clean(backend.fs, log, first.end_offset, 10_000, three_keys)
     assert second is not None
     assert second.end_offset == 8, "d, a, e fill the map; b (offset 8) does not fit"
     third = clean(backend.fs, log, second.end_offset, 10_000, three_keys)
     assert third is not None and third.end_offset == log.segments[-1].base_offset == 10
-    assert _rows(log) == [(3, "c", "1"), (5, "a", "3"), (6, "d", "2"), (7, "e", "1"), (8, "b", "2"), (9, "f", "1")]
+    assert keyed_rows(log) == [(3, "c", "1"), (5, "a", "3"), (6, "d", "2"), (7, "e", "1"), (8, "b", "2"), (9, "f", "1")]
     log.close()
 
 
@@ -164,7 +149,7 @@ def test_the_log_serves_appends_and_reads_between_the_jobs_of_a_pass(backend: An
     steps, job = _start(backend, log)
     value = job()
     log.append(_batch("k0", "late"), leader_epoch=0, now_ms=1_000)
-    assert _rows(log)[0] == (0, "k0", "v00"), "reads still see the old segments"
+    assert keyed_rows(log)[0] == (0, "k0", "v00"), "reads still see the old segments"
     job = steps.send(value)
     log.roll(1_000)
     log.append(_batch("k1", "later"), leader_epoch=0, now_ms=1_000)
@@ -174,7 +159,7 @@ def test_the_log_serves_appends_and_reads_between_the_jobs_of_a_pass(backend: An
     except StopIteration as stop:
         result = stop.value
     assert result is not None and result.end_offset == 20
-    rows = _rows(log)
+    rows = keyed_rows(log)
     assert rows[-2:] == [(20, "k0", "late"), (21, "k1", "later")]
     assert {key for _, key, _ in rows[:-2]} == {"k0", "k1", "k2"}
     assert log.pending_deletions == 10
@@ -191,14 +176,14 @@ def test_retention_during_a_pass_makes_it_stop_and_remove_its_output(backend: An
     if during == "write":
         value = steps.send(value)()
     assert log.delete_oldest_segments(2, 10_000) == 2
-    rows = _rows(log)
+    rows = keyed_rows(log)
     try:
         steps.send(value)
     except StopIteration as stop:
         assert stop.value is None
     else:
         raise AssertionError("the pass went on with segments retention removed")
-    assert _rows(log) == rows
+    assert keyed_rows(log) == rows
     names = backend.fs.listdir(f"{backend.root}/c-0")
     assert not [n for n in names if n.endswith((".cleaned", ".swap"))]
     log.close()
@@ -250,7 +235,7 @@ def test_a_failing_job_is_thrown_into_the_pass_which_removes_its_output(backend:
     with contextlib.suppress(OSError):
         run()
     assert not [n for n in backend.fs.listdir(f"{backend.root}/c-0") if n.endswith(".cleaned")]
-    assert len(_rows(log)) == 10
+    assert len(keyed_rows(log)) == 10
     assert run_inline(clean_steps(backend.fs, log, 0, 10_000, CleanerConfig())) is not None
     log.close()
 
@@ -277,4 +262,4 @@ def test_the_last_batch_of_an_idempotent_producer_stays_as_an_empty_batch(backen
     last = headers[2]
     assert (last.records_count, last.last_offset, last.base_sequence) == (0, 3, 2)
     assert (last.producer_id, last.producer_epoch) == (7, 2)
-    assert _rows(log) == [(4, "a", "new"), (5, "b", "x")]
+    assert keyed_rows(log) == [(4, "a", "new"), (5, "b", "x")]

@@ -27,9 +27,10 @@ from odradek.storage.log_config import LogConfig
 from odradek.storage.partition_log import PartitionLog
 from odradek.storage.retention import delete_old_segments
 from odradek.storage.segment import DELETED_SUFFIX
-from odradek.wire.records.batch import iter_batches
-from odradek.wire.records.builder import build_batch, decode_batch
+from odradek.wire.records.builder import build_batch
 from odradek.wire.records.record import Record
+from tests.unit.storage.handles import DelegatingHandle
+from tests.unit.storage.log_rows import keyed_rows
 
 DIRECTORY = "/data/c-0"
 TOPIC_ID = uuid.UUID(int=0xC7A5)
@@ -40,45 +41,24 @@ class Crash(BaseException):
     """The simulated power cut: nothing in the storage code may catch it."""
 
 
-class _Handle:
+class _Handle(DelegatingHandle):
+    """Every changing call is a step of the crashing filesystem."""
+
     def __init__(self, fs: CrashingFileSystem, inner: FileHandle) -> None:
+        super().__init__(inner)
         self._fs = fs
-        self._inner = inner
-
-    @property
-    def path(self) -> str:
-        return self._inner.path
-
-    @property
-    def closed(self) -> bool:
-        return self._inner.closed
 
     def write(self, data: Buffer) -> int:
         self._fs.step()
-        return self._inner.write(data)
-
-    def pread(self, size: int, position: int) -> bytes:
-        return self._inner.pread(size, position)
-
-    def size(self) -> int:
-        return self._inner.size()
+        return super().write(data)
 
     def truncate(self, size: int) -> None:
         self._fs.step()
-        self._inner.truncate(size)
-
-    def flush(self) -> None:
-        self._inner.flush()
+        super().truncate(size)
 
     def fsync(self) -> None:
         self._fs.step()
-        self._inner.fsync()
-
-    def close(self) -> None:
-        self._inner.close()
-
-    def fileno(self) -> int | None:
-        return self._inner.fileno()
+        super().fsync()
 
 
 class CrashingFileSystem(MemoryFileSystem):
@@ -153,22 +133,6 @@ def _open(fs: CrashingFileSystem) -> PartitionLog:
     return PartitionLog.open(fs, DIRECTORY, "c", 0, _config(), ManualClock(10_000), clean_shutdown=False)
 
 
-def _rows(log: PartitionLog) -> list[Row]:
-    out: list[Row] = []
-    offset = log.log_start_offset
-    while (region := log.read(offset, 1 << 20)) is not None:
-        data = region.read()
-        for position, _ in iter_batches(data):
-            header, records = decode_batch(data, position)
-            for r in records:
-                assert r.key is not None
-                out.append(
-                    (header.base_offset + r.offset_delta, r.key.decode(), None if r.value is None else r.value.decode())
-                )
-            offset = header.next_offset
-    return out
-
-
 def _latest(rows: list[Row]) -> list[Row]:
     last: dict[str, Row] = {}
     for row in rows:
@@ -179,7 +143,7 @@ def _latest(rows: list[Row]) -> list[Row]:
 def _check(log: PartitionLog, written: list[Row]) -> None:
     batches = [(header.base_offset, header.last_offset) for header in log.batch_headers()]
     assert all(a[1] < b[0] for a, b in itertools.pairwise(batches)), "segments overlap"
-    rows = _rows(log)
+    rows = keyed_rows(log)
     offsets = [row[0] for row in rows]
     assert offsets == sorted(set(offsets)), "a record appears twice or out of order"
     assert set(rows) <= set(written), "a record nobody wrote"
@@ -208,7 +172,7 @@ def _reference() -> list[Row]:
     _fill(fs)
     log = _open(fs)
     _clean(fs, log)
-    return _rows(log)
+    return keyed_rows(log)
 
 
 def test_a_crash_at_every_step_of_a_compaction_pass_loses_and_duplicates_nothing() -> None:
@@ -232,7 +196,7 @@ def test_a_crash_at_every_step_of_a_compaction_pass_loses_and_duplicates_nothing
         _check(reopened, written)
         assert not [name for name in fs.listdir(DIRECTORY) if name.endswith((".cleaned", ".swap", DELETED_SUFFIX))]
         clean(fs, reopened, 0, 10_000)
-        assert _rows(reopened) == reference, crash_at
+        assert keyed_rows(reopened) == reference, crash_at
         reopened.close()
 
 
@@ -255,7 +219,7 @@ def test_a_crash_at_every_step_of_a_delayed_deletion_keeps_a_suffix_of_the_log()
             _retention(fs, log)
         fs.power_cut()
         reopened = _open(fs)
-        rows = _rows(reopened)
+        rows = keyed_rows(reopened)
         assert rows == written[len(written) - len(rows) :], "what is left is the end of the log, whole"
         assert rows[-1] == written[-1]
         assert reopened.log_start_offset == rows[0][0]
@@ -273,11 +237,11 @@ def test_a_crash_between_swap_and_delayed_deletion_keeps_the_cleaned_log(stage: 
         assert clean(fs, log, 0, 10_000) is not None
         assert log.pending_deletions >= 2
         assert any(name.endswith(DELETED_SUFFIX) for name in fs.listdir(DIRECTORY))
-    expected = _rows(log)
+    expected = keyed_rows(log)
     fs.crash_at = fs.steps
     fs.power_cut()
     reopened = _open(fs)
-    assert _rows(reopened) == expected
+    assert keyed_rows(reopened) == expected
     _check(reopened, written)
     assert not any(name.endswith(DELETED_SUFFIX) for name in fs.listdir(DIRECTORY))
     reopened.close()

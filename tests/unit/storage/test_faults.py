@@ -19,62 +19,40 @@ from odradek.storage.errors import StorageError
 from odradek.storage.filesystem import Buffer, FileHandle, MemoryFileSystem
 from odradek.storage.log_config import LogConfig
 from odradek.storage.partition_log import PartitionLog
+from tests.unit.storage.handles import DelegatingHandle
 
 MakeBatch = Callable[..., bytearray]
 TOPIC_ID = uuid.UUID(int=0xFA17)
 DIRECTORY = "/data/t-0"
 
 
-class _FaultyHandle:
+class _FaultyHandle(DelegatingHandle):
     """Delegates to a memory file, failing ``.log`` writes and fsyncs when the fs says so."""
 
     def __init__(self, fs: FaultyFileSystem, inner: FileHandle) -> None:
+        super().__init__(inner)
         self._fs = fs
-        self._inner = inner
-
-    @property
-    def path(self) -> str:
-        return self._inner.path
-
-    @property
-    def closed(self) -> bool:
-        return self._inner.closed
 
     def _faulty(self) -> bool:
-        return self._inner.path.endswith(".log")
+        return self.path.endswith(".log")
 
     def write(self, data: Buffer) -> int:
         keep = self._fs.short_write
         if keep is not None and self._faulty():
             self._fs.short_write = None
-            self._inner.write(memoryview(data)[: min(keep, len(data))])
+            super().write(memoryview(data)[: min(keep, len(data))])
             raise OSError(errno.ENOSPC, "No space left on device", self.path)
-        return self._inner.write(data)
-
-    def pread(self, size: int, position: int) -> bytes:
-        return self._inner.pread(size, position)
-
-    def size(self) -> int:
-        return self._inner.size()
+        return super().write(data)
 
     def truncate(self, size: int) -> None:
         if self._fs.fail_truncate and self._faulty():
             raise OSError(errno.EIO, "Input/output error", self.path)
-        self._inner.truncate(size)
-
-    def flush(self) -> None:
-        self._inner.flush()
+        super().truncate(size)
 
     def fsync(self) -> None:
         if self._fs.fail_fsync and self._faulty():
             raise OSError(errno.EIO, "Input/output error", self.path)
-        self._inner.fsync()
-
-    def close(self) -> None:
-        self._inner.close()
-
-    def fileno(self) -> int | None:
-        return self._inner.fileno()
+        super().fsync()
 
 
 class FaultyFileSystem(MemoryFileSystem):
