@@ -25,7 +25,6 @@ from odradek.wire.records.record import Record
 from tests.unit.storage.log_rows import keyed_rows
 
 TOPIC_ID = uuid.UUID(int=0xC1EA)
-Row = tuple[int, str, str | None]
 
 
 def _config(**overrides: Any) -> LogConfig:

@@ -30,11 +30,10 @@ from odradek.storage.segment import DELETED_SUFFIX
 from odradek.wire.records.builder import build_batch
 from odradek.wire.records.record import Record
 from tests.unit.storage.handles import DelegatingHandle
-from tests.unit.storage.log_rows import keyed_rows
+from tests.unit.storage.log_rows import Row, keyed_rows
 
 DIRECTORY = "/data/c-0"
 TOPIC_ID = uuid.UUID(int=0xC7A5)
-Row = tuple[int, str, str | None]
 
 
 class Crash(BaseException):
