@@ -16,11 +16,13 @@ import (
 )
 
 // assignmentTracker follows one group member's assignment through kgo's
-// rebalance callbacks.
+// rebalance callbacks, and counts OnPartitionsAssigned calls (kgo makes one
+// per completed join, even when nothing new is assigned).
 type assignmentTracker struct {
-	mu       sync.Mutex
-	owned    map[string]map[int32]bool
-	assigned chan struct{}
+	mu         sync.Mutex
+	owned      map[string]map[int32]bool
+	rebalances int
+	assigned   chan struct{}
 }
 
 func newTracker() *assignmentTracker {
@@ -30,6 +32,7 @@ func newTracker() *assignmentTracker {
 func (t *assignmentTracker) add(_ context.Context, _ *kgo.Client, m map[string][]int32) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.rebalances++
 	for topic, ps := range m {
 		if t.owned[topic] == nil {
 			t.owned[topic] = map[int32]bool{}
@@ -52,6 +55,13 @@ func (t *assignmentTracker) remove(_ context.Context, _ *kgo.Client, m map[strin
 			delete(t.owned[topic], p)
 		}
 	}
+}
+
+// rebalanceCount is how many times OnPartitionsAssigned has been called.
+func (t *assignmentTracker) rebalanceCount() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.rebalances
 }
 
 // snapshot is the assignment as sorted [topic, partition] pairs.
@@ -105,7 +115,8 @@ func resetOffset(name string) (kgo.Offset, error) {
 }
 
 // groupClient is a group member subscribed to s.Topic; auto commit is off.
-func (d *driver) groupClient(s *step, t *assignmentTracker) (*kgo.Client, error) {
+// extra options are applied after the common ones.
+func (d *driver) groupClient(s *step, t *assignmentTracker, extra ...kgo.Opt) (*kgo.Client, error) {
 	reset, err := resetOffset(s.AutoOffsetReset)
 	if err != nil {
 		return nil, err
@@ -114,20 +125,21 @@ func (d *driver) groupClient(s *step, t *assignmentTracker) (*kgo.Client, error)
 	if err != nil {
 		return nil, err
 	}
-	return kgo.NewClient(
+	opts := []kgo.Opt{
 		kgo.SeedBrokers(d.bootstrap),
 		kgo.ConsumerGroup(s.Group),
 		kgo.ConsumeTopics(s.Topic),
 		kgo.ConsumeResetOffset(reset),
 		kgo.Balancers(bal),
 		kgo.DisableAutoCommit(),
-		kgo.FetchMaxWait(500*time.Millisecond),
+		kgo.FetchMaxWait(500 * time.Millisecond),
 		kgo.FetchMaxBytes(clientMaxBytes),
 		kgo.FetchMaxPartitionBytes(clientMaxBytes),
 		kgo.OnPartitionsAssigned(t.add),
 		kgo.OnPartitionsRevoked(t.remove),
 		kgo.OnPartitionsLost(t.remove),
-	)
+	}
+	return kgo.NewClient(append(opts, extra...)...)
 }
 
 func stepTimeout(s *step) time.Duration {
@@ -213,8 +225,12 @@ func (d *driver) groupMembers(s *step) (map[string]any, error) {
 		return nil, err
 	}
 	total := len(details[s.Topic].Partitions)
-	trackers := make([]*assignmentTracker, s.Members)
-	clients := make([]*kgo.Client, s.Members)
+	var count int
+	if err := json.Unmarshal(s.Members, &count); err != nil {
+		return nil, err
+	}
+	trackers := make([]*assignmentTracker, count)
+	clients := make([]*kgo.Client, count)
 	defer func() {
 		var wg sync.WaitGroup
 		for _, cl := range clients {

@@ -2,8 +2,9 @@
 //
 // It reads one JSON step per line on stdin and writes exactly one JSON
 // observation per line on stdout (compat-tests' driver protocol). The admin
-// client lives for the whole session; producers and consumers are created for
-// one step and closed before the reply. Logs go to stderr only.
+// client lives for the whole session, group members (members.go) from
+// member_start to member_stop or close; other producers and consumers are
+// created for one step and closed before the reply. Logs go to stderr only.
 package main
 
 import (
@@ -21,7 +22,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // clientMaxBytes raises client-side size limits so that size errors come from the broker.
@@ -61,13 +61,14 @@ type step struct {
 	Group             string             `json:"group"`
 	AutoOffsetReset   string             `json:"auto_offset_reset"`
 	Commit            bool               `json:"commit"`
-	Members           int                `json:"members"`
+	Members           json.RawMessage    `json:"members"` // a count (group_members) or names (members_wait)
 	Assignor          string             `json:"assignor"`
 	Names             []string           `json:"names"`
 	Synonyms          bool               `json:"synonyms"`
 	Set               map[string]string  `json:"set"`
 	Delete            []string           `json:"delete"`
 	BeforeOffset      int64              `json:"before_offset"`
+	raw               []byte             // the step's JSON line, for ops with their own fields
 }
 
 type outRecord struct {
@@ -84,6 +85,7 @@ type outRecord struct {
 type driver struct {
 	bootstrap string
 	admin     *kgo.Client
+	members   map[string]*member // touched by the step loop's goroutine only
 }
 
 func main() {
@@ -93,7 +95,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: godriver --bootstrap HOST:PORT")
 		os.Exit(2)
 	}
-	d := &driver{bootstrap: *bootstrap}
+	d := &driver{bootstrap: *bootstrap, members: map[string]*member{}}
 	out := bufio.NewWriter(os.Stdout)
 	emit(out, map[string]any{"ready": true, "client": "franz-go " + franzVersion()})
 	in := bufio.NewScanner(os.Stdin)
@@ -113,11 +115,19 @@ func main() {
 			continue
 		}
 		reply["step"] = s.ID
+		s.raw = append([]byte(nil), line...)
 		result, err := d.dispatch(&s)
+		var failed *stepFailure
 		switch {
 		case errors.Is(err, errUnsupported):
 			reply["ok"] = false
 			reply["unsupported"] = true
+		case errors.As(err, &failed):
+			reply["ok"] = false
+			reply["error"] = failed.name
+			for k, v := range failed.fields {
+				reply[k] = v
+			}
 		case err != nil:
 			reply["ok"] = false
 			reply["error"] = errorName(err)
@@ -200,7 +210,10 @@ func (d *driver) dispatch(s *step) (map[string]any, error) {
 		return d.alterConfigs(s)
 	case "delete_records":
 		return d.deleteRecords(s)
+	case "member_start", "members_wait", "member_pause", "member_stop":
+		return d.memberStep(s)
 	case "close":
+		d.stopAllMembers()
 		if d.admin != nil {
 			d.admin.Close()
 			d.admin = nil
@@ -543,60 +556,4 @@ func (d *driver) consume(s *step) (map[string]any, error) {
 		}
 	}
 	return map[string]any{"records": records}, nil
-}
-
-func (d *driver) listOffsets(s *step) (map[string]any, error) {
-	if _, err := d.adminClient(); err != nil {
-		return nil, err
-	}
-	var ts int64
-	var name string
-	if err := json.Unmarshal(s.Spec, &name); err == nil {
-		switch name {
-		case "earliest":
-			ts = -2
-		case "latest":
-			ts = -1
-		case "max_timestamp":
-			ts = -3
-		default:
-			return nil, errUnsupported
-		}
-	} else {
-		var spec struct {
-			Timestamp *int64 `json:"timestamp"`
-		}
-		if err := json.Unmarshal(s.Spec, &spec); err != nil || spec.Timestamp == nil {
-			return nil, errUnsupported
-		}
-		ts = *spec.Timestamp
-	}
-	req := kmsg.NewPtrListOffsetsRequest()
-	req.ReplicaID = -1
-	rt := kmsg.NewListOffsetsRequestTopic()
-	rt.Topic = s.Topic
-	rp := kmsg.NewListOffsetsRequestTopicPartition()
-	rp.Partition = s.Partition
-	rp.Timestamp = ts
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
-	ctx, cancel := stepContext(30)
-	defer cancel()
-	resp, err := req.RequestWith(ctx, d.admin)
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range resp.Topics {
-		for _, p := range t.Partitions {
-			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
-				return nil, err
-			}
-			var stamp any
-			if p.Timestamp >= 0 {
-				stamp = p.Timestamp
-			}
-			return map[string]any{"offset": p.Offset, "timestamp": stamp}, nil
-		}
-	}
-	return nil, errors.New("no partition in ListOffsets response")
 }

@@ -1,10 +1,11 @@
 package main
 
-// Storage and config steps: describe_configs, alter_configs (IncrementalAlterConfigs) and
-// delete_records, sent as kmsg requests through the session's admin client so that every field
+// Storage and config steps: list_offsets, describe_configs, alter_configs
+// (IncrementalAlterConfigs) and delete_records, sent as kmsg requests through the session's admin client so that every field
 // of the responses (read-only flags, sources, synonyms) is visible.
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -157,4 +158,60 @@ func (d *driver) deleteRecords(s *step) (map[string]any, error) {
 		}
 	}
 	return nil, errors.New("no partition in DeleteRecords response")
+}
+
+func (d *driver) listOffsets(s *step) (map[string]any, error) {
+	if _, err := d.adminClient(); err != nil {
+		return nil, err
+	}
+	var ts int64
+	var name string
+	if err := json.Unmarshal(s.Spec, &name); err == nil {
+		switch name {
+		case "earliest":
+			ts = -2
+		case "latest":
+			ts = -1
+		case "max_timestamp":
+			ts = -3
+		default:
+			return nil, errUnsupported
+		}
+	} else {
+		var spec struct {
+			Timestamp *int64 `json:"timestamp"`
+		}
+		if err := json.Unmarshal(s.Spec, &spec); err != nil || spec.Timestamp == nil {
+			return nil, errUnsupported
+		}
+		ts = *spec.Timestamp
+	}
+	req := kmsg.NewPtrListOffsetsRequest()
+	req.ReplicaID = -1
+	rt := kmsg.NewListOffsetsRequestTopic()
+	rt.Topic = s.Topic
+	rp := kmsg.NewListOffsetsRequestTopicPartition()
+	rp.Partition = s.Partition
+	rp.Timestamp = ts
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	ctx, cancel := stepContext(30)
+	defer cancel()
+	resp, err := req.RequestWith(ctx, d.admin)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+				return nil, err
+			}
+			var stamp any
+			if p.Timestamp >= 0 {
+				stamp = p.Timestamp
+			}
+			return map[string]any{"offset": p.Offset, "timestamp": stamp}, nil
+		}
+	}
+	return nil, errors.New("no partition in ListOffsets response")
 }

@@ -18,6 +18,7 @@ What kcat can and cannot do, and how each step maps onto it:
 - list_offsets: ``kcat -Q -t topic:partition:timestamp -J`` (-2 earliest, -1 latest); kcat shows
   no timestamp, so the reply has no ``timestamp`` field, and has no max-timestamp query (unsupported).
 - list_topics: ``kcat -L -J``. create_topic and delete_topic: unsupported.
+- member_start, members_wait, member_pause, member_stop: ``kcat -G`` child processes (members.py).
 
 Error names: kcat prints librdkafka's error descriptions; librdkafka's own table (read through
 ctypes from the library kcat links) turns a description back into a code and name, and
@@ -38,6 +39,8 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from typing import Any
+
+from members import Members, MemberUnsupported, WaitTimedOut
 
 KCAT = os.environ.get("KCAT", "kcat")
 #: Client-side size limits are raised so that size errors come from the broker (kcat also sizes
@@ -69,6 +72,15 @@ LOCAL_TO_KAFKA = {
 DELIVERED = re.compile(rb"Message delivered to partition (-?\d+) \(offset (-?\d+)\)")
 FAILED = re.compile(rb"Delivery failed for message: (.*)")
 ERROR_LINE = re.compile(rb"^% ERROR: (.*)$", re.MULTILINE)
+
+
+#: The long-lived group member ops (members.py).
+MEMBER_OPS = {
+    "member_start": Members.start,
+    "members_wait": Members.wait,
+    "member_pause": Members.pause,
+    "member_stop": Members.stop,
+}
 
 
 class Unsupported(Exception):
@@ -135,6 +147,7 @@ class Driver:
 
     def __init__(self, bootstrap: str) -> None:
         self.bootstrap = bootstrap
+        self.members = Members(KCAT, bootstrap)
 
     def run(self, args: list[str], stdin: bytes = b"", timeout: float = 60.0) -> tuple[int, bytes, bytes]:
         cmd = [KCAT, "-b", self.bootstrap, *args]
@@ -154,7 +167,13 @@ class Driver:
             return self.list_offsets(step)
         if op == "list_topics":
             return self.list_topics()
+        if op in MEMBER_OPS:
+            try:
+                return MEMBER_OPS[op](self.members, step)
+            except MemberUnsupported as exc:
+                raise Unsupported(str(exc)) from exc
         if op == "close":
+            self.members.stop_all()
             return {}
         raise Unsupported(op)
 
@@ -399,12 +418,15 @@ def main() -> int:
             reply |= {"ok": False, "unsupported": True}
         except StepError as exc:
             reply |= {"ok": False, "error": str(exc)}
+        except WaitTimedOut as exc:
+            reply |= {"ok": False, "error": str(exc), **exc.fields}
         except Exception as exc:  # a driver bug must still answer the step
             print(f"driver error: {exc!r}", file=sys.stderr)
             reply |= {"ok": False, "error": f"CLIENT_ERROR:driver: {exc}"[:200]}
         emit(reply)
         if step.get("op") == "close":
             break
+    driver.members.stop_all()
     return 0
 
 

@@ -26,6 +26,9 @@ const Batch = require('kafkajs/src/consumer/batch')
 const SnappyCodec = require('kafkajs-snappy')
 const LZ4Codec = require('kafkajs-lz4')
 const kafkajsVersion = require('kafkajs/package.json').version
+const { Unsupported, StepFailed, b64, headersList } = require('./common')
+const { groupSteps } = require('./groups')
+const { Members } = require('./members')
 
 CompressionCodecs[CompressionTypes.Snappy] = SnappyCodec
 CompressionCodecs[CompressionTypes.LZ4] = new LZ4Codec().codec
@@ -40,8 +43,6 @@ const ACKS = { all: -1, '-1': -1, 1: 1, 0: 0 }
 const READ_UNCOMMITTED = 0
 const READ_COMMITTED = 1
 
-/** Thrown for a step this client cannot perform. */
-class Unsupported extends Error {}
 
 const stderrLogger = () => ({ namespace, level, label, log }) => {
   const { message, ...extra } = log
@@ -57,7 +58,6 @@ function parseArgs(argv) {
   return argv[i + 1]
 }
 
-const b64 = buf => (buf == null ? null : Buffer.from(buf).toString('base64'))
 const unb64 = s => (s == null ? null : Buffer.from(s, 'base64'))
 
 /** Kafka's error name for a kafkajs failure, or CLIENT_ERROR:<text> when there is no Kafka code. */
@@ -115,17 +115,6 @@ function headersObject(pairs) {
   return out
 }
 
-function headersList(obj) {
-  const out = []
-  for (const name of Object.keys(obj || {})) {
-    const v = obj[name]
-    for (const item of Array.isArray(v) ? v : [v]) {
-      out.push([name, b64(item)])
-    }
-  }
-  return out
-}
-
 class Driver {
   constructor(bootstrap) {
     this.kafka = new Kafka({
@@ -137,6 +126,7 @@ class Driver {
     this.admin = null
     this.cluster = null
     this.producerCluster = null
+    this.members = new Members(this.kafka)
   }
 
   async getAdmin() {
@@ -214,6 +204,7 @@ class Driver {
   }
 
   async close() {
+    await this.members.closeAll()
     if (this.admin) {
       await this.admin.disconnect()
       this.admin = null
@@ -251,6 +242,14 @@ class Driver {
         return this.describeGroup(step)
       case 'list_groups':
         return this.listGroups()
+      case 'member_start':
+        return this.members.start(step)
+      case 'members_wait':
+        return this.members.wait(step)
+      case 'member_pause':
+        return this.members.pause(step)
+      case 'member_stop':
+        return this.members.stop(step)
       case 'close':
         await this.close()
         return {}
@@ -442,150 +441,7 @@ class Driver {
   }
 }
 
-const GROUP_STATES = {
-  Empty: 'Empty',
-  Stable: 'Stable',
-  Dead: 'Dead',
-  PreparingRebalance: 'PreparingRebalance',
-  CompletingRebalance: 'CompletingRebalance',
-}
-
-const sortPairs = pairs =>
-  pairs.sort((a, b) => (a[0] === b[0] ? a[1] - b[1] : a[0] < b[0] ? -1 : 1))
-
-/** [topic, partition] pairs of kafkajs's decoded assignment ({topic: [partitions]}). */
-function pairsOf(assignment) {
-  const pairs = []
-  for (const [topic, partitions] of Object.entries(assignment || {})) {
-    for (const p of partitions) {
-      pairs.push([topic, p])
-    }
-  }
-  return sortPairs(pairs)
-}
-
-Object.assign(Driver.prototype, {
-  /**
-   * A kafkajs group consumer (it has only the round-robin assignor and no auto.offset.reset=none)
-   * with auto commit off; it stops once max_records are kept or timeout_ms passed.
-   */
-  async groupConsume(step) {
-    const reset = step.auto_offset_reset || 'earliest'
-    if ((step.assignor && step.assignor !== 'roundrobin') || (reset !== 'earliest' && reset !== 'latest')) {
-      throw new Unsupported('assignor or auto_offset_reset')
-    }
-    const maxRecords = step.max_records == null ? Infinity : step.max_records
-    const consumer = this.kafka.consumer({ groupId: step.group, allowAutoTopicCreation: false, maxWaitTimeInMs: 500 })
-    const kept = []
-    let assignment = []
-    let failure = null
-    try {
-      await consumer.connect()
-      consumer.on(consumer.events.GROUP_JOIN, e => {
-        assignment = pairsOf(e.payload.memberAssignment)
-      })
-      consumer.on(consumer.events.CRASH, e => {
-        failure = e.payload.error
-      })
-      await consumer.subscribe({ topics: [step.topic], fromBeginning: reset === 'earliest' })
-      let done
-      const finished = new Promise(resolve => {
-        done = resolve
-      })
-      await consumer.run({
-        autoCommit: false,
-        eachMessage: async ({ topic, partition, message }) => {
-          if (kept.length < maxRecords) {
-            kept.push({ topic, partition, message })
-          }
-          if (kept.length >= maxRecords) {
-            done()
-          }
-        },
-      })
-      const timer = setTimeout(done, step.timeout_ms == null ? 5000 : step.timeout_ms)
-      await finished
-      clearTimeout(timer)
-      if (failure) {
-        throw failure
-      }
-      if (step.commit && kept.length > 0) {
-        const next = new Map()
-        for (const { topic, partition, message } of kept) {
-          const key = `${topic}\u0000${partition}`
-          const offset = BigInt(message.offset) + 1n
-          if (!next.has(key) || next.get(key).offset < offset) {
-            next.set(key, { topic, partition, offset })
-          }
-        }
-        await consumer.commitOffsets(
-          [...next.values()].map(({ topic, partition, offset }) => ({ topic, partition, offset: offset.toString() }))
-        )
-      }
-    } finally {
-      await consumer.disconnect().catch(() => {})
-    }
-    const records = kept.map(({ partition, message: m }) => ({
-      partition,
-      offset: Number(m.offset),
-      key: b64(m.key),
-      value: b64(m.value),
-      headers: headersList(m.headers),
-      timestamp: Number(m.timestamp),
-    }))
-    records.sort((a, b) => a.partition - b.partition || a.offset - b.offset)
-    return { records, assignment }
-  },
-
-  async committed(step) {
-    const admin = await this.getAdmin()
-    const topics = await admin.fetchOffsets({ groupId: step.group, topics: [step.topic] })
-    const byPartition = new Map()
-    for (const t of topics) {
-      for (const p of t.partitions) {
-        byPartition.set(p.partition, Number(p.offset))
-      }
-    }
-    const offsets = step.partitions.map(p => {
-      const o = byPartition.has(p) ? byPartition.get(p) : -1
-      return { partition: p, offset: o < 0 ? -1 : o }
-    })
-    return { offsets }
-  },
-
-  async describeGroup(step) {
-    const admin = await this.getAdmin()
-    const { groups } = await admin.describeGroups([step.group])
-    const g = groups[0]
-    if (g.errorCode) {
-      const err = new Error(`DescribeGroups error ${g.errorCode}`)
-      err.type = g.errorCode
-      throw err
-    }
-    const { AssignerProtocol } = require('kafkajs')
-    const members = g.members.map(m => {
-      const decoded = m.memberAssignment && m.memberAssignment.length > 0
-        ? AssignerProtocol.MemberAssignment.decode(m.memberAssignment)
-        : null
-      return { assignment: pairsOf(decoded ? decoded.assignment : {}) }
-    })
-    members.sort((a, b) => (JSON.stringify(a.assignment) < JSON.stringify(b.assignment) ? -1 : 1))
-    return {
-      state: GROUP_STATES[g.state] || g.state,
-      protocol_type: g.protocolType,
-      protocol: g.protocol,
-      members,
-    }
-  },
-
-  async listGroups() {
-    const admin = await this.getAdmin()
-    const { groups } = await admin.listGroups()
-    const out = groups.map(g => ({ group: g.groupId, protocol_type: g.protocolType }))
-    out.sort((a, b) => (a.group < b.group ? -1 : 1))
-    return { groups: out }
-  },
-})
+Object.assign(Driver.prototype, groupSteps)
 
 function emit(obj) {
   process.stdout.write(JSON.stringify(obj) + '\n')
@@ -612,6 +468,8 @@ async function main() {
     } catch (err) {
       if (err instanceof Unsupported || isNotImplemented(err)) {
         reply = { step: step.id, ok: false, unsupported: true }
+      } else if (err instanceof StepFailed) {
+        reply = { step: step.id, ok: false, error: err.errorName, ...err.fields }
       } else {
         reply = { step: step.id, ok: false, error: errorName(err) }
       }

@@ -58,7 +58,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *
  * Reads one JSON step per line on stdin and writes exactly one JSON observation per line on
  * stdout (see compat-tests' driver protocol). Every Kafka client object is created for one step
- * and closed before the reply, except the Admin client, which lives for the whole session.
+ * and closed before the reply, except the Admin client, which lives for the whole session, and
+ * group members (Members), which live from member_start to member_stop or close.
  * Nothing but observations is ever written to stdout: System.out is redirected to stderr.
  */
 public final class Driver {
@@ -68,11 +69,13 @@ public final class Driver {
 
     private final String bootstrap;
     private final PrintStream out;
+    private final Members members;
     private Admin admin;
 
     private Driver(String bootstrap, PrintStream out) {
         this.bootstrap = bootstrap;
         this.out = out;
+        this.members = new Members(bootstrap);
     }
 
     public static void main(String[] args) throws Exception {
@@ -118,6 +121,8 @@ public final class Driver {
                     reply.put("ok", true);
                     reply.setAll(result);
                 }
+            } catch (Members.StepFailed e) {
+                reply.setAll(e.reply);
             } catch (Exception e) {
                 reply.put("ok", false);
                 reply.put("error", errorName(e));
@@ -180,7 +185,16 @@ public final class Driver {
                 return new Groups(bootstrap, admin()).describeGroup(step);
             case "list_groups":
                 return new Groups(bootstrap, admin()).listGroups();
+            case "member_start":
+                return members.start(step);
+            case "members_wait":
+                return members.waitFor(step);
+            case "member_pause":
+                return members.pause(step);
+            case "member_stop":
+                return members.stop(step);
             case "close":
+                members.closeAll();
                 closeAdmin();
                 return JSON.createObjectNode();
             default:

@@ -51,8 +51,20 @@ final class Groups {
         this.admin = admin;
     }
 
-    /** A consumer of step.group with auto commit off, or null when the step's options are unknown. */
+    /** A consumer of step.group subscribed to step.topic, or null when the step's options are unknown. */
     private KafkaConsumer<byte[], byte[]> consumer(JsonNode step) {
+        KafkaConsumer<byte[], byte[]> consumer = newConsumer(bootstrap, step, Map.of());
+        if (consumer != null) {
+            consumer.subscribe(List.of(step.get("topic").asText()));
+        }
+        return consumer;
+    }
+
+    /**
+     * A consumer of step.group with auto commit off, step's assignor and auto_offset_reset, and
+     * the extra properties; not subscribed yet. Null when the step asks for an unknown assignor.
+     */
+    static KafkaConsumer<byte[], byte[]> newConsumer(String bootstrap, JsonNode step, Map<String, Object> extra) {
         String assignor;
         switch (step.path("assignor").asText("range")) {
             case "range":
@@ -80,12 +92,11 @@ final class Groups {
         props.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 16 * 1024 * 1024);
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props);
-        consumer.subscribe(List.of(step.get("topic").asText()));
-        return consumer;
+        props.putAll(extra);
+        return new KafkaConsumer<>(props);
     }
 
-    private static ArrayNode pairs(Collection<TopicPartition> partitions) {
+    static ArrayNode pairs(Collection<TopicPartition> partitions) {
         List<TopicPartition> sorted = new ArrayList<>(partitions);
         sorted.sort(TP_ORDER);
         ArrayNode out = JSON.createArrayNode();
@@ -95,7 +106,7 @@ final class Groups {
         return out;
     }
 
-    private static ArrayNode members(List<ArrayNode> assignments) {
+    static ArrayNode members(List<ArrayNode> assignments) {
         List<ArrayNode> sorted = new ArrayList<>(assignments);
         sorted.sort(Comparator.comparing(ArrayNode::toString));
         ArrayNode out = JSON.createArrayNode();
