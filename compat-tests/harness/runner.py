@@ -64,12 +64,9 @@ def _harness_step(
     return {"step": step["id"], "ok": True}
 
 
-def _member_names(step: dict[str, Any]) -> set[str]:
-    """The long-lived group members a step talks about (``member`` / ``members`` fields)."""
-    names = set(step.get("members") or []) if isinstance(step.get("members"), list) else set()
-    if isinstance(step.get("member"), str):
-        names.add(step["member"])
-    return names
+#: Ops that build the group a scenario is about: when a client cannot do one of them, the rest of
+#: the scenario no longer describes the same group on both brokers.
+MEMBER_OPS = frozenset({"member_start", "member_pause", "member_stop"})
 
 
 def run_scenario(
@@ -85,9 +82,11 @@ def run_scenario(
 
     A step marked ``setup`` or ``fallback`` that the driver answers as unsupported is performed by the
     helper driver instead; the helper's observation feeds the scenario's checks but is never compared
-    between brokers, and only ``fallback`` steps count towards the cell being unsupported. A step that
-    names a member (``member`` / ``members``) whose ``member_start`` was unsupported is not sent: it
-    is unsupported too. ``kill_driver`` and ``restart_broker`` are done here (``HARNESS_OPS``).
+    between brokers, and only ``fallback`` steps count towards the cell being unsupported. Once a
+    member op (``MEMBER_OPS``: a member the client cannot start with the scenario's settings, a
+    pause it cannot make) is unsupported, no later step is sent: the group the rest of the
+    scenario describes would not exist, so those steps are unsupported too and so is the cell.
+    ``kill_driver`` and ``restart_broker`` are done here (``HARNESS_OPS``).
     """
     started = time.monotonic()
     templates = scenario.for_driver(spec.name)
@@ -98,7 +97,7 @@ def run_scenario(
     transcript_path = folder / f"{scenario.name}.jsonl"
     cell = Cell(scenario.name, spec.name, broker.name, "fail", log=str(transcript_path))
     unsupported: list[str] = []
-    unsupported_members: set[tuple[str | None, str]] = set()
+    group_unsupported = False
     helped: dict[str, dict[str, Any]] = {}
     with transcript_path.open("w") as transcript:
 
@@ -119,14 +118,15 @@ def run_scenario(
                 expectation = template.get("expect", {"ok": True})
                 timeout_s = float(template.get("timeout_s", step_timeout_s))
                 driver = template.get("driver") if step["op"] not in HARNESS_OPS else None
-                time.sleep(float(template.get("delay_s", 0)))
+                skipped = group_unsupported
+                time.sleep(0 if skipped else float(template.get("delay_s", 0)))
                 deadline = time.monotonic() + float(template.get("retry_s", 0))
                 while True:
                     log("step", step if "driver" not in template else {**step, "driver": template["driver"]})
-                    if step["op"] in HARNESS_OPS:
-                        reply = _harness_step(step, template, cell_drivers, broker)
-                    elif any((driver, m) in unsupported_members for m in _member_names(step)):
+                    if skipped:
                         reply = {"step": step["id"], "ok": False, "unsupported": True}
+                    elif step["op"] in HARNESS_OPS:
+                        reply = _harness_step(step, template, cell_drivers, broker)
                     else:
                         reply = cell_drivers.request(step, timeout_s, driver)
                     log("reply", reply)
@@ -139,11 +139,10 @@ def run_scenario(
                         break
                     time.sleep(RETRY_INTERVAL_S)
                 if observed.get("unsupported"):
-                    if step["op"] == "member_start":
-                        unsupported_members.add((driver, str(step.get("member"))))
+                    group_unsupported = group_unsupported or step["op"] in MEMBER_OPS
                     if not template.get("setup"):
                         unsupported.append(step["id"])
-                    if template.get("setup") or template.get("fallback"):
+                    if (template.get("setup") or template.get("fallback")) and not skipped:
                         reply = cell_drivers.help(step, timeout_s)
                         log("helper_reply", reply)
                         helped[step["id"]] = normaliser.observation(reply)

@@ -1,9 +1,12 @@
-"""group_broker_restart_members: live members ride through broker restarts without a rebalance.
+"""group_broker_restart_members: live members keep their partitions through broker restarts.
 
-Reads members_wait's ``by_member`` (left out of the cross-broker comparison): every member holds the
-same partitions after each restart as before the first one, and reports as many completed
-assignments (a rebalance after the restart, e.g. because the reloaded group lost its members and
-answered UNKNOWN_MEMBER_ID to their heartbeats, would have called their assigned callbacks).
+Reads members_wait's ``by_member`` (left out of the cross-broker comparison): every member holds
+the same partitions after each restart as before the first one.  Rebalance counts are not
+compared: some clients run their assigned callback again after a lost coordinator connection
+with the same partitions (the Java client does, on both brokers), and franz-go rejoins with the
+same member id when the broker stays away for seconds (Kafka's restart takes ~10 s, odradek's
+under one), which keeps the assignment but counts a rebalance.  A group the broker failed to
+reload would lose its member ids, and range over new ids would move partitions between members.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ def check(steps: dict[str, dict[str, Any]], obs: dict[str, dict[str, Any]]) -> l
             continue
         for name, was in sorted(before["by_member"].items()):
             now = later["by_member"][name]
-            if now != was:
-                problems.append(f"member {name}: {was} before the restarts, {now} in step {later_id}")
+            if now["assignment"] != was["assignment"]:
+                problems.append(
+                    f"member {name}: {was['assignment']} before the restarts, {now['assignment']} in {later_id}"
+                )
     return problems
