@@ -12,6 +12,7 @@ Invariants:
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,6 +25,8 @@ from odradek.wire.errors import ErrorCode
 __all__ = ["CONSUMER_PROTOCOL_TYPE", "Group", "JoinTimer", "Member"]
 
 CONSUMER_PROTOCOL_TYPE = "consumer"
+
+log = logging.getLogger(__name__)
 
 JoinWaiter = Callable[[JoinResult], None]
 SyncWaiter = Callable[[SyncResult], None]
@@ -119,6 +122,14 @@ class Group:
         self.previous_state = self.state
         self.state = new
         self.state_timestamp_ms = now_ms
+        log.info(
+            "group %s: %s -> %s (generation %d, %d members)",
+            self.group_id,
+            self.previous_state.value,
+            new.value,
+            self.generation_id,
+            len(self.members),
+        )
 
     @property
     def can_rebalance(self) -> bool:

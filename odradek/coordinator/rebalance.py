@@ -23,6 +23,7 @@ Time comes from ``now_ms`` arguments; deadlines are plain numbers that `tick` co
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -43,6 +44,8 @@ from odradek.coordinator.state import GroupState
 from odradek.wire.errors import ErrorCode
 
 __all__ = ["GroupSettings", "Rebalancer", "append_error_to_response_error", "metadata_record"]
+
+log = logging.getLogger(__name__)
 
 _S = GroupState
 UNKNOWN_MEMBER_ID = ""
@@ -552,6 +555,7 @@ class Rebalancer:
         member.heartbeat_deadline_ms = None
         if group.is_in(_S.DEAD) or member.has_satisfied_heartbeat():
             return Outcome()
+        log.info("group %s: member %s's session expired; removing it", group.group_id, member_id)
         group.complete_join(member, JoinResult(ErrorCode.UNKNOWN_MEMBER_ID, UNKNOWN_MEMBER_ID))
         group.remove(member_id)
         if group.is_in(_S.STABLE, _S.COMPLETING_REBALANCE):

@@ -152,11 +152,14 @@ class CoordinatorRuntime:
         """Replay every partition of the topic; corrupt or unknown records are skipped with a log line."""
         coordinator = self.coordinator
         coordinator.begin_load()
+        replayed = 0
         for partition in range(self._partitions):
             for batch in self._log.batches(partition):
                 for record in self._decode(batch, partition):
                     coordinator.replay(record)
+                    replayed += 1
         self.persist(coordinator.finish_load())
+        log.info("loaded %d groups from %d records of %s", len(coordinator.groups), replayed, OFFSETS_TOPIC)
 
     def _decode(self, batch: bytes, partition: int) -> Iterator[CoordinatorRecord]:
         try:
