@@ -25,6 +25,7 @@ Not thread-safe: one thread (the event loop) uses a segment.
 
 from __future__ import annotations
 
+import logging
 import struct
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -71,6 +72,8 @@ SWAP_SUFFIX = ".swap"
 DELETED_SUFFIX = ".deleted"
 """Appended to the names of a segment's files when it is removed from its log; the files go
 after ``file.delete.delay.ms`` (see `LogSegment.rename_for_deletion`)."""
+
+_log = logging.getLogger(__name__)
 
 _FRAMING = struct.Struct(">qi")
 _SCAN_CHUNK = 1 << 20
@@ -513,7 +516,15 @@ class LogSegment:
             or not offset_index.is_consistent(self._size)
             or not time_index.is_consistent(self._next_offset)
         ):
-            return self.recover()
+            problem = "missing" if offset_index is None or time_index is None else "corrupt"
+            truncated = self.recover()
+            _log.warning(
+                "index files of %s were %s: verified the segment, truncated %d bytes, rebuilt the indexes",
+                self.path,
+                problem,
+                truncated,
+            )
+            return truncated
         self._offset_index, self._time_index = offset_index, time_index
         self._last_index_position = offset_index.last_entry()[1]
         self._max_timestamp, self._offset_of_max_timestamp = time_index.last_entry()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import struct
 import uuid
 from collections.abc import Callable
@@ -394,6 +395,34 @@ def test_listeners_run_after_each_append(backend: Any, make_batch: MakeBatch) ->
     log.append(make_batch(1), leader_epoch=0, now_ms=0)
     assert seen == [(2, 1), (3, 2)]
     log.close()
+
+
+def test_garbage_index_of_an_old_segment_is_rebuilt_with_a_warning(
+    backend: Any, make_batch: MakeBatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    size = len(make_batch(2, value_size=20))
+    config = LogConfig(index_interval_bytes=1, segment_bytes=size * 3)
+    log = _create(backend, config)
+    for _ in range(7):
+        log.append(make_batch(2, value_size=20), leader_epoch=0, now_ms=0)
+    expected = _read_all(log)
+    log.close()
+    stem = f"{_dir(backend)}/00000000000000000000"
+    index = read_file(backend.fs, stem + ".index")
+    handle = backend.fs.open_append(stem + ".index")
+    handle.truncate(0)
+    entries = [index[i : i + 8] for i in range(0, len(index), 8)]
+    assert len(entries) >= 2
+    handle.write(b"".join(reversed(entries)))
+    handle.close()
+    with caplog.at_level(logging.WARNING, logger="odradek.storage.segment"):
+        reopened = _open(backend, clean=True, config=config)
+        assert _read_all(reopened) == expected
+    assert [r.getMessage() for r in caplog.records if "were corrupt" in r.getMessage()] == [
+        f"index files of {stem}.log were corrupt: verified the segment, truncated 0 bytes, rebuilt the indexes"
+    ]
+    reopened.close()
+    assert read_file(backend.fs, stem + ".index") == index
 
 
 def test_index_files_agree_with_the_log_after_close(backend: Any, make_batch: MakeBatch) -> None:
