@@ -6,7 +6,9 @@
  *
  * - assignment: the memberAssignment of the consumer's latest GROUP_JOIN event (kafkajs emits one
  *   per completed join and sync), emptied on a REBALANCING event (kafkajs rebalances eagerly: a
- *   member that rejoins gives up everything it held). rebalances counts GROUP_JOIN events.
+ *   member that rejoins gives up everything it held). rebalances counts GROUP_JOIN events;
+ *   member_id is that event's memberId: kafkajs restarts a consumer whose coordinator stayed away
+ *   for a few seconds, and the restarted consumer joins with a new member id (on either broker).
  * - assignors: kafkajs ships only its round-robin assigner (protocol name "RoundRobinAssigner");
  *   `range` is an assigner of this driver's own, given to kafkajs through its custom-assigner API
  *   (protocol name "range", the algorithm of Kafka's RangeAssignor without racks). sticky and
@@ -28,6 +30,12 @@ const {
 const { Unsupported, StepFailed, pairsOf, sortMembers } = require('./common')
 
 const SETTLE_MS = 500
+/**
+ * kafkajs's default (5 retries, about 10 s in all) gives up for good ("Failed to find group
+ * coordinator", no restart) while Apache Kafka restarts and reloads its groups; a member must
+ * outlive a broker restart, as an application configured for one would.
+ */
+const MEMBER_RETRY = { retries: 10 }
 const CHECK_MS = 50
 
 /**
@@ -126,6 +134,7 @@ class Members {
       groupId: step.group,
       allowAutoTopicCreation: false,
       maxWaitTimeInMs: 200,
+      retry: MEMBER_RETRY,
       partitionAssigners: [assigner],
     }
     if (step.session_timeout_ms != null) {
@@ -135,10 +144,11 @@ class Members {
       options.heartbeatInterval = step.heartbeat_interval_ms
     }
     const consumer = this.kafka.consumer(options)
-    const m = { consumer, assignment: [], rebalances: 0, started: null }
+    const m = { consumer, assignment: [], rebalances: 0, memberId: null, started: null }
     consumer.on(consumer.events.GROUP_JOIN, e => {
       m.assignment = pairsOf(e.payload.memberAssignment)
       m.rebalances += 1
+      m.memberId = e.payload.memberId
     })
     consumer.on(consumer.events.REBALANCING, () => {
       m.assignment = []
@@ -215,7 +225,7 @@ class Members {
 function report(names, watched, now) {
   const byMember = {}
   names.forEach((name, i) => {
-    byMember[name] = { assignment: now[i], rebalances: watched[i].rebalances }
+    byMember[name] = { assignment: now[i], rebalances: watched[i].rebalances, member_id: watched[i].memberId }
   })
   return { members: sortMembers(now.map(assignment => ({ assignment }))), by_member: byMember }
 }
