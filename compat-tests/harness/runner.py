@@ -86,6 +86,8 @@ def run_scenario(
     member op (``MEMBER_OPS``: a member the client cannot start with the scenario's settings, a
     pause it cannot make) is unsupported, no later step is sent: the group the rest of the
     scenario describes would not exist, so those steps are unsupported too and so is the cell.
+    The same holds once the helper cannot do a step either (eager ``sticky``: kafkajs and kcat
+    lack it, and so does the helper, confluent-kafka).
     ``kill_driver`` and ``restart_broker`` are done here (``HARNESS_OPS``).
     """
     started = time.monotonic()
@@ -145,9 +147,12 @@ def run_scenario(
                     if (template.get("setup") or template.get("fallback")) and not skipped:
                         reply = cell_drivers.help(step, timeout_s)
                         log("helper_reply", reply)
-                        helped[step["id"]] = normaliser.observation(reply)
-                        problems = [] if expectation is None else match(expectation, helped[step["id"]])
-                        problems = [f"(done by helper {HELPER_DRIVER}) {p}" for p in problems]
+                        if reply.get("unsupported"):
+                            group_unsupported = True
+                        else:
+                            helped[step["id"]] = normaliser.observation(reply)
+                            problems = [] if expectation is None else match(expectation, helped[step["id"]])
+                            problems = [f"(done by helper {HELPER_DRIVER}) {p}" for p in problems]
                     cell.notes.append(
                         f"step {step['id']}: unsupported" + (", done by helper" if step["id"] in helped else "")
                     )
