@@ -82,6 +82,7 @@ _DEFS = [
                    _one_of("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")),
     TopicConfigDef("compression.zstd.level", "int", "3", "compression.zstd.level"),
     TopicConfigDef("delete.retention.ms", "long", "86400000", "log.cleaner.delete.retention.ms", _at_least(0)),
+    TopicConfigDef("errors.deadletterqueue.group.enable", "boolean", "false"),
     TopicConfigDef("file.delete.delay.ms", "long", "60000", "log.segment.delete.delay.ms", _at_least(0)),
     TopicConfigDef("flush.messages", "long", str(LONG_MAX), "log.flush.interval.messages", _at_least(1)),
     TopicConfigDef("flush.ms", "long", str(LONG_MAX), "log.flush.interval.ms", _at_least(0)),
@@ -92,6 +93,8 @@ _DEFS = [
     TopicConfigDef("local.retention.bytes", "long", "-2", "log.local.retention.bytes", _at_least(-2)),
     TopicConfigDef("local.retention.ms", "long", "-2", "log.local.retention.ms", _at_least(-2)),
     TopicConfigDef("max.compaction.lag.ms", "long", str(LONG_MAX), "log.cleaner.max.compaction.lag.ms",
+                   _at_least(1)),
+    TopicConfigDef("max.decompressed.message.bytes", "int", "2147483639", "max.decompressed.message.bytes",
                    _at_least(1)),
     TopicConfigDef("max.message.bytes", "int", "1048588", "message.max.bytes", _at_least(0)),
     TopicConfigDef("message.timestamp.after.max.ms", "long", "3600000", "log.message.timestamp.after.max.ms",
@@ -105,6 +108,8 @@ _DEFS = [
     TopicConfigDef("min.compaction.lag.ms", "long", "0", "log.cleaner.min.compaction.lag.ms", _at_least(0)),
     TopicConfigDef("min.insync.replicas", "int", "1", "min.insync.replicas", _at_least(1)),
     TopicConfigDef("preallocate", "boolean", "false", "log.preallocate"),
+    TopicConfigDef("remote.copy.lag.bytes", "long", "-1", "log.remote.copy.lag.bytes", _at_least(-1)),
+    TopicConfigDef("remote.copy.lag.ms", "long", "0", "log.remote.copy.lag.ms", _at_least(-1)),
     TopicConfigDef("remote.log.copy.disable", "boolean", "false"),
     TopicConfigDef("remote.log.delete.on.disable", "boolean", "false"),
     TopicConfigDef("remote.storage.enable", "boolean", "false"),
@@ -149,8 +154,15 @@ def _java_number(value: object) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
+def _parse_problem(config_type: str) -> str:
+    """Kafka's ConfigDef words for a value it cannot parse: only numbers and booleans can fail."""
+    if config_type in ("int", "long", "double"):
+        return f"Not a number of type {config_type.upper()}"
+    return "Expected value to be either true or false"
+
+
 def validate(name: str, value: str | None) -> None:
-    """Raise `InvalidConfig` with Kafka 4.3.1's wording (checked with compat-tests/probes): a
+    """Raise `InvalidConfig` with Kafka's wording (checked with compat-tests/probes): a
     parse failure names the given text, a validator's refusal the parsed value (or, for a
     list, the offending element)."""
     definition = TOPIC_CONFIGS.get(name)
@@ -163,9 +175,7 @@ def validate(name: str, value: str | None) -> None:
         parsed = _PARSERS[definition.type](text)
     except (ValueError, KeyError):
         raise InvalidConfig(
-            f"Invalid value {value} for configuration {name}: Not a number of type {definition.type.upper()}"
-            if definition.type in ("int", "long", "double")
-            else f"Invalid value {value} for configuration {name}: Expected value to be a {definition.type}"
+            f"Invalid value {value} for configuration {name}: {_parse_problem(definition.type)}"
         ) from None
     if definition.check is None:
         return

@@ -135,6 +135,35 @@ def topic_configs(s: Session, names: dict[str, str]) -> None:
     _describe(s, "describe after the alters", TOPIC, topic, _TOPIC_KEYS)
 
 
+#: Topic configs Kafka 4.4 added, with a value each of them refuses.
+_NEW_IN_44 = {
+    "max.decompressed.message.bytes": "0",
+    "remote.copy.lag.ms": "-2",
+    "remote.copy.lag.bytes": "-2",
+    "errors.deadletterqueue.group.enable": "maybe",
+}
+
+
+def topic_configs_new_in_44(s: Session, names: dict[str, str]) -> None:
+    topic = names["topic"]
+    topic_with(s, topic, 1, {})
+    _describe(s, "describe the configs Kafka 4.4 added", TOPIC, topic, list(_NEW_IN_44))
+    for key, bad in _NEW_IN_44.items():
+        _incremental(s, f"set {key} to {bad}", TOPIC, topic, [(key, SET, bad)])
+    _incremental(
+        s,
+        "set each of them to a valid value",
+        TOPIC,
+        topic,
+        [
+            ("max.decompressed.message.bytes", SET, "1048576"),
+            ("remote.copy.lag.ms", SET, "60000"),
+            ("remote.copy.lag.bytes", SET, "1000000"),
+        ],
+    )
+    _describe(s, "describe them after the alter", TOPIC, topic, list(_NEW_IN_44))
+
+
 def broker_configs(s: Session, names: dict[str, str]) -> None:
     _describe(s, "describe this broker's named configs", BROKER, "1", _BROKER_KEYS)
     _describe(s, "describe the cluster default", BROKER, "", _BROKER_KEYS)
@@ -159,5 +188,6 @@ def broker_configs(s: Session, names: dict[str, str]) -> None:
 
 SEQUENCES: dict[str, Callable[[Session, dict[str, str]], None]] = {
     "configs.topic": topic_configs,
+    "configs.topic_new_in_44": topic_configs_new_in_44,
     "configs.broker": broker_configs,
 }
