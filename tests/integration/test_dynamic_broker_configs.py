@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import uuid
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -267,21 +268,36 @@ def test_a_topic_without_override_follows_broker_changes_live(tmp_path: Path) ->
         proc.stop()
 
 
-def _kafka_libs() -> Path | None:
-    """Kafka's jars as compat-tests caches them (``$ODRADEK_CACHE/kafka-<version>/libs``), newest first."""
+#: Where kafka-configs lives: Kafka's core jar up to 4.3, the kafka-tools jar from 4.4.
+_CONFIG_COMMANDS = {"kafka/admin/ConfigCommand.class": "kafka.admin.ConfigCommand",
+                    "org/apache/kafka/tools/ConfigCommand.class": "org.apache.kafka.tools.ConfigCommand"}  # fmt: skip
+
+
+def _config_command() -> tuple[Path, str] | None:
+    """Kafka's jars as compat-tests caches them (``$ODRADEK_CACHE/kafka-<version>/libs`` and
+    ``kafka-tools-<version>/libs``, newest first) that hold ConfigCommand, and its class name."""
+    if shutil.which("java") is None:
+        return None
     cache = Path(os.environ.get("ODRADEK_CACHE", Path.home() / ".cache" / "odradek"))
-    complete = sorted((p.parent for p in cache.glob("kafka-[0-9]*/.complete")), reverse=True)
-    return complete[0] / "libs" if complete and shutil.which("java") else None
+    for folder in sorted((p.parent for p in cache.glob("kafka-*/.complete")), reverse=True):
+        for jar in [*folder.glob("libs/kafka_2.*.jar"), *folder.glob("libs/kafka-tools-[0-9]*.jar")]:
+            with zipfile.ZipFile(jar) as archive:
+                names = set(archive.namelist())
+            for entry, class_name in _CONFIG_COMMANDS.items():
+                if entry in names:
+                    return folder / "libs", class_name
+    return None
 
 
 def test_kafka_configs_tool_sets_and_describes_the_cluster_default(broker: BrokerProcess) -> None:
     """Kafka's own ``kafka-configs --entity-default``: the one real client that names ``""``."""
-    libs = _kafka_libs()
-    if libs is None:
-        pytest.skip("needs java and Kafka's jars cached by compat-tests")
+    found = _config_command()
+    if found is None:
+        pytest.skip("needs java and a Kafka release's ConfigCommand cached by compat-tests")
+    libs, config_command = found
 
     def configs(*args: str) -> subprocess.CompletedProcess[str]:
-        command = ["java", "-cp", f"{libs}/*", "kafka.admin.ConfigCommand", "--bootstrap-server", broker.bootstrap]
+        command = ["java", "-cp", f"{libs}/*", config_command, "--bootstrap-server", broker.bootstrap]
         return subprocess.run([*command, *args], capture_output=True, text=True, timeout=120, check=False)
 
     default = ("--entity-type", "brokers", "--entity-default")
