@@ -14,7 +14,7 @@ from collections.abc import Callable
 from odradek.wire.api import ApiKey
 from probes.session import Session
 
-__all__ = ["SEQUENCES", "coordinator_ready", "topic_with", "until"]
+__all__ = ["SEQUENCES", "coordinator_ready", "join", "topic_with", "until"]
 
 _CONSUMER = "consumer"
 _RANGE = [{"name": "range", "metadata": b"\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00"}]
@@ -87,7 +87,7 @@ def coordinator_ready(s: Session, group: str) -> None:
     until(s, loaded, f"coordinator of {group} loaded")
 
 
-def _join(s: Session, label: str, group: str, member: str = "", version: int = 9, **extra: object) -> dict[str, object]:
+def join(s: Session, label: str, group: str, member: str = "", version: int = 9, **extra: object) -> dict[str, object]:
     fields: dict[str, object] = {
         "group_id": group,
         "session_timeout_ms": 10_000,
@@ -105,16 +105,16 @@ def join_and_sync(s: Session, names: dict[str, str]) -> None:
     group, topic = names["group"], names["topic"]
     topic_with(s, topic, 2)
     coordinator_ready(s, group)
-    _join(s, "join with an empty group id", "")
-    _join(s, "join with a session timeout below group.min.session.timeout.ms", group, session_timeout_ms=1000)
-    _join(s, "join with a session timeout above group.max.session.timeout.ms", group, session_timeout_ms=2_000_000)
-    _join(s, "join with an unknown member id", group, member="nobody")
-    first = _join(s, "first join (KIP-394: member id required)", group)
+    join(s, "join with an empty group id", "")
+    join(s, "join with a session timeout below group.min.session.timeout.ms", group, session_timeout_ms=1000)
+    join(s, "join with a session timeout above group.max.session.timeout.ms", group, session_timeout_ms=2_000_000)
+    join(s, "join with an unknown member id", group, member="nobody")
+    first = join(s, "first join (KIP-394: member id required)", group)
     member = str(first["member_id"])
-    joined = _join(s, "join again with the given member id", group, member=member)
+    joined = join(s, "join again with the given member id", group, member=member)
     generation = int(str(joined["generation_id"]))
-    _join(s, "join with another protocol type", group, member="", protocol_type="connect")
-    _join(s, "join with no protocol in common", group, member="", protocols=[{"name": "foo", "metadata": b""}])
+    join(s, "join with another protocol type", group, member="", protocol_type="connect")
+    join(s, "join with no protocol in common", group, member="", protocols=[{"name": "foo", "metadata": b""}])
 
     def sync(label: str, **overrides: object) -> None:
         fields: dict[str, object] = {
@@ -327,7 +327,7 @@ def static_members(s: Session, names: dict[str, str]) -> None:
     group = names["group"]
     s.call("first lookup of a group coordinator", ApiKey.FIND_COORDINATOR, 3, key_type=0, key=group)
     coordinator_ready(s, group)
-    first = _join(s, "static join", group, group_instance_id="i-1")
+    first = join(s, "static join", group, group_instance_id="i-1")
     old_member = str(first["member_id"])
     generation = int(str(first["generation_id"]))
     s.call(
@@ -342,7 +342,7 @@ def static_members(s: Session, names: dict[str, str]) -> None:
         protocol_name="range",
         assignments=[{"member_id": old_member, "assignment": b"\x00\x01"}],
     )
-    again = _join(s, "the same instance joins again with an empty member id", group, group_instance_id="i-1")
+    again = join(s, "the same instance joins again with an empty member id", group, group_instance_id="i-1")
     new_member = str(again["member_id"])
     s.call(
         "heartbeat from the replaced member id",

@@ -4,9 +4,10 @@ every version a client may use, so fields that come and go with versions are com
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from odradek.wire.api import ApiKey
-from probes.groups import topic_with
+from probes.groups import coordinator_ready, join, topic_with
 from probes.session import Session
 from probes.storage import produce_one
 
@@ -54,6 +55,41 @@ def metadata_and_offsets(s: Session, names: dict[str, str]) -> None:
             s.call(f"list offsets v{version} {label}", ApiKey.LIST_OFFSETS, version, **fields)
 
 
+def new_in_44(s: Session, names: dict[str, str]) -> None:
+    """ApiVersions v5 (KIP-1242: the cluster and node the client expects) and DeleteGroups v3
+    (per-group error messages), the versions Kafka 4.4 added to APIs odradek serves."""
+    described = s.call("metadata for the cluster id", ApiKey.METADATA, 12, topics=[], allow_auto_topic_creation=False)
+    cluster_id, node_id = described["cluster_id"], described["brokers"][0]["node_id"]
+    for label, expected_cluster, expected_node in (
+        ("expecting nothing", None, -1),
+        ("expecting this broker", cluster_id, node_id),
+        ("expecting another cluster", "AAAAAAAAAAAAAAAAAAAAAA", node_id),
+        ("expecting another node", cluster_id, node_id + 7),
+        ("expecting only this cluster", cluster_id, -1),
+        ("expecting only a node", None, node_id),
+    ):
+        _api_versions_v5(s, f"api versions v5 {label}", expected_cluster, expected_node)
+    group = names["group"]
+    coordinator_ready(s, group)
+    joined = join(s, "first join", group)
+    join(s, "join with the given member id", group, member=str(joined["member_id"]))
+    s.call("delete groups v3: one with a member, one unknown, one empty name", ApiKey.DELETE_GROUPS, 3,
+           groups_names=[group, names["other"], ""])  # fmt: skip
+    s.call("leave", ApiKey.LEAVE_GROUP, 5, group_id=group,
+           members=[{"member_id": joined["member_id"], "group_instance_id": None, "reason": None}])  # fmt: skip
+    s.call("delete groups v3: the empty group", ApiKey.DELETE_GROUPS, 3, groups_names=[group])
+
+
+def _api_versions_v5(s: Session, label: str, cluster_id: str | None, node_id: int) -> None:
+    """A successful answer is kept as its error code only: the API lists and feature levels
+    differ by design (odradek serves fewer APIs and has no KRaft features)."""
+    answer = s.call(label, ApiKey.API_VERSIONS, 5, client_software_name="odradek-probe", client_software_version="1",
+                    cluster_id=cluster_id, node_id=node_id)  # fmt: skip
+    if answer["error_code"] == 0:
+        s.observations[-1] = replace(s.observations[-1], response={"error_code": 0})
+
+
 SEQUENCES: dict[str, Callable[[Session, dict[str, str]], None]] = {
-    "versions.metadata_and_offsets": metadata_and_offsets
+    "versions.metadata_and_offsets": metadata_and_offsets,
+    "versions.new_in_44": new_in_44,
 }

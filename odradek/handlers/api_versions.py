@@ -4,6 +4,11 @@ The answer is computed from the handler registry, so it always says exactly what
 serves.  An ApiVersions request of a version we do not serve is answered by the dispatcher in
 v0 with UNSUPPORTED_VERSION (see dispatch.py).  No features are advertised (no KRaft
 feature levels apply to a single embedded broker yet).
+
+v5 (KIP-1242) lets a client say which cluster and node it expects to reach.  As Kafka 4.4 does
+(checked with compat-tests/probes, sequence versions.new_in_44): the two come together or not
+at all (one without the other is INVALID_REQUEST); another cluster id or another node id is
+REBOOTSTRAP_REQUIRED; either error comes without the API list.
 """
 
 from __future__ import annotations
@@ -29,6 +34,21 @@ def _error(request: Any, code: ErrorCode) -> Any:
     return ApiVersionsResponse(error_code=code)
 
 
-@registry.api(ApiVersionsRequest, ApiVersionsResponse, "0-4", _error)
+def _expectation_error(ctx: RequestContext, request: Any) -> ErrorCode:
+    """What a v5 request's expected cluster and node say about this broker (NONE below v5)."""
+    cluster_id, node_id = request.cluster_id, request.node_id
+    if cluster_id is None and node_id == -1:
+        return ErrorCode.NONE
+    if cluster_id is None or node_id == -1:
+        return ErrorCode.INVALID_REQUEST
+    if cluster_id != ctx.broker.cluster_id or node_id != ctx.broker.config.node_id:
+        return ErrorCode.REBOOTSTRAP_REQUIRED
+    return ErrorCode.NONE
+
+
+@registry.api(ApiVersionsRequest, ApiVersionsResponse, "0-5", _error)
 async def api_versions(ctx: RequestContext, request: Any) -> Any:
+    error = _expectation_error(ctx, request)
+    if error is not ErrorCode.NONE:
+        return _error(request, error)
     return ApiVersionsResponse(error_code=ErrorCode.NONE, api_keys=supported_api_entries(ctx.broker.registry))
