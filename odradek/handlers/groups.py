@@ -262,7 +262,7 @@ def _delete_error(request: Any, code: ErrorCode) -> Any:
     )
 
 
-@registry.api(DeleteGroupsRequest, DeleteGroupsResponse, "0-2", _delete_error)
+@registry.api(DeleteGroupsRequest, DeleteGroupsResponse, "0-3", _delete_error)
 async def delete_groups(ctx: RequestContext, request: Any) -> Any:
     names = list(request.groups_names)
     errors = ctx.broker.group_coordinator.delete_groups(names)
