@@ -351,15 +351,21 @@ def test_log_append_time_forced_by_the_caller(backend: Any, make_batch: MakeBatc
     log.close()
 
 
-def test_clean_restart_without_index_files_rebuilds_them(backend: Any, make_batch: MakeBatch) -> None:
-    config = LogConfig(index_interval_bytes=50)
+def _closed_log(backend: Any, make_batch: MakeBatch, config: LogConfig, batches: int) -> tuple[bytes, str, bytes]:
+    """A log of ``batches`` two-record batches, closed: its bytes, its first segment's file stem
+    and that segment's offset index."""
     log = _create(backend, config)
-    for _ in range(6):
+    for _ in range(batches):
         log.append(make_batch(2, value_size=20), leader_epoch=0, now_ms=0)
     expected = _read_all(log)
     log.close()
     stem = f"{_dir(backend)}/00000000000000000000"
-    index = read_file(backend.fs, stem + ".index")
+    return expected, stem, read_file(backend.fs, stem + ".index")
+
+
+def test_clean_restart_without_index_files_rebuilds_them(backend: Any, make_batch: MakeBatch) -> None:
+    config = LogConfig(index_interval_bytes=50)
+    expected, stem, index = _closed_log(backend, make_batch, config, 6)
     backend.fs.remove(stem + ".index")
     handle = backend.fs.open_append(stem + ".log")
     handle.write(b"\x00" * 17)
@@ -402,13 +408,7 @@ def test_garbage_index_of_an_old_segment_is_rebuilt_with_a_warning(
 ) -> None:
     size = len(make_batch(2, value_size=20))
     config = LogConfig(index_interval_bytes=1, segment_bytes=size * 3)
-    log = _create(backend, config)
-    for _ in range(7):
-        log.append(make_batch(2, value_size=20), leader_epoch=0, now_ms=0)
-    expected = _read_all(log)
-    log.close()
-    stem = f"{_dir(backend)}/00000000000000000000"
-    index = read_file(backend.fs, stem + ".index")
+    expected, stem, index = _closed_log(backend, make_batch, config, 7)
     handle = backend.fs.open_append(stem + ".index")
     handle.truncate(0)
     entries = [index[i : i + 8] for i in range(0, len(index), 8)]
