@@ -27,7 +27,7 @@ from odradek.handlers.dispatch import Dispatcher
 from odradek.handlers.registry import Registry
 from odradek.server.listener import Listener
 from odradek.storage.cleaner import CleanerConfig, Job
-from odradek.storage.filesystem import OsFileSystem
+from odradek.storage.filesystem import FileSystem, OsFileSystem
 from odradek.storage.log_config import LogConfig
 from odradek.storage.log_manager import LogManager
 from odradek.storage.partition_log import PartitionLog
@@ -83,9 +83,11 @@ def _read_or_create_meta(data_dir: Path, node_id: int) -> str:
 class Broker:
     """One broker.  Use ``await start()`` / ``await stop()``, or ``async with``."""
 
-    def __init__(self, config: BrokerConfig, clock: Clock | None = None) -> None:
+    def __init__(self, config: BrokerConfig, clock: Clock | None = None, fs: FileSystem | None = None) -> None:
         self.config = config
         self.clock: Clock = clock or SystemClock()
+        #: Where partition logs and their checkpoints live: the disk, or a test's injected faults.
+        self.fs: FileSystem = fs or OsFileSystem()
         self.data_dir = Path(config.log_dirs)
         self.registry: Registry = load_handlers()
         self.cluster_id = ""
@@ -116,7 +118,7 @@ class Broker:
         cluster, own = self.dynamic_configs.load()
         self.config = with_layer(with_layer(self.config, cluster, per_broker=False), own, per_broker=True)
         self.catalog = TopicCatalog(self.data_dir / "__odradek_topics.json")
-        fs = OsFileSystem()
+        fs = self.fs
         self.logs = LogManager.open(
             fs, self.data_dir, self.clock, config_for=self._log_config, cleaner_config=self._cleaner_config()
         )

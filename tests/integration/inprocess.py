@@ -3,7 +3,8 @@ whose behaviour depends on time (retention) without sleeping.
 
 ``call(fn)`` runs ``fn()`` on the broker's loop and returns its result, so a test never
 touches broker state from its own thread.  ``loop_factory`` picks the event loop (asyncio's by
-default; ``uvloop.new_event_loop`` runs the broker on the loop ``odradek run`` uses).
+default; ``uvloop.new_event_loop`` runs the broker on the loop ``odradek run`` uses); ``fs``
+replaces the disk under the partition logs (a test's injected faults).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import TypeVar
 from odradek.broker import Broker
 from odradek.clock import ManualClock
 from odradek.config import load_config
+from odradek.storage.filesystem import FileSystem
 from tests.integration.rawclient import RawConnection
 
 T = TypeVar("T")
@@ -30,10 +32,11 @@ class InProcessBroker:
         data_dir: Path,
         overrides: list[str] | None = None,
         loop_factory: Callable[[], asyncio.AbstractEventLoop] = asyncio.new_event_loop,
+        fs: FileSystem | None = None,
     ) -> None:
         self.clock = ManualClock(time.time_ns() // 1_000_000)
         config = load_config(None, ["port=0", f"log.dirs={data_dir}", *(overrides or [])])
-        self.broker = Broker(config, self.clock)
+        self.broker = Broker(config, self.clock, fs)
         self._loop = loop_factory()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
 
@@ -59,9 +62,11 @@ class InProcessBroker:
 
 
 @contextmanager
-def raw_broker(data_dir: Path, overrides: list[str] | None = None) -> Iterator[tuple[InProcessBroker, RawConnection]]:
+def raw_broker(
+    data_dir: Path, overrides: list[str] | None = None, fs: FileSystem | None = None
+) -> Iterator[tuple[InProcessBroker, RawConnection]]:
     """A started in-process broker and one raw connection to it; both closed on the way out."""
-    broker = InProcessBroker(data_dir, overrides)
+    broker = InProcessBroker(data_dir, overrides, fs=fs)
     broker.start()
     try:
         connection = RawConnection(broker.bootstrap)
