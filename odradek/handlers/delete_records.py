@@ -52,6 +52,8 @@ def _delete(ctx: RequestContext, topic: str, partition: int, offset: int) -> tup
         return ErrorCode.INVALID_TOPIC_EXCEPTION, -1
     if not log.config.delete:
         return ErrorCode.POLICY_VIOLATION, -1
+    if log.offline:
+        return ErrorCode.KAFKA_STORAGE_ERROR, -1
     target = log.high_watermark if offset == HIGH_WATERMARK else offset
     if target < 0:
         return ErrorCode.OFFSET_OUT_OF_RANGE, -1

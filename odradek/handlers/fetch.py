@@ -87,6 +87,8 @@ def _read_one(ctx: RequestContext, part: SessionPartition, limit: int, first: bo
         return _Read(part, ErrorCode.UNKNOWN_TOPIC_ID if unknown_id else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
     if part.current_leader_epoch > 0:
         return _Read(part, ErrorCode.UNKNOWN_LEADER_EPOCH)
+    if log.offline:
+        return _Read(part, ErrorCode.KAFKA_STORAGE_ERROR)
     high_watermark = log.high_watermark
     stable = high_watermark  # no transactions yet: the last stable offset is the high watermark
     outcome = _Read(part, ErrorCode.NONE, high_watermark, stable, log.log_start_offset)

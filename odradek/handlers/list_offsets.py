@@ -46,6 +46,8 @@ def _lookup(ctx: RequestContext, topic: str, partition: Any) -> Any:
         return _PartitionResponse(partition_index=index, error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
     if partition.current_leader_epoch > 0:
         return _PartitionResponse(partition_index=index, error_code=ErrorCode.UNKNOWN_LEADER_EPOCH)
+    if log.offline:
+        return _PartitionResponse(partition_index=index, error_code=ErrorCode.KAFKA_STORAGE_ERROR)
     target = partition.timestamp
     found: tuple[int, int, int] | None
     if target == LATEST:
