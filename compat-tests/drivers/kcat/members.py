@@ -13,7 +13,10 @@ reader thread turns into the member's state:
 Options map to ``-X`` librdkafka properties: partition.assignment.strategy (range, roundrobin,
 cooperative-sticky; librdkafka has no eager ``sticky``: unsupported), auto.offset.reset (``none``
 is librdkafka's ``error``), session.timeout.ms, heartbeat.interval.ms, max.poll.interval.ms and
-group.instance.id (static membership); enable.auto.commit is off. No ``-o``: kcat would then start
+group.instance.id (static membership); enable.auto.commit is off. Metadata is refreshed every
+second: Kafka makes a new topic visible a moment after CreateTopics answers, and a member that
+asked before then would ignore the topic for librdkafka's default five minutes (seen on Kafka
+4.4.0 under the full matrix: two of three members never got a partition). No ``-o``: kcat would then start
 every assigned partition there instead of at the committed offset. ``-E`` keeps kcat running through
 non-fatal errors (without it kcat exits once all broker connections are down, e.g. while the broker
 restarts), as a long-lived librdkafka consumer application does.
@@ -44,6 +47,7 @@ from typing import IO, Any
 
 #: librdkafka's names for the protocol's assignors; eager "sticky" has no librdkafka counterpart.
 ASSIGNORS = {"range": "range", "roundrobin": "roundrobin", "cooperative-sticky": "cooperative-sticky"}
+METADATA_REFRESH_MS = "1000"
 RESETS = {"earliest": "earliest", "latest": "latest", "none": "error"}
 SETTLE_S = 0.5
 CHECK_S = 0.05
@@ -167,6 +171,7 @@ class Members:
             "heartbeat.interval.ms": step.get("heartbeat_interval_ms"),
             "max.poll.interval.ms": step.get("max_poll_interval_ms"),
             "group.instance.id": step.get("group_instance_id"),
+            "topic.metadata.refresh.interval.ms": METADATA_REFRESH_MS,
         }
         args = [self.kcat, "-b", self.bootstrap, "-E", "-G", step["group"]]
         for key, value in props.items():
