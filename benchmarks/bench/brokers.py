@@ -8,6 +8,7 @@ and a millisecond-resolution readiness probe (``bench.probe``) so start-up can b
 
 from __future__ import annotations
 
+import os
 import subprocess
 import tempfile
 import time
@@ -52,19 +53,42 @@ def _odradek_argv(port: int, data_dir: Path, configs: Mapping[str, str]) -> list
     return argv
 
 
+#: A second odradek source tree to run beside the current one as ``odradek-base``, so a change can be
+#: measured against the build before it in the same alternating run (issue 11's before/after rule).
+BASELINE_ENV = "ODRADEK_BASELINE_SRC"
+
+
 @contextmanager
-def odradek(workdir: Path, pinning: Pinning, configs: Mapping[str, str] | None = None) -> Iterator[Broker]:
-    """Start odradek on a fresh data dir under ``workdir``; always stop it."""
-    with tempfile.TemporaryDirectory(prefix="odradek-", dir=workdir) as tmp:
+def _odradek_from(
+    name: str, source: Path, workdir: Path, pinning: Pinning, configs: Mapping[str, str] | None
+) -> Iterator[Broker]:
+    """Start odradek from ``source`` (its ``odradek`` package first on the path) on a fresh data dir
+    under ``workdir``; always stop it."""
+    env = {**os.environ, "PYTHONPATH": str(source)}
+    with tempfile.TemporaryDirectory(prefix=f"{name}-", dir=workdir) as tmp:
         port = free_port()
         argv = pinning.broker_prefix() + _odradek_argv(port, Path(tmp) / "data", configs or {})
         started = time.monotonic()
-        proc = procs.spawn(argv, log_path=Path(tmp) / "odradek.log", cwd=odradek_launcher.REPO_ROOT)
+        proc = procs.spawn(argv, log_path=Path(tmp) / f"{name}.log", cwd=source, env=env)
         try:
             ready = wait_ready(port, proc, START_TIMEOUT_S)
-            yield Broker("odradek", odradek_launcher._version(), f"{HOST}:{port}", proc, ready - started, 0.0)
+            yield Broker(name, odradek_launcher._version(), f"{HOST}:{port}", proc, ready - started, 0.0)
         finally:
             procs.stop(proc)
+
+
+def odradek(workdir: Path, pinning: Pinning, configs: Mapping[str, str] | None = None) -> Any:
+    """This checkout's odradek."""
+    return _odradek_from("odradek", odradek_launcher.REPO_ROOT, workdir, pinning, configs)
+
+
+def odradek_base(workdir: Path, pinning: Pinning, configs: Mapping[str, str] | None = None) -> Any:
+    """The odradek of the source tree named by ``$ODRADEK_BASELINE_SRC`` (e.g. a worktree of the
+    commit before a change)."""
+    source = os.environ.get(BASELINE_ENV)
+    if not source:
+        raise RuntimeError(f"odradek-base needs ${BASELINE_ENV}: the source tree of the build to compare with")
+    return _odradek_from("odradek-base", Path(source).resolve(), workdir, pinning, configs)
 
 
 @contextmanager
@@ -106,5 +130,5 @@ def kafka(workdir: Path, pinning: Pinning, configs: Mapping[str, str] | None = N
 
 
 def launcher(name: str) -> Any:
-    """``kafka`` or ``odradek``: the context manager factory of that broker."""
-    return {"kafka": kafka, "odradek": odradek}[name]
+    """``kafka``, ``odradek`` or ``odradek-base``: the context manager factory of that broker."""
+    return {"kafka": kafka, "odradek": odradek, "odradek-base": odradek_base}[name]
