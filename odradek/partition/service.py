@@ -119,6 +119,11 @@ class Partitions:
     def __iter__(self) -> Iterator[Partition]:
         return iter(list(self._partitions.values()))
 
+    def partition_sizes(self) -> Iterator[tuple[str, int, int]]:
+        """``(topic, partition, bytes of its segments)`` of every partition."""
+        for partition in list(self._partitions.values()):
+            yield partition.topic, partition.index, partition.log.size_bytes
+
     @property
     def log_dir(self) -> str:
         """The data directory every partition lives in."""
