@@ -40,6 +40,14 @@ def _error(request: Any, code: ErrorCode) -> Any:
 
 
 def _answer(index: int, result: AppendResult) -> Any:
+    if result.error is ErrorCode.NONE:
+        return _PartitionResponse(
+            index=index,
+            error_code=ErrorCode.NONE,
+            base_offset=result.base_offset,
+            log_append_time_ms=result.log_append_time_ms,
+            log_start_offset=result.log_start_offset,
+        )
     return _PartitionResponse(
         index=index,
         error_code=result.error,

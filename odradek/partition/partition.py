@@ -12,7 +12,8 @@ records it, and every waiting fetch is woken.
 Producer state persistence (Kafka's snapshot files, see `odradek.partition.producer_snapshot`):
 
 - a snapshot named N holds the state of the batches below N; one is written when the log rolls
-  a segment (N = the new segment's base offset) and when the log closes cleanly (N = log end);
+  a segment (N = the new segment's base offset) and when the log closes cleanly (N = log end),
+  unless the log is empty or a snapshot at N exists;
 - opening reads the newest snapshot at or below the log end (a newer one describes data a crash
   lost: deleted; a damaged one: deleted, the next older one is tried), then replays the batch
   headers from there to the log end (`loaded_batches` counts them).  Without any snapshot the
@@ -129,11 +130,13 @@ class Partition:
 
     # ----------------------------------------------------------------- append
 
-    def append(self, records: bytearray | memoryview, now_ms: int) -> AppendResult:
+    def append(self, records: bytearray | memoryview, now_ms: int, header: BatchHeader | None = None) -> AppendResult:
         """Append ``records`` (patched in place): idempotence check, write, producer state,
-        wake-up (module docstring).  Kafka's errors come back as values."""
+        wake-up (module docstring).  ``header`` is the first batch's, when the caller read it
+        already.  Kafka's errors come back as values."""
         try:
-            header = read_header(records)
+            if header is None:
+                header = read_header(records)
             idempotent = _idempotent(header)
             if idempotent:
                 verdict = self.producers.check(header)
@@ -149,7 +152,8 @@ class Partition:
             return self._refused(ErrorCode.KAFKA_STORAGE_ERROR, str(exc))
         if idempotent:
             self.producers.record(header, appended.base_offset, header.max_timestamp)
-        self._wake()
+        if self._waiters:
+            self._wake()
         return AppendResult(
             base_offset=appended.base_offset,
             log_append_time_ms=appended.log_append_time_ms,
@@ -228,9 +232,10 @@ class Partition:
         self.producers.truncate_head(self._log.log_start_offset)
 
     def take_snapshot(self) -> None:
-        """Write the snapshot at the log end offset (nothing when one is already there)."""
+        """Write the snapshot at the log end offset; nothing when one is already there or the
+        log is empty (its state is empty and its replay free)."""
         offset = self._log.log_end_offset
-        if offset == self._last_snapshot:
+        if offset in (self._last_snapshot, self._log.log_start_offset):
             return
         write_snapshot(self._fs, self._log.directory, offset, self.producers.entries())
         self._last_snapshot = offset

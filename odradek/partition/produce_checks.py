@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from odradek.config import BrokerConfig
 from odradek.partition.results import AppendResult
@@ -24,7 +23,7 @@ from odradek.topic_config import effective_value
 from odradek.wire.errors import ErrorCode
 from odradek.wire.records.batch import MAGIC, MAGIC_OFFSET, BatchHeader, CorruptBatchError, iter_batches
 
-__all__ = ["ProduceChecks", "check_produce"]
+__all__ = ["check_produce"]
 
 log = logging.getLogger("odradek.partition")
 
@@ -33,22 +32,6 @@ _REFUSAL_ERRORS = {
     Refusal.INVALID_RECORD: ErrorCode.INVALID_RECORD,
 }
 _LEVEL_SETTINGS = {1: "compression.gzip.level", 3: "compression.lz4.level", 4: "compression.zstd.level"}
-
-
-@dataclass(frozen=True, slots=True)
-class ProduceChecks:
-    """What the checks need to know besides the batch."""
-
-    topic: str
-    index: int
-    version: int
-    config: BrokerConfig
-    topic_configs: Mapping[str, str]
-    now_ms: int
-    log_start_offset: int
-
-    def setting(self, name: str) -> str:
-        return effective_value(self.config, self.topic_configs, name)
 
 
 def _single_batch(records: memoryview | None, version: int) -> tuple[BatchHeader | None, str | None]:
@@ -73,8 +56,8 @@ def _single_batch(records: memoryview | None, version: int) -> tuple[BatchHeader
     return (first[1] if first is not None else None), None
 
 
-def _refused_batch(checks: ProduceChecks, code: ErrorCode, detail: str) -> AppendResult:
-    log.debug("produce to %s-%d refused with %s: %s", checks.topic, checks.index, code.name, detail)
+def _refused_batch(topic: str, index: int, code: ErrorCode, detail: str) -> AppendResult:
+    log.debug("produce to %s-%d refused with %s: %s", topic, index, code.name, detail)
     return AppendResult(code)
 
 
@@ -88,49 +71,64 @@ def _record_refusal(refusal: RecordRefusal, log_start_offset: int) -> AppendResu
     )
 
 
-def _maybe_recompress(checks: ProduceChecks, records: memoryview, header: BatchHeader) -> memoryview:
-    codec = target_codec(checks.setting("compression.type"))
+def _maybe_recompress(
+    config: BrokerConfig, overrides: Mapping[str, str], records: memoryview, header: BatchHeader
+) -> memoryview:
+    codec = target_codec(effective_value(config, overrides, "compression.type"))
     if codec is None or codec == header.compression or header.is_control:
         return records
     level_setting = _LEVEL_SETTINGS.get(codec)
-    level = int(checks.setting(level_setting)) if level_setting else None
+    level = int(effective_value(config, overrides, level_setting)) if level_setting else None
     return memoryview(recompress(records, header, codec, None if level == -1 else level))
 
 
-def check_produce(records: memoryview | None, checks: ProduceChecks) -> AppendResult | memoryview:
-    """The refusal, or the batch to append (recompressed if the topic says so; a rewritten
-    batch keeps the producer id, epoch, sequences, offset delta and max timestamp)."""
+def check_produce(
+    records: memoryview | None,
+    *,
+    topic: str,
+    index: int,
+    version: int,
+    config: BrokerConfig,
+    overrides: Mapping[str, str],
+    now_ms: int,
+    log_start_offset: int,
+) -> AppendResult | tuple[memoryview, BatchHeader]:
+    """The refusal, or the batch to append (recompressed if the topic says so) and the header
+    the producer sent (a rewritten batch keeps its producer id, epoch, sequences, offset delta
+    and max timestamp, so the header still speaks for it in the idempotence check).
+    ``overrides`` are the topic's config overrides, ``version`` the Produce request's."""
     try:
-        header, complaint = _single_batch(records, checks.version)
+        header, complaint = _single_batch(records, version)
     except CorruptBatchError as exc:
-        return _refused_batch(checks, ErrorCode.CORRUPT_MESSAGE, str(exc))
+        return _refused_batch(topic, index, ErrorCode.CORRUPT_MESSAGE, str(exc))
     if complaint is not None:
         return AppendResult(ErrorCode.INVALID_RECORD, message=complaint)
     assert records is not None
-    max_bytes = int(checks.setting("max.message.bytes"))
+    max_bytes = int(effective_value(config, overrides, "max.message.bytes"))
     if len(records) > max_bytes:
         return _refused_batch(
-            checks,
+            topic,
+            index,
             ErrorCode.MESSAGE_TOO_LARGE,
-            f"The record batch size in the append to {checks.topic}-{checks.index} is {len(records)} bytes which "
+            f"The record batch size in the append to {topic}-{index} is {len(records)} bytes which "
             f"exceeds the maximum configured value of {max_bytes}.",
         )
     if header is None:
-        return _refused_batch(checks, ErrorCode.CORRUPT_MESSAGE, "the record set ends inside its first batch")
+        return _refused_batch(topic, index, ErrorCode.CORRUPT_MESSAGE, "the record set ends inside its first batch")
     try:
         # Record checks and recompression decode records, so a bad CRC surfaces here too.
         refusal = check_records(
             records,
             header,
-            now_ms=checks.now_ms,
-            create_time=checks.setting("message.timestamp.type") == "CreateTime",
-            before_max_ms=int(checks.setting("message.timestamp.before.max.ms")),
-            after_max_ms=int(checks.setting("message.timestamp.after.max.ms")),
-            compacted="compact" in checks.setting("cleanup.policy"),
-            partition_name=f"{checks.topic}-{checks.index}",
+            now_ms=now_ms,
+            create_time=effective_value(config, overrides, "message.timestamp.type") == "CreateTime",
+            before_max_ms=int(effective_value(config, overrides, "message.timestamp.before.max.ms")),
+            after_max_ms=int(effective_value(config, overrides, "message.timestamp.after.max.ms")),
+            compacted="compact" in effective_value(config, overrides, "cleanup.policy"),
+            partition_name=f"{topic}-{index}",
         )
         if refusal is not None:
-            return _record_refusal(refusal, checks.log_start_offset)
-        return _maybe_recompress(checks, records, header)
+            return _record_refusal(refusal, log_start_offset)
+        return _maybe_recompress(config, overrides, records, header), header
     except CorruptBatchError as exc:
-        return _refused_batch(checks, ErrorCode.CORRUPT_MESSAGE, str(exc))
+        return _refused_batch(topic, index, ErrorCode.CORRUPT_MESSAGE, str(exc))

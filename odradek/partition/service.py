@@ -25,7 +25,7 @@ from typing import Protocol
 from odradek.cluster.topics import TopicInfo
 from odradek.config import BrokerConfig
 from odradek.partition.partition import Partition
-from odradek.partition.produce_checks import ProduceChecks, check_produce
+from odradek.partition.produce_checks import check_produce
 from odradek.partition.results import AppendResult, Leadership, OffsetResult, ReadResult
 from odradek.storage.errors import OffsetOutOfRange, StorageError
 from odradek.storage.filesystem import FileSystem
@@ -159,11 +159,20 @@ class Partitions:
             return AppendResult(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
         if info.internal:
             return AppendResult(ErrorCode.INVALID_TOPIC_EXCEPTION, message=f"Cannot append to internal topic {topic}")
-        checks = ProduceChecks(topic, partition, version, self._config(), info.configs, now_ms, target.log_start_offset)
-        checked = check_produce(records, checks)
+        checked = check_produce(
+            records,
+            topic=topic,
+            index=partition,
+            version=version,
+            config=self._config(),
+            overrides=info.configs,
+            now_ms=now_ms,
+            log_start_offset=target.log_start_offset,
+        )
         if isinstance(checked, AppendResult):
             return checked
-        return target.append(checked, now_ms)
+        batch, header = checked
+        return target.append(batch, now_ms, header)
 
     def append_internal(self, topic: str, partition: int, batch: bytes, now_ms: int) -> AppendResult:
         """An append by this broker itself (coordinator records): no produce checks."""
