@@ -31,7 +31,6 @@ from typing import Any
 from odradek.fetch_sessions import FINAL_EPOCH, INITIAL_EPOCH, FetchSession, SessionPartition
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
-from odradek.partition.results import ReadResult
 from odradek.storage.region import FileRegion
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.fetch import FetchRequest, FetchResponse
@@ -81,7 +80,7 @@ def _requested_partitions(ctx: RequestContext, request: Any) -> list[SessionPart
 
 
 def _read_one(ctx: RequestContext, part: SessionPartition, limit: int, first: bool, committed: bool) -> _Read:
-    read: ReadResult = ctx.partitions.read(
+    read = ctx.partitions.read(
         part.topic,
         part.partition,
         part.fetch_offset,

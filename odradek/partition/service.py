@@ -72,7 +72,10 @@ async def wait_with_timeout(woken: asyncio.Future[None], timeout_ms: int) -> int
 
 
 class Partitions:
-    """Every partition of this node, and the operations on their data."""
+    """Every partition of this node, and the operations on their data.
+
+    Constructing it opens a `Partition` over every log of ``logs`` (loading each producer
+    state) and makes it the log manager's compaction hook (`retained_batches`)."""
 
     def __init__(
         self,
