@@ -1,8 +1,13 @@
 """The broker: the composition root that owns config, clock, storage, catalog and listener.
 
 Start-up order: data dir and ``meta.properties`` (cluster id, node id) -> topic catalog ->
-partition logs (recovered by the storage layer) -> reconcile catalog with what is on disk ->
-listener.  Shutdown reverses it and closes every log cleanly, so the next start skips recovery.
+partition logs (recovered by the storage layer) -> partitions (producer state from snapshots)
+-> reconcile catalog with what is on disk -> group coordinator -> the handlers' services ->
+listener.  Shutdown reverses it and closes every log cleanly (each partition snapshots its
+producer state), so the next start skips recovery.
+
+Handlers never see the broker: they get the narrow services of `odradek.handlers.context`
+(partitions, topics, cluster, groups, fetch sessions, producer ids, clock), built once here.
 """
 
 from __future__ import annotations
@@ -18,13 +23,17 @@ from pathlib import Path
 from odradek.clock import Clock, SystemClock
 from odradek.cluster.topics import TopicCatalog, TopicInfo
 from odradek.config import BrokerConfig
-from odradek.coordinator.runtime import CoordinatorRuntime
+from odradek.coordinator.coordinator import CoordinatorSettings, GroupCoordinator
+from odradek.coordinator.runtime import BrokerOffsetsLog, CoordinatorRuntime
 from odradek.dynamic_config import with_layer
 from odradek.dynamic_config_store import DYNAMIC_CONFIGS_FILE, DynamicConfigStore
 from odradek.fetch_sessions import FetchSessionCache
 from odradek.handlers import load_handlers
+from odradek.handlers.context import Services
 from odradek.handlers.dispatch import Dispatcher
 from odradek.handlers.registry import Registry
+from odradek.partition.service import Partitions
+from odradek.partition.topics import Topics
 from odradek.server.listener import Listener
 from odradek.storage.cleaner import CleanerConfig, Job
 from odradek.storage.filesystem import FileSystem, OsFileSystem
@@ -33,7 +42,6 @@ from odradek.storage.log_manager import LogManager
 from odradek.storage.partition_log import PartitionLog
 from odradek.topic_config import log_config_for
 from odradek.txn.producer_ids import ProducerIdAllocator
-from odradek.txn.producer_state import ProducerStateTable
 
 __all__ = ["Broker"]
 
@@ -80,6 +88,32 @@ def _read_or_create_meta(data_dir: Path, node_id: int) -> str:
     return cluster_id
 
 
+class _ClusterInfo:
+    """`odradek.handlers.context.ClusterView` over the broker (its config changes over time)."""
+
+    def __init__(self, broker: Broker) -> None:
+        self._broker = broker
+
+    @property
+    def cluster_id(self) -> str:
+        return self._broker.cluster_id
+
+    @property
+    def node_id(self) -> int:
+        return self._broker.config.node_id
+
+    @property
+    def advertised(self) -> tuple[str, int]:
+        return self._broker.config.advertised
+
+    @property
+    def config(self) -> BrokerConfig:
+        return self._broker.config
+
+    def set_dynamic_configs(self, props: Mapping[str, str], *, per_broker: bool) -> None:
+        self._broker.set_dynamic_configs(props, per_broker=per_broker)
+
+
 class Broker:
     """One broker.  Use ``await start()`` / ``await stop()``, or ``async with``."""
 
@@ -93,13 +127,11 @@ class Broker:
         self.cluster_id = ""
         self.catalog: TopicCatalog
         self.logs: LogManager
-        dispatcher = Dispatcher(self, self.registry)
-        self._listener = Listener(
-            dispatcher, dispatcher.may_wait, config.host, config.port, config.socket_request_max_bytes
-        )
+        self.partitions: Partitions
+        self.topics: Topics
+        self._listener: Listener | None = None
+        self._listen_on = (config.host, config.port, config.socket_request_max_bytes)
         self.fetch_sessions = FetchSessionCache(config.max_incremental_fetch_session_cache_slots)
-        self._data_arrived: dict[tuple[str, int], asyncio.Event] = {}
-        self._producer_states: dict[tuple[str, int], ProducerStateTable] = {}
         self._background_syncs: set[asyncio.Future[None]] = set()
         self.producer_ids: ProducerIdAllocator
         self.group_coordinator: CoordinatorRuntime
@@ -110,6 +142,8 @@ class Broker:
 
     @property
     def port(self) -> int:
+        if self._listener is None:
+            raise RuntimeError("the broker is not started")
         return self._listener.port
 
     async def start(self) -> None:
@@ -123,16 +157,32 @@ class Broker:
             fs, self.data_dir, self.clock, config_for=self._log_config, cleaner_config=self._cleaner_config()
         )
         self.producer_ids = ProducerIdAllocator(fs, str(self.data_dir / "producer_ids"))
-        self.logs.add_append_listener(lambda log, _info: self.notify_data(log.topic, log.partition))
-        self.logs.set_retained_batches(lambda log: self.producer_state(log).last_batch_offsets())
-        self._reconcile()
-        self.group_coordinator = CoordinatorRuntime.for_broker(self)
+        self.partitions = Partitions(fs, self.logs, self.catalog, lambda: self.config, self.config.node_id)
+        self.topics = Topics(self.catalog, self.partitions, self._topic_log_config, self._sync_creations_soon)
+        self.topics.reconcile()
+        offsets_partitions = self.config.offsets_topic_num_partitions
+        self.group_coordinator = CoordinatorRuntime(
+            GroupCoordinator(CoordinatorSettings.from_config(self.config), self.clock),
+            BrokerOffsetsLog(self.topics, self.partitions, self.clock, offsets_partitions),
+            offsets_partitions,
+        )
         self.group_coordinator.load()
         self._coordinator_ticker = asyncio.create_task(self.group_coordinator.run_ticker(self.clock))
         self._retention_task = asyncio.create_task(self._retention_loop())
         self._deletion_task = asyncio.create_task(self._segment_deletion_loop())
         if self.config.log_cleaner_enable:
             self._cleaner_task = asyncio.create_task(self._cleaner_loop())
+        services = Services(
+            partitions=self.partitions,
+            topics=self.topics,
+            cluster=_ClusterInfo(self),
+            groups=self.group_coordinator,
+            fetch_sessions=self.fetch_sessions,
+            producer_ids=self.producer_ids,
+            clock=self.clock,
+        )
+        dispatcher = Dispatcher(services, self.registry)
+        self._listener = Listener(dispatcher, dispatcher.may_wait, *self._listen_on)
         await self._listener.start()
         if self.config.advertised_port is None and self.config.port == 0:
             self.config = dataclasses.replace(self.config, advertised_port=self.port)
@@ -143,8 +193,7 @@ class Broker:
         config = with_layer(self.config, props, per_broker=per_broker)
         self.dynamic_configs.save(config.dynamic_default_configs, config.dynamic_broker_configs)
         self.config = config
-        for info in self.catalog:
-            self.logs.set_topic_config(info.name, log_config_for(config, info))
+        self.topics.apply_configs()
         self.logs.set_cleaner_config(self._cleaner_config())
 
     def _cleaner_config(self) -> CleanerConfig:
@@ -161,16 +210,8 @@ class Broker:
         info = self.catalog.get(topic)
         return log_config_for(self.config, info) if info is not None else LogConfig()
 
-    def _reconcile(self) -> None:
-        """Create the logs the catalog lists but the disk lacks, and give back their topic id to
-        logs whose partition.metadata a crash emptied (both: a crash soon after creation)."""
-        for info in self.catalog:
-            for partition in range(info.partitions):
-                log = self.logs.get(info.name, partition)
-                if log is None or log.topic_id is None:
-                    self.logs.create_partition(
-                        info.name, partition, uuid.UUID(bytes=info.topic_id), self._log_config(info.name)
-                    )
+    def _topic_log_config(self, info: TopicInfo) -> LogConfig:
+        return log_config_for(self.config, info)
 
     async def _retention_loop(self) -> None:
         """Kafka's ``kafka-log-retention`` task: a retention pass every check interval, then
@@ -221,7 +262,8 @@ class Broker:
         return cleaned
 
     async def stop(self) -> None:
-        await self._listener.stop()
+        if self._listener is not None:
+            await self._listener.stop()
         await asyncio.gather(*self._background_syncs, return_exceptions=True)
         for task in (self._retention_task, self._cleaner_task, self._deletion_task):
             if task is not None:
@@ -241,55 +283,11 @@ class Broker:
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
 
-    def create_topic(self, name: str, partitions: int, configs: Mapping[str, str]) -> TopicInfo:
-        """Create a topic: the catalog entry is durable at once; the partition directories are
-        fsynced by a worker thread (Kafka flushes partition metadata asynchronously too), so a
-        thousand partitions do not cost thousands of fsyncs on the event loop.  After a crash
-        before that sync, start-up re-creates or re-adopts what the catalog lists."""
-        info = self.catalog.create(name, partitions, configs)
-        topic_id = uuid.UUID(bytes=info.topic_id)
-        config = self._log_config(name)
-        for partition in range(partitions):
-            self.logs.create_partition(name, partition, topic_id, config, durable=False)
-        self._sync_creations_soon()
-        return info
-
     def _sync_creations_soon(self) -> None:
         loop = asyncio.get_running_loop()
         sync = loop.run_in_executor(None, self.logs.sync_creations)
         self._background_syncs.add(sync)
         sync.add_done_callback(self._background_syncs.discard)
 
-    def delete_topic(self, name: str) -> TopicInfo:
-        info = self.catalog.delete(name)
-        self.logs.delete_topic(name)
-        for partition in range(info.partitions):
-            self._producer_states.pop((name, partition), None)
-        return info
-
-    def producer_state(self, log: PartitionLog) -> ProducerStateTable:
-        """The idempotent-producer state of a partition, rebuilt from its log on first use."""
-        key = (log.topic, log.partition)
-        table = self._producer_states.get(key)
-        if table is None:
-            table = self._producer_states[key] = ProducerStateTable()
-            for header in log.batch_headers():
-                if header.producer_id >= 0 and header.base_sequence >= 0 and not header.is_control:
-                    table.record(header, header.base_offset, header.max_timestamp)
-        return table
-
     def partition_log(self, topic: str, partition: int) -> PartitionLog | None:
         return self.logs.get(topic, partition)
-
-    def notify_data(self, topic: str, partition: int) -> None:
-        """Wake fetches waiting on this partition."""
-        event = self._data_arrived.pop((topic, partition), None)
-        if event is not None:
-            event.set()
-
-    def data_event(self, topic: str, partition: int) -> asyncio.Event:
-        """An event set the next time data is appended to the partition."""
-        event = self._data_arrived.get((topic, partition))
-        if event is None:
-            event = self._data_arrived[(topic, partition)] = asyncio.Event()
-        return event

@@ -18,11 +18,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import defaultdict
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from collections.abc import Callable, Iterator, Mapping
+from typing import Protocol, TypeVar
 
 from odradek.clock import Clock
-from odradek.coordinator.coordinator import CommitPartition, CoordinatorSettings, GroupCoordinator
+from odradek.cluster.topics import TopicInfo
+from odradek.coordinator.coordinator import CommitPartition, GroupCoordinator
 from odradek.coordinator.messages import (
     JoinRequest,
     JoinResult,
@@ -36,15 +37,12 @@ from odradek.coordinator.offsets import CommitIdentity
 from odradek.coordinator.placement import OFFSETS_TOPIC, partition_for
 from odradek.coordinator.rebalance import append_error_to_response_error
 from odradek.coordinator.records import CoordinatorRecord, decode_record, encode_record
-from odradek.storage.errors import RecordBatchTooLarge, StorageError
+from odradek.partition.service import Partitions
 from odradek.wire.errors import ErrorCode
 from odradek.wire.primitives import DecodeError
 from odradek.wire.records.batch import CorruptBatchError, iter_batches
 from odradek.wire.records.builder import build_batch, decode_batch
 from odradek.wire.records.record import Record
-
-if TYPE_CHECKING:
-    from odradek.broker import Broker
 
 __all__ = ["OFFSETS_TOPIC_CONFIGS", "TICK_INTERVAL_MS", "BrokerOffsetsLog", "CoordinatorRuntime", "OffsetsLog"]
 
@@ -78,39 +76,51 @@ class OffsetsLog(Protocol):
         """Every batch of the partition, in offset order (nothing when the topic does not exist)."""
 
 
-class BrokerOffsetsLog:
-    """`OffsetsLog` over the broker's partition logs; creates the topic on the first append."""
+class OffsetsTopics(Protocol):
+    """The topic catalog as `BrokerOffsetsLog` needs it."""
 
-    def __init__(self, broker: Broker) -> None:
-        self._broker = broker
+    def get(self, name: str) -> TopicInfo | None: ...
+
+    def create(self, name: str, partitions: int, configs: Mapping[str, str]) -> TopicInfo: ...
+
+
+class BrokerOffsetsLog:
+    """`OffsetsLog` over the partitions service; creates the topic on the first append.
+
+    Appends go through `Partitions.append_internal` (no produce checks; the partition stamps
+    its leader epoch and wakes waiting fetches); a refused append raises `AppendFailed` with
+    RECORD_LIST_TOO_LARGE or UNKNOWN_TOPIC_OR_PARTITION as they are, any other refusal as
+    KAFKA_STORAGE_ERROR."""
+
+    def __init__(self, topics: OffsetsTopics, partitions: Partitions, clock: Clock, num_partitions: int) -> None:
+        self._topics = topics
+        self._partitions = partitions
+        self._clock = clock
+        self._num_partitions = num_partitions
 
     def ensure_topic(self) -> bool:
-        broker = self._broker
-        if broker.catalog.get(OFFSETS_TOPIC) is not None:
+        if self._topics.get(OFFSETS_TOPIC) is not None:
             return True
-        broker.create_topic(OFFSETS_TOPIC, broker.config.offsets_topic_num_partitions, OFFSETS_TOPIC_CONFIGS)
+        self._topics.create(OFFSETS_TOPIC, self._num_partitions, OFFSETS_TOPIC_CONFIGS)
         return False
 
     def append(self, partition: int, batch: bytes) -> None:
         self.ensure_topic()
-        partition_log = self._broker.partition_log(OFFSETS_TOPIC, partition)
-        if partition_log is None:
-            raise AppendFailed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-        try:
-            partition_log.append(bytearray(batch), leader_epoch=0, now_ms=self._broker.clock.time_ms())
-        except RecordBatchTooLarge as exc:
-            raise AppendFailed(ErrorCode.RECORD_LIST_TOO_LARGE) from exc
-        except (StorageError, CorruptBatchError) as exc:
-            raise AppendFailed(ErrorCode.KAFKA_STORAGE_ERROR) from exc
-        self._broker.notify_data(OFFSETS_TOPIC, partition)
+        result = self._partitions.append_internal(OFFSETS_TOPIC, partition, batch, self._clock.time_ms())
+        error = result.error
+        if error is ErrorCode.NONE:
+            return
+        if error not in (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.RECORD_LIST_TOO_LARGE):
+            error = ErrorCode.KAFKA_STORAGE_ERROR
+        raise AppendFailed(error)
 
     def batches(self, partition: int) -> Iterator[bytes]:
-        partition_log = self._broker.partition_log(OFFSETS_TOPIC, partition)
-        if partition_log is None:
+        found = self._partitions.get(OFFSETS_TOPIC, partition)
+        if found is None:
             return
-        offset = partition_log.log_start_offset
-        while offset < partition_log.log_end_offset:
-            region = partition_log.read(offset, READ_CHUNK_BYTES)
+        offset = found.log_start_offset
+        while offset < found.log_end_offset:
+            region = found.read(offset, READ_CHUNK_BYTES, min_one_batch=True, whole_batches=True)
             if region is None:
                 return
             data = region.read()
@@ -132,12 +142,6 @@ class CoordinatorRuntime:
         self.coordinator = coordinator
         self._log = offsets_log
         self._partitions = num_partitions
-
-    @classmethod
-    def for_broker(cls, broker: Broker) -> CoordinatorRuntime:
-        settings = CoordinatorSettings.from_config(broker.config)
-        coordinator = GroupCoordinator(settings, broker.clock)
-        return cls(coordinator, BrokerOffsetsLog(broker), broker.config.offsets_topic_num_partitions)
 
     def ensure_topic(self) -> bool:
         """Create ``__consumer_offsets`` if needed; True when it existed before this call."""

@@ -41,7 +41,7 @@ def _expectation_error(ctx: RequestContext, request: Any) -> ErrorCode:
         return ErrorCode.NONE
     if cluster_id is None or node_id == -1:
         return ErrorCode.INVALID_REQUEST
-    if cluster_id != ctx.broker.cluster_id or node_id != ctx.broker.config.node_id:
+    if cluster_id != ctx.cluster.cluster_id or node_id != ctx.cluster.node_id:
         return ErrorCode.REBOOTSTRAP_REQUIRED
     return ErrorCode.NONE
 
@@ -51,4 +51,4 @@ async def api_versions(ctx: RequestContext, request: Any) -> Any:
     error = _expectation_error(ctx, request)
     if error is not ErrorCode.NONE:
         return _error(request, error)
-    return ApiVersionsResponse(error_code=ErrorCode.NONE, api_keys=supported_api_entries(ctx.broker.registry))
+    return ApiVersionsResponse(error_code=ErrorCode.NONE, api_keys=supported_api_entries(registry))

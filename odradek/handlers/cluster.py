@@ -33,7 +33,7 @@ def _cluster_error(request: Any, code: ErrorCode) -> Any:
 
 @registry.api(DescribeClusterRequest, DescribeClusterResponse, "0-2", _cluster_error)
 async def describe_cluster(ctx: RequestContext, request: Any) -> Any:
-    broker = ctx.broker
+    cluster = ctx.cluster
     if request.endpoint_type != BROKER_ENDPOINTS:
         code = (
             ErrorCode.MISMATCHED_ENDPOINT_TYPE
@@ -45,14 +45,14 @@ async def describe_cluster(ctx: RequestContext, request: Any) -> Any:
             error_message=f"The request was sent to an endpoint of type {BROKER_ENDPOINTS}, but we wanted an "
             f"endpoint of type {request.endpoint_type}",
             endpoint_type=request.endpoint_type,
-            cluster_id=broker.cluster_id,
+            cluster_id=cluster.cluster_id,
         )
-    host, port = broker.config.advertised
-    node = broker.config.node_id
+    host, port = cluster.advertised
+    node = cluster.node_id
     return DescribeClusterResponse(
         error_code=ErrorCode.NONE,
         endpoint_type=BROKER_ENDPOINTS,
-        cluster_id=broker.cluster_id,
+        cluster_id=cluster.cluster_id,
         controller_id=node,
         brokers=[DescribeClusterResponse.DescribeClusterBroker(broker_id=node, host=host, port=port)],
         cluster_authorized_operations=(
@@ -71,18 +71,17 @@ def _log_dirs_error(request: Any, code: ErrorCode) -> Any:
 
 @registry.api(DescribeLogDirsRequest, DescribeLogDirsResponse, "1-5", _log_dirs_error)
 async def describe_log_dirs(ctx: RequestContext, request: Any) -> Any:
-    broker = ctx.broker
     wanted: dict[str, set[int]] | None = None
     if request.topics is not None:
         wanted = {t.topic: set(t.partitions) for t in request.topics}
     sizes: dict[str, list[Any]] = {}
-    for log in broker.logs.logs():
-        if wanted is not None and log.partition not in wanted.get(log.topic, ()):
+    for topic, partition, size in ctx.partitions.partition_sizes():
+        if wanted is not None and partition not in wanted.get(topic, ()):
             continue
-        sizes.setdefault(log.topic, []).append(
-            _Topic.DescribeLogDirsPartition(partition_index=log.partition, partition_size=log.size_bytes)
+        sizes.setdefault(topic, []).append(
+            _Topic.DescribeLogDirsPartition(partition_index=partition, partition_size=size)
         )
-    data_dir = os.path.abspath(broker.data_dir)
+    data_dir = os.path.abspath(ctx.partitions.log_dir)
     stats = os.statvfs(data_dir)
     return DescribeLogDirsResponse(
         error_code=ErrorCode.NONE,

@@ -36,7 +36,7 @@ from odradek.config_describe import DescribedConfig, describe_broker, describe_c
 from odradek.dynamic_config import DynamicConfigError, apply_incremental, validate_layer
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
-from odradek.topic_config import TOPIC_CONFIGS, InvalidConfig, log_config_for, validate
+from odradek.topic_config import TOPIC_CONFIGS, InvalidConfig, validate
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.configs import (
     AlterConfigsRequest,
@@ -107,7 +107,7 @@ def _entry(config: DescribedConfig, include_synonyms: bool) -> Any:
 
 def _broker_id(ctx: RequestContext, name: str, *, allow_empty: bool) -> None:
     """Raise `_Refused` unless ``name`` names this broker (or is empty when allowed)."""
-    node_id = ctx.broker.config.node_id
+    node_id = ctx.cluster.node_id
     if not name:
         if allow_empty:
             return
@@ -124,13 +124,13 @@ def _broker_id(ctx: RequestContext, name: str, *, allow_empty: bool) -> None:
 def _describe_one(ctx: RequestContext, resource: Any, include_synonyms: bool) -> list[Any]:
     kind, name = resource.resource_type, resource.resource_name
     keys = list(resource.configuration_keys) if resource.configuration_keys else None
-    broker = ctx.broker
+    broker = ctx.cluster
     if kind == ResourceType.TOPIC:
         try:
             validate_topic_name(name)
         except TopicError as exc:
             raise _Refused(ErrorCode.INVALID_TOPIC_EXCEPTION, str(exc)) from None
-        info = broker.catalog.get(name)
+        info = ctx.topics.get(name)
         if info is None:
             raise _Refused(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, None)
         return [_entry(c, include_synonyms) for c in describe_topic(broker.config, info.configs, keys)]
@@ -184,13 +184,11 @@ def _apply_topic(ctx: RequestContext, name: str, configs: dict[str, str], valida
             validate(key, value)
         except InvalidConfig as exc:
             raise _Refused(ErrorCode.INVALID_CONFIG, str(exc)) from None
-    broker = ctx.broker
-    if broker.catalog.get(name) is None:
+    if ctx.topics.get(name) is None:
         raise _Refused(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"The topic '{name}' does not exist.")
     if validate_only:
         return
-    info = broker.catalog.set_configs(name, configs)
-    broker.logs.set_topic_config(name, log_config_for(broker.config, info))
+    ctx.topics.set_configs(name, configs)
 
 
 def _check_alterable(kind: int, keys: list[str]) -> None:
@@ -213,7 +211,7 @@ def _check_broker_resource(ctx: RequestContext, name: str, configs: list[Any], *
         requested = int(name)
     except ValueError:
         raise _Refused(ErrorCode.INVALID_REQUEST, f"Node id must be an integer, but it is: {name}") from None
-    node_id = ctx.broker.config.node_id
+    node_id = ctx.cluster.node_id
     if requested != node_id:
         raise _Refused(ErrorCode.INVALID_REQUEST, f"Unexpected broker id, expected {node_id}, but received {name}")
     return True
@@ -223,7 +221,7 @@ def _alter_broker(ctx: RequestContext, resource: Any, validate_only: bool, *, in
     """Validate a BROKER resource's change, then persist and apply it unless ``validate_only``."""
     configs = list(resource.configs)
     per_broker = _check_broker_resource(ctx, resource.resource_name, configs, incremental=incremental)
-    broker = ctx.broker
+    broker = ctx.cluster
     try:
         if incremental:
             for change in configs:
@@ -338,7 +336,7 @@ async def incremental_alter_configs(ctx: RequestContext, request: Any) -> Any:
                 _alter_broker(ctx, resource, request.validate_only, incremental=True)
             else:
                 _check_alterable(resource.resource_type, [c.name for c in resource.configs])
-                info = ctx.broker.catalog.get(resource.resource_name)
+                info = ctx.topics.get(resource.resource_name)
                 current = dict(info.configs) if info is not None else {}
                 configs = _incremental(current, list(resource.configs))
                 _apply_topic(ctx, resource.resource_name, configs, request.validate_only)

@@ -6,8 +6,10 @@ internal topic (INVALID_TOPIC_EXCEPTION); ``cleanup.policy`` without ``delete``
 high watermark gives OFFSET_OUT_OF_RANGE.  A success answers with the partition's low
 watermark (its log start offset, there being one replica); every error with -1.
 
-The new log start offset is checkpointed before the answer; whole segments below it are
-deleted by the next retention pass, as Kafka does.  ``timeout_ms`` is moot on one replica.
+The checks and the move are the partitions service's
+(`odradek.partition.service.Partitions.delete_records`).  The new log start offset is
+checkpointed before the answer; whole segments below it are deleted by the next retention pass,
+as Kafka does.  ``timeout_ms`` is moot on one replica.
 """
 
 from __future__ import annotations
@@ -16,11 +18,8 @@ from typing import Any
 
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
-from odradek.storage.errors import OffsetOutOfRange, StorageError
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.offsets import DeleteRecordsRequest, DeleteRecordsResponse
-
-HIGH_WATERMARK = -1
 
 _TopicResult = DeleteRecordsResponse.DeleteRecordsTopicResult
 _PartitionResult = _TopicResult.DeleteRecordsPartitionResult
@@ -41,37 +40,13 @@ def _error(request: Any, code: ErrorCode) -> Any:
     )
 
 
-def _delete(ctx: RequestContext, topic: str, partition: int, offset: int) -> tuple[ErrorCode, int]:
-    """(error, low watermark) for one partition."""
-    broker = ctx.broker
-    info = broker.catalog.get(topic)
-    log = broker.partition_log(topic, partition) if info is not None else None
-    if info is None or log is None:
-        return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1
-    if info.internal:
-        return ErrorCode.INVALID_TOPIC_EXCEPTION, -1
-    if not log.config.delete:
-        return ErrorCode.POLICY_VIOLATION, -1
-    if log.offline:
-        return ErrorCode.KAFKA_STORAGE_ERROR, -1
-    target = log.high_watermark if offset == HIGH_WATERMARK else offset
-    if target < 0:
-        return ErrorCode.OFFSET_OUT_OF_RANGE, -1
-    try:
-        return ErrorCode.NONE, broker.logs.increment_log_start_offset(topic, partition, target)
-    except OffsetOutOfRange:
-        return ErrorCode.OFFSET_OUT_OF_RANGE, -1
-    except (StorageError, OSError):
-        return ErrorCode.KAFKA_STORAGE_ERROR, -1
-
-
 @registry.api(DeleteRecordsRequest, DeleteRecordsResponse, "0-2", _error)
 async def delete_records(ctx: RequestContext, request: Any) -> Any:
     topics = []
     for topic in request.topics:
         partitions = []
         for p in topic.partitions:
-            code, low_watermark = _delete(ctx, topic.name, p.partition_index, p.offset)
+            code, low_watermark = ctx.partitions.delete_records(topic.name, p.partition_index, p.offset)
             partitions.append(
                 _PartitionResult(partition_index=p.partition_index, low_watermark=low_watermark, error_code=code)
             )

@@ -7,8 +7,8 @@ clients (3.8+) and Kafka's topic tool prefer to Metadata.
   to continue from.  A request cursor starts the answer at that topic and partition; with an
   explicit topic list the cursor's topic must be in it (INVALID_REQUEST otherwise).
 - An unknown topic gets UNKNOWN_TOPIC_OR_PARTITION and no partitions.
-- One broker: leader 0's epoch is 0, replicas and ISR are this broker, and the eligible and
-  last known leader replica lists (KIP-966) are empty.
+- Leaders, epochs, replicas and ISR are what the partitions service says (one broker: itself,
+  epoch 0); the eligible and last known leader replica lists (KIP-966) are empty.
 """
 
 from __future__ import annotations
@@ -36,26 +36,28 @@ def _error(request: Any, code: ErrorCode) -> Any:
 
 
 def _partitions(ctx: RequestContext, info: TopicInfo, first: int, count: int) -> list[Any]:
-    node = ctx.broker.config.node_id
-    return [
-        _Partition(
-            error_code=ErrorCode.NONE,
-            partition_index=index,
-            leader_id=node,
-            leader_epoch=0,
-            replica_nodes=[node],
-            isr_nodes=[node],
-            eligible_leader_replicas=[],
-            last_known_elr=[],
-            offline_replicas=[],
+    partitions = []
+    for index in range(first, first + count):
+        leader = ctx.partitions.leadership(info.name, index)
+        partitions.append(
+            _Partition(
+                error_code=ErrorCode.NONE,
+                partition_index=index,
+                leader_id=leader.leader_id,
+                leader_epoch=leader.leader_epoch,
+                replica_nodes=list(leader.replicas),
+                isr_nodes=list(leader.isr),
+                eligible_leader_replicas=[],
+                last_known_elr=[],
+                offline_replicas=[],
+            )
         )
-        for index in range(first, first + count)
-    ]
+    return partitions
 
 
 @registry.api(DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse, "0", _error)
 async def describe_topic_partitions(ctx: RequestContext, request: Any) -> Any:
-    catalog = ctx.broker.catalog
+    catalog = ctx.topics
     explicit = bool(request.topics)
     names = sorted({t.name for t in request.topics}) if explicit else sorted(info.name for info in catalog)
     cursor = request.cursor

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import logging
 import struct
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from odradek.handlers.api_versions import supported_api_entries
-from odradek.handlers.context import ClientConnection, RequestContext
+from odradek.handlers.context import ClientConnection, RequestContext, Services
 from odradek.handlers.registry import ApiHandler, Registry
 from odradek.wire.api import (
     ApiKey,
@@ -30,9 +30,6 @@ from odradek.wire.errors import ErrorCode, ProtocolViolation
 from odradek.wire.messages.api_versions import ApiVersionsResponse
 from odradek.wire.primitives import DecodeError, Part, Reader, Writer
 from odradek.wire.schema import Message
-
-if TYPE_CHECKING:
-    from odradek.broker import Broker
 
 __all__ = ["Dispatcher", "Frame", "encode_response_frame"]
 
@@ -63,8 +60,8 @@ _MAY_WAIT = frozenset({ApiKey.FETCH, ApiKey.JOIN_GROUP, ApiKey.SYNC_GROUP})
 
 
 class Dispatcher:
-    def __init__(self, broker: Broker, registry: Registry) -> None:
-        self._broker = broker
+    def __init__(self, services: Services, registry: Registry) -> None:
+        self._services = services
         self._registry = registry
 
     @staticmethod
@@ -90,7 +87,7 @@ class Dispatcher:
             request = decode_from(handler.request, version, reader)
         except (DecodeError, ValueError) as exc:
             raise ProtocolViolation(f"unparsable {handler.request.name} v{version}: {exc}") from None
-        context = RequestContext(self._broker, header, connection)
+        context = RequestContext(self._services, header, connection)
         try:
             response = await handler.handle(context, request)
             if response is None:

@@ -10,10 +10,13 @@
   byte for byte with compat-tests/probes); clients drop a partial last batch.
 - A partition with nothing new answers with an empty, non-null record set.
 - Long poll: when fewer than ``min_bytes`` are ready and no partition has an error, wait up to
-  ``max_wait_ms`` for an append to any requested partition, then read again.
+  what is left of ``max_wait_ms`` for an append to any requested partition
+  (`PartitionsView.wait_for_data`), then read again.
 - read_committed reads stop at the last stable offset and report aborted transactions (an
   empty list until transactions exist); read_uncommitted reports none (null).
 - v13+ names topics by id: an unknown id gets UNKNOWN_TOPIC_ID.
+- Reads, leader epoch checks and offsets are the partitions service's
+  (`odradek.partition.service.Partitions.read`).
 - Record sets are never decoded here.  One of ``SPILL_BYTES`` or more goes into the response as
   the segment's `FileRegion` (the connection sends it with sendfile when it can); a smaller one
   is read into bytes, which costs less than a syscall of its own.  Only the last read of the
@@ -22,14 +25,12 @@
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import Any
 
 from odradek.fetch_sessions import FINAL_EPOCH, INITIAL_EPOCH, FetchSession, SessionPartition
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
-from odradek.storage.errors import OffsetOutOfRange, StorageError
 from odradek.storage.region import FileRegion
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.fetch import FetchRequest, FetchResponse
@@ -58,7 +59,7 @@ def _error(request: Any, code: ErrorCode) -> Any:
 
 
 def _requested_partitions(ctx: RequestContext, request: Any) -> list[SessionPartition]:
-    catalog = ctx.broker.catalog
+    catalog = ctx.topics
     parts = []
     for topic in request.topics:
         if ctx.version >= 13:
@@ -79,29 +80,20 @@ def _requested_partitions(ctx: RequestContext, request: Any) -> list[SessionPart
 
 
 def _read_one(ctx: RequestContext, part: SessionPartition, limit: int, first: bool, committed: bool) -> _Read:
-    broker = ctx.broker
-    info = broker.catalog.get(part.topic) if part.topic else None
-    log = broker.partition_log(part.topic, part.partition) if info is not None else None
-    if log is None:
-        unknown_id = ctx.version >= 13 and info is None
-        return _Read(part, ErrorCode.UNKNOWN_TOPIC_ID if unknown_id else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-    if part.current_leader_epoch > 0:
-        return _Read(part, ErrorCode.UNKNOWN_LEADER_EPOCH)
-    if log.offline:
-        return _Read(part, ErrorCode.KAFKA_STORAGE_ERROR)
-    high_watermark = log.high_watermark
-    stable = high_watermark  # no transactions yet: the last stable offset is the high watermark
-    outcome = _Read(part, ErrorCode.NONE, high_watermark, stable, log.log_start_offset)
-    upper = stable if committed else high_watermark
-    try:
-        if part.fetch_offset >= upper and part.fetch_offset <= log.log_end_offset:
-            return outcome
-        region = log.read(part.fetch_offset, max(limit, 1), min_one_batch=first, whole_batches=False)
-    except OffsetOutOfRange:
-        # Kafka answers a failed read with -1 for the high watermark, LSO and log start.
-        return _Read(part, ErrorCode.OFFSET_OUT_OF_RANGE)
-    except StorageError:
-        return _Read(part, ErrorCode.KAFKA_STORAGE_ERROR)
+    read = ctx.partitions.read(
+        part.topic,
+        part.partition,
+        part.fetch_offset,
+        limit,
+        current_leader_epoch=part.current_leader_epoch,
+        first=first,
+        committed=committed,
+    )
+    error = read.error
+    if error == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION and ctx.version >= 13 and ctx.topics.get(part.topic) is None:
+        error = ErrorCode.UNKNOWN_TOPIC_ID
+    outcome = _Read(part, error, read.high_watermark, read.last_stable_offset, read.log_start_offset)
+    region = read.records
     if region is not None:
         outcome.records = region if region.length >= SPILL_BYTES else region.read()
     return outcome
@@ -121,22 +113,9 @@ def _read_all(ctx: RequestContext, parts: list[SessionPartition], max_bytes: int
     return results
 
 
-async def _wait_for_data(ctx: RequestContext, parts: list[SessionPartition], timeout_s: float) -> None:
-    events = [ctx.broker.data_event(p.topic, p.partition) for p in parts if p.topic]
-    if not events:
-        await asyncio.sleep(timeout_s)
-        return
-    waiters = [asyncio.ensure_future(event.wait()) for event in events]
-    try:
-        await asyncio.wait(waiters, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for waiter in waiters:
-            waiter.cancel()
-
-
 def _resolve_session(ctx: RequestContext, request: Any) -> tuple[FetchSession | None, ErrorCode, bool]:
     """(session or None for sessionless, top-level error, whether the response is full)."""
-    cache = ctx.broker.fetch_sessions
+    cache = ctx.fetch_sessions
     if ctx.version < 7:
         return None, ErrorCode.NONE, True
     if request.session_id == 0:
@@ -178,16 +157,15 @@ async def fetch(ctx: RequestContext, request: Any) -> Any:
         parts = list(session.partitions.values())
     committed = request.isolation_level == READ_COMMITTED
     max_bytes = request.max_bytes if ctx.version >= 3 else 2**31 - 1
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + max(request.max_wait_ms, 0) / 1000
+    remaining_ms = max(request.max_wait_ms, 0)
+    watched = [(p.topic, p.partition) for p in parts if p.topic]
     while True:
         results = _read_all(ctx, parts, max_bytes, committed)
         ready = sum(len(r.records) for r in results)
         errors = any(r.error != ErrorCode.NONE for r in results)
-        remaining = deadline - loop.time()
-        if ready >= request.min_bytes or errors or remaining <= 0 or ctx.connection.closed:
+        if ready >= request.min_bytes or errors or remaining_ms <= 0 or ctx.connection.closed:
             break
-        await _wait_for_data(ctx, parts, remaining)
+        remaining_ms = await ctx.partitions.wait_for_data(watched, remaining_ms)
     return FetchResponse(
         error_code=ErrorCode.NONE,
         session_id=session.session_id if session is not None else 0,
@@ -197,7 +175,7 @@ async def fetch(ctx: RequestContext, request: Any) -> Any:
 
 def _forgotten_name(ctx: RequestContext, forgotten: Any) -> str:
     if ctx.version >= 13:
-        info = ctx.broker.catalog.by_id(forgotten.topic_id)
+        info = ctx.topics.by_id(forgotten.topic_id)
         return info.name if info is not None else ""
     return str(forgotten.topic)
 

@@ -40,10 +40,10 @@ def _error(request: Any, code: ErrorCode) -> Any:
 def _lookup(ctx: RequestContext, key_type: int) -> tuple[ErrorCode, int, str, int]:
     """(error, node id, host, port) for a key of ``key_type``."""
     if key_type == GROUP:
-        if not ctx.broker.group_coordinator.ensure_topic():
+        if not ctx.groups.ensure_topic():
             return ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, "", -1
-        host, port = ctx.broker.config.advertised
-        return ErrorCode.NONE, ctx.broker.config.node_id, host, port
+        host, port = ctx.cluster.advertised
+        return ErrorCode.NONE, ctx.cluster.node_id, host, port
     if key_type in (TRANSACTION, SHARE):
         return ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, "", -1
     return ErrorCode.INVALID_REQUEST, -1, "", -1

@@ -86,7 +86,7 @@ async def join_group(ctx: RequestContext, request: Any) -> Any:
         supports_skip_assignment=version >= 9,
         reason=request.reason,
     )
-    result = await ctx.broker.group_coordinator.join(join)
+    result = await ctx.groups.join(join)
     protocol_name = result.protocol_name
     if protocol_name is None and version < 7:
         protocol_name = ""
@@ -125,7 +125,7 @@ async def sync_group(ctx: RequestContext, request: Any) -> Any:
         protocol_name=request.protocol_name,
         assignments=tuple((a.member_id, a.assignment) for a in request.assignments),
     )
-    result = await ctx.broker.group_coordinator.sync(sync)
+    result = await ctx.groups.sync(sync)
     return SyncGroupResponse(
         error_code=result.error,
         protocol_type=result.protocol_type,
@@ -146,7 +146,7 @@ async def heartbeat(ctx: RequestContext, request: Any) -> Any:
     if not request.group_id:
         return _heartbeat_error(request, ErrorCode.INVALID_GROUP_ID)
     beat = Heartbeat(request.group_id, request.member_id, request.generation_id, request.group_instance_id)
-    return HeartbeatResponse(error_code=ctx.broker.group_coordinator.coordinator.heartbeat(beat))
+    return HeartbeatResponse(error_code=ctx.groups.coordinator.heartbeat(beat))
 
 
 # ---------------------------------------------------------------------- LeaveGroup
@@ -164,7 +164,7 @@ async def leave_group(ctx: RequestContext, request: Any) -> Any:
         leaving = [LeaveMember(request.member_id, None)]
     else:
         leaving = [LeaveMember(m.member_id, m.group_instance_id) for m in request.members]
-    result = ctx.broker.group_coordinator.leave(request.group_id, leaving)
+    result = ctx.groups.leave(request.group_id, leaving)
     if ctx.version < 3:
         error = result.error
         if error is ErrorCode.NONE and result.members:
@@ -188,7 +188,7 @@ def _describe_error(request: Any, code: ErrorCode) -> Any:
 
 @registry.api(DescribeGroupsRequest, DescribeGroupsResponse, "0-6", _describe_error)
 async def describe_groups(ctx: RequestContext, request: Any) -> Any:
-    coordinator = ctx.broker.group_coordinator.coordinator
+    coordinator = ctx.groups.coordinator
     operations = ALL_GROUP_OPERATIONS if request.include_authorized_operations else AUTHORIZED_OPERATIONS_OMITTED
     groups = []
     for group_id in request.groups:
@@ -238,7 +238,7 @@ def _list_error(request: Any, code: ErrorCode) -> Any:
 
 @registry.api(ListGroupsRequest, ListGroupsResponse, "0-5", _list_error)
 async def list_groups(ctx: RequestContext, request: Any) -> Any:
-    listed = ctx.broker.group_coordinator.coordinator.list_groups(request.states_filter, request.types_filter)
+    listed = ctx.groups.coordinator.list_groups(request.states_filter, request.types_filter)
     return ListGroupsResponse(
         error_code=ErrorCode.NONE,
         groups=[
@@ -265,7 +265,7 @@ def _delete_error(request: Any, code: ErrorCode) -> Any:
 @registry.api(DeleteGroupsRequest, DeleteGroupsResponse, "0-3", _delete_error)
 async def delete_groups(ctx: RequestContext, request: Any) -> Any:
     names = list(request.groups_names)
-    errors = ctx.broker.group_coordinator.delete_groups(names)
+    errors = ctx.groups.delete_groups(names)
     return DeleteGroupsResponse(
         results=[
             DeleteGroupsResponse.DeletableGroupResult(group_id=name, error_code=error)

@@ -6,7 +6,8 @@ with the largest timestamp), -4 earliest local (v8+: the log start offset, all d
 -5 latest tiered (v9+: -1, nothing is tiered).  Any other timestamp finds the first record
 whose timestamp is at least the target; none -> offset -1 and timestamp -1 with no error.
 Unknown topic or partition -> UNKNOWN_TOPIC_OR_PARTITION; a current leader epoch newer than
-ours -> UNKNOWN_LEADER_EPOCH.  This broker's leader epoch is always 0.
+ours -> UNKNOWN_LEADER_EPOCH.  The lookups and the leader epoch are the partitions service's
+(`odradek.partition.service.Partitions.list_offset`); the epoch field exists from v4 on.
 """
 
 from __future__ import annotations
@@ -15,11 +16,8 @@ from typing import Any
 
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
-from odradek.storage.errors import StorageError
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.list_offsets import ListOffsetsRequest, ListOffsetsResponse
-
-LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -1, -2, -3, -4, -5
 
 _TopicResponse = ListOffsetsResponse.ListOffsetsTopicResponse
 _PartitionResponse = _TopicResponse.ListOffsetsPartitionResponse
@@ -41,36 +39,15 @@ def _error(request: Any, code: ErrorCode) -> Any:
 
 def _lookup(ctx: RequestContext, topic: str, partition: Any) -> Any:
     index = partition.partition_index
-    log = ctx.broker.partition_log(topic, index)
-    if log is None:
-        return _PartitionResponse(partition_index=index, error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-    if partition.current_leader_epoch > 0:
-        return _PartitionResponse(partition_index=index, error_code=ErrorCode.UNKNOWN_LEADER_EPOCH)
-    if log.offline:
-        return _PartitionResponse(partition_index=index, error_code=ErrorCode.KAFKA_STORAGE_ERROR)
-    target = partition.timestamp
-    found: tuple[int, int, int] | None
-    if target == LATEST:
-        found = (-1, log.high_watermark, 0)  # no transactions yet: last stable offset == high watermark
-    elif target in (EARLIEST, EARLIEST_LOCAL):
-        found = (-1, log.log_start_offset, 0)
-    elif target == LATEST_TIERED:
-        found = (-1, -1, -1)
-    else:
-        try:
-            hit = log.max_timestamp() if target == MAX_TIMESTAMP else log.offset_for_timestamp(target)
-        except StorageError:
-            return _PartitionResponse(partition_index=index, error_code=ErrorCode.KAFKA_STORAGE_ERROR)
-        found = (hit.timestamp, hit.offset, hit.leader_epoch) if hit is not None else (-1, -1, -1)
-    timestamp, offset, epoch = found
-    if ctx.version < 4:
-        epoch = -1  # the field exists from v4 on
+    found = ctx.partitions.list_offset(topic, index, partition.timestamp, partition.current_leader_epoch)
+    if found.error != ErrorCode.NONE:
+        return _PartitionResponse(partition_index=index, error_code=found.error)
     return _PartitionResponse(
         partition_index=index,
         error_code=ErrorCode.NONE,
-        timestamp=timestamp,
-        offset=offset,
-        leader_epoch=epoch,
+        timestamp=found.timestamp,
+        offset=found.offset,
+        leader_epoch=found.leader_epoch if ctx.version >= 4 else -1,
     )
 
 

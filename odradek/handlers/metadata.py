@@ -8,7 +8,8 @@
   UNKNOWN_TOPIC_OR_PARTITION; an illegal name gets INVALID_TOPIC_EXCEPTION; an unknown topic id
   (v10+) gets UNKNOWN_TOPIC_ID.  When any requested topic carries an id, the names in the
   request are ignored, as Kafka does.
-- This single broker leads every partition at leader epoch 0, with itself as the only replica.
+- Leaders, epochs and replicas are what the partitions service says (today: this broker leads
+  every partition at leader epoch 0, with itself as the only replica).
 - Authorized operations are reported only when asked for (no authorizer: everything allowed),
   also for a named topic answered with an error.
 """
@@ -39,19 +40,20 @@ def _error(request: Any, code: ErrorCode) -> Any:
 
 
 def topic_metadata(ctx: RequestContext, info: TopicInfo, with_operations: bool) -> Any:
-    node = ctx.broker.config.node_id
-    partitions = [
-        MetadataResponse.MetadataResponseTopic.MetadataResponsePartition(
-            error_code=ErrorCode.NONE,
-            partition_index=index,
-            leader_id=node,
-            leader_epoch=0,
-            replica_nodes=[node],
-            isr_nodes=[node],
-            offline_replicas=[],
+    partitions = []
+    for index in range(info.partitions):
+        leader = ctx.partitions.leadership(info.name, index)
+        partitions.append(
+            MetadataResponse.MetadataResponseTopic.MetadataResponsePartition(
+                error_code=ErrorCode.NONE,
+                partition_index=index,
+                leader_id=leader.leader_id,
+                leader_epoch=leader.leader_epoch,
+                replica_nodes=list(leader.replicas),
+                isr_nodes=list(leader.isr),
+                offline_replicas=[],
+            )
         )
-        for index in range(info.partitions)
-    ]
     return MetadataResponse.MetadataResponseTopic(
         error_code=ErrorCode.NONE,
         name=info.name,
@@ -73,25 +75,25 @@ def _missing(name: str | None, code: ErrorCode, with_ops: bool, topic_id: bytes 
 
 @registry.api(MetadataRequest, MetadataResponse, "0-13", _error)
 async def metadata(ctx: RequestContext, request: Any) -> Any:
-    broker = ctx.broker
+    cluster = ctx.cluster
     version = ctx.version
     with_ops = bool(request.include_topic_authorized_operations)
     allow_create = (request.allow_auto_topic_creation if version >= 4 else True) and (
-        broker.config.auto_create_topics_enable
+        cluster.config.auto_create_topics_enable
     )
     topics: list[Any] = []
     if request.topics is None or (version == 0 and not request.topics):
-        topics = [topic_metadata(ctx, info, with_ops) for info in broker.catalog]
+        topics = [topic_metadata(ctx, info, with_ops) for info in ctx.topics]
     elif version >= 10 and any(t.topic_id != ZERO_UUID for t in request.topics):
         topics = _by_ids(ctx, [t.topic_id for t in request.topics if t.topic_id != ZERO_UUID], with_ops)
     else:
         for wanted in request.topics:
             topics.append(await _one_topic(ctx, wanted, allow_create, with_ops))
-    host, port = broker.config.advertised
+    host, port = cluster.advertised
     return MetadataResponse(
-        brokers=[MetadataResponse.MetadataResponseBroker(node_id=broker.config.node_id, host=host, port=port)],
-        cluster_id=broker.cluster_id,
-        controller_id=broker.config.node_id,
+        brokers=[MetadataResponse.MetadataResponseBroker(node_id=cluster.node_id, host=host, port=port)],
+        cluster_id=cluster.cluster_id,
+        controller_id=cluster.node_id,
         topics=topics,
         cluster_authorized_operations=(
             ALL_CLUSTER_OPERATIONS if request.include_cluster_authorized_operations else AUTHORIZED_OPERATIONS_OMITTED
@@ -103,7 +105,7 @@ async def metadata(ctx: RequestContext, request: Any) -> Any:
 def _by_ids(ctx: RequestContext, topic_ids: list[bytes], with_ops: bool) -> list[Any]:
     """Kafka's answer when any requested topic has an id: names in the request are ignored,
     unknown ids come first (UNKNOWN_TOPIC_ID, no name), then the known ones."""
-    catalog = ctx.broker.catalog
+    catalog = ctx.topics
     known = [info for info in (catalog.by_id(i) for i in dict.fromkeys(topic_ids)) if info is not None]
     unknown = [i for i in dict.fromkeys(topic_ids) if catalog.by_id(i) is None]
     return [_missing(None, ErrorCode.UNKNOWN_TOPIC_ID, with_ops, i) for i in unknown] + [
@@ -112,7 +114,7 @@ def _by_ids(ctx: RequestContext, topic_ids: list[bytes], with_ops: bool) -> list
 
 
 async def _one_topic(ctx: RequestContext, wanted: Any, allow_create: bool, with_ops: bool) -> Any:
-    catalog = ctx.broker.catalog
+    catalog = ctx.topics
     if wanted.name is None:
         info = catalog.by_id(wanted.topic_id)
         if info is None:
@@ -128,7 +130,7 @@ async def _one_topic(ctx: RequestContext, wanted: Any, allow_create: bool, with_
     if not allow_create:
         return _missing(wanted.name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, with_ops)
     try:
-        ctx.broker.create_topic(wanted.name, ctx.broker.config.num_partitions, {})
+        ctx.topics.create(wanted.name, ctx.cluster.config.num_partitions, {})
     except TopicError as exc:
         return _missing(wanted.name, ErrorCode[exc.code_name], with_ops)
     return _missing(wanted.name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, with_ops)

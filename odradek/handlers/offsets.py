@@ -49,18 +49,18 @@ _DeletePartition = _DeleteTopic.OffsetDeleteResponsePartition
 
 def _topic_name(ctx: RequestContext, topic: Any, by_id: bool) -> str | None:
     if by_id:
-        info = ctx.broker.catalog.by_id(topic.topic_id)
+        info = ctx.topics.by_id(topic.topic_id)
         return info.name if info is not None else None
     return str(topic.name)
 
 
 def _topic_id(ctx: RequestContext, name: str) -> bytes:
-    info = ctx.broker.catalog.get(name)
+    info = ctx.topics.get(name)
     return info.topic_id if info is not None else ZERO_UUID
 
 
 def _partition_exists(ctx: RequestContext, topic: str, partition: int) -> bool:
-    info = ctx.broker.catalog.get(topic)
+    info = ctx.topics.get(topic)
     return info is not None and 0 <= partition < info.partitions
 
 
@@ -105,7 +105,7 @@ async def offset_commit(ctx: RequestContext, request: Any) -> Any:
             request.group_id, request.generation_id_or_member_epoch, request.member_id, request.group_instance_id
         )
         retention = request.retention_time_ms if ctx.version <= 4 else -1
-        results = ctx.broker.group_coordinator.commit_offsets(who, [c for _, c in accepted], ctx.version, retention)
+        results = ctx.groups.commit_offsets(who, [c for _, c in accepted], ctx.version, retention)
         for (slot, _), error in zip(accepted, results, strict=True):
             errors[slot] = error
     return OffsetCommitResponse(
@@ -145,7 +145,7 @@ def _fetch_group(
 
     ``wanted`` None means every committed offset; a None topic name is an unknown topic id.
     """
-    coordinator = ctx.broker.group_coordinator.coordinator
+    coordinator = ctx.groups.coordinator
     known = None if wanted is None else [(t, p) for t, _, p in wanted if t is not None]
     error, found = coordinator.fetch_offsets(group_id, known)
     if error is not ErrorCode.NONE:
@@ -255,7 +255,7 @@ async def offset_delete(ctx: RequestContext, request: Any) -> Any:
                 answered.setdefault(topic.name, []).append(
                     _DeletePartition(partition_index=p.partition_index, error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
                 )
-    error, results = ctx.broker.group_coordinator.delete_offsets(request.group_id, known)
+    error, results = ctx.groups.delete_offsets(request.group_id, known)
     if error is not ErrorCode.NONE:
         return _delete_error(request, error)
     for (name, partition), code in zip(known, results, strict=True):

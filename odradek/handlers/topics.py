@@ -49,7 +49,7 @@ def _create_error(request: Any, code: ErrorCode) -> Any:
 def _check_assignments(ctx: RequestContext, assignments: list[Any]) -> int:
     """Kafka's checks of a manual assignment, partition by partition in its order (broker ids
     sorted, so the lowest offending id is named); returns the replication factor."""
-    node_id = ctx.broker.config.node_id
+    node_id = ctx.cluster.node_id
     replication: int | None = None
     for expected, assignment in enumerate(assignments):
         if assignment.partition_index != expected:
@@ -87,9 +87,9 @@ def _check_assignments(ctx: RequestContext, assignments: list[Any]) -> int:
 
 def _plan(ctx: RequestContext, topic: Any) -> tuple[int, int, dict[str, str]]:
     """Check one creatable topic; return (partitions, replication factor, configs) or raise _Refused."""
-    broker = ctx.broker
+    config = ctx.cluster.config
     try:
-        broker.catalog.check_new(topic.name, 1)
+        ctx.topics.check_new(topic.name, 1)
     except TopicError as exc:
         raise _Refused(ErrorCode[exc.code_name], str(exc)) from None
     if topic.assignments:
@@ -106,10 +106,8 @@ def _plan(ctx: RequestContext, topic: Any) -> tuple[int, int, dict[str, str]]:
         partitions = len(topic.assignments)
         replication = _check_assignments(ctx, topic.assignments)
     else:
-        partitions = broker.config.num_partitions if topic.num_partitions == -1 else topic.num_partitions
-        replication = (
-            broker.config.default_replication_factor if topic.replication_factor == -1 else topic.replication_factor
-        )
+        partitions = config.num_partitions if topic.num_partitions == -1 else topic.num_partitions
+        replication = config.default_replication_factor if topic.replication_factor == -1 else topic.replication_factor
     if partitions <= 0:
         raise _Refused(ErrorCode.INVALID_PARTITIONS, "Number of partitions was set to an invalid non-positive value.")
     if replication <= 0:
@@ -148,7 +146,7 @@ async def create_topics(ctx: RequestContext, request: Any) -> Any:
             continue
         topic_id = ZERO_UUID
         if not request.validate_only:
-            topic_id = ctx.broker.create_topic(topic.name, partitions, configs).topic_id
+            topic_id = ctx.topics.create(topic.name, partitions, configs).topic_id
         results.append(_success(ctx, topic.name, topic_id, partitions, replication, configs))
     results += [
         _Result(name=name, error_code=ErrorCode.INVALID_REQUEST, error_message="Duplicate topic name.")
@@ -174,7 +172,7 @@ def _success(
             config_source=source.value,
             is_sensitive=False,
         )
-        for definition, value, source in effective_configs(ctx.broker.config, configs)
+        for definition, value, source in effective_configs(ctx.cluster.config, configs)
     ]
     return _Result(
         name=name,
@@ -219,17 +217,17 @@ def _delete_one(ctx: RequestContext, name: str | None, topic_id: bytes) -> Any:
             error_code=ErrorCode.INVALID_REQUEST,
             error_message="Neither topic name nor id were specified.",
         )
-    catalog = ctx.broker.catalog
+    catalog = ctx.topics
     info = catalog.get(name) if name is not None else catalog.by_id(topic_id)
     if info is None:
         code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION if name is not None else ErrorCode.UNKNOWN_TOPIC_ID
         return _Deleted(name=name, topic_id=topic_id, error_code=code, error_message=_UNKNOWN_MESSAGES[code])
-    if not ctx.broker.config.delete_topic_enable:
+    if not ctx.cluster.config.delete_topic_enable:
         return _Deleted(
             name=info.name,
             topic_id=info.topic_id,
             error_code=ErrorCode.TOPIC_DELETION_DISABLED,
             error_message=None,
         )
-    ctx.broker.delete_topic(info.name)
+    ctx.topics.delete(info.name)
     return _Deleted(name=info.name, topic_id=info.topic_id, error_code=ErrorCode.NONE, error_message=None)

@@ -25,6 +25,4 @@ def _error(request: Any, code: ErrorCode) -> Any:
 async def init_producer_id(ctx: RequestContext, request: Any) -> Any:
     if request.transactional_id is not None:
         return _error(request, ErrorCode.INVALID_REQUEST)
-    return InitProducerIdResponse(
-        error_code=ErrorCode.NONE, producer_id=ctx.broker.producer_ids.allocate(), producer_epoch=0
-    )
+    return InitProducerIdResponse(error_code=ErrorCode.NONE, producer_id=ctx.producer_ids.allocate(), producer_epoch=0)

@@ -123,8 +123,8 @@ class LogManager:
         self._first_dirty: dict[tuple[str, int], int] = {}
 
     def set_retained_batches(self, provider: Callable[[PartitionLog], frozenset[int]]) -> None:
-        """Who names the batches compaction must keep even when empty (the broker: each
-        idempotent producer's last batch, from its producer state)."""
+        """Who names the batches compaction must keep even when empty (the partitions service:
+        each idempotent producer's last batch, from the partition's producer state)."""
         self._retained_batches = provider
 
     def set_cleaner_config(self, config: CleanerConfig) -> None:

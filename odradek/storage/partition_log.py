@@ -34,7 +34,9 @@ Invariants:
 - first segment's base offset <= log start offset <= high watermark == log end offset (a
   single replica: no follower lags);
 - append listeners run after the data is written; an exception in one is logged and does
-  not undo the append.
+  not undo the append;
+- the `observer` (the partition owning the log) hears of every roll, log start offset move and
+  clean close, after the change (see `odradek.storage.log_observer`).
 
 Not thread-safe: one thread (the event loop) uses a log; `flush` may be slow (fsync).
 """
@@ -54,6 +56,7 @@ from odradek.storage.filesystem import FileSystem
 from odradek.storage.index_file import INT32_MAX
 from odradek.storage.log_config import LogConfig
 from odradek.storage.log_loader import load_segments
+from odradek.storage.log_observer import LogObserver
 from odradek.storage.partition_metadata import PARTITION_METADATA_FILE, write_partition_metadata
 from odradek.storage.region import FileRegion
 from odradek.storage.segment import AppendedBatch, LogSegment, TimestampOffset
@@ -121,6 +124,8 @@ class PartitionLog:
         self._creation_unsynced = False
         self._pending_deletions: list[tuple[int, LogSegment]] = []
         self._closed = False
+        self.observer: LogObserver | None = None
+        """Told of rolls, log start offset moves and clean closes (the partition owning the log)."""
 
     @classmethod
     def create(
@@ -248,10 +253,20 @@ class PartitionLog:
     def segments(self) -> tuple[LogSegment, ...]:
         return tuple(self._segments)
 
-    def batch_headers(self) -> Iterator[BatchHeader]:
-        """Every batch header from the log start to the end, without reading any records."""
-        for segment in list(self._segments):
-            yield from segment.batch_headers()
+    def batch_headers(self, start_offset: int = 0) -> Iterator[BatchHeader]:
+        """Every batch header from the batch holding ``start_offset`` (or the first after it) to
+        the end, without reading any records; the segments before it are not read at all."""
+        first = max(bisect_right(self._base_offsets, start_offset) - 1, 0)
+        for segment in self._segments[first:]:
+            yield from segment.batch_headers(start_offset)
+
+    def _notify(self, tell: Callable[[LogObserver], None]) -> None:
+        if self.observer is None:
+            return
+        try:
+            tell(self.observer)
+        except Exception:
+            _log.exception("log observer failed for %s-%d", self.topic, self.partition)
 
     def append(
         self,
@@ -362,6 +377,7 @@ class PartitionLog:
         self._fs.fsync_dir(self.directory)
         self._segments.append(segment)
         self._base_offsets.append(segment.base_offset)
+        self._notify(lambda observer: observer.rolled(segment.base_offset))
         return segment
 
     def holds(self, segments: Sequence[LogSegment]) -> bool:
@@ -429,6 +445,7 @@ class PartitionLog:
         if offset <= self._log_start_offset:
             return False
         self._log_start_offset = offset
+        self._notify(lambda observer: observer.log_start_moved(offset))
         return True
 
     def delete_oldest_segments(self, count: int, now_ms: int) -> int:
@@ -450,7 +467,11 @@ class PartitionLog:
         doomed = self._segments[:count]
         del self._segments[:count]
         del self._base_offsets[:count]
+        moved = self._segments[0].base_offset > self._log_start_offset
         self._log_start_offset = max(self._log_start_offset, self._segments[0].base_offset)
+        if moved:
+            start = self._log_start_offset
+            self._notify(lambda observer: observer.log_start_moved(start))
         for segment in doomed:
             segment.rename_for_deletion()
         self._fs.fsync_dir(self.directory)
@@ -530,6 +551,7 @@ class PartitionLog:
         if self._offline is not None:
             self.discard()
             return
+        self._notify(lambda observer: observer.closing())
         for segment in self._segments:
             segment.close()
         self._close_pending_deletions()

@@ -555,10 +555,16 @@ class LogSegment:
             raise CorruptSegmentError(f"{self.path} has no batch at position {position}")
         return header
 
-    def batch_headers(self) -> Iterator[BatchHeader]:
-        """The header of every batch, in offset order (after recovery every batch is whole)."""
-        for _, header in self._walk(0):
-            yield header
+    def batch_headers(self, start_offset: int = 0) -> Iterator[BatchHeader]:
+        """The header of every batch whose last offset is >= ``start_offset``, in offset order
+        (after recovery every batch is whole); the offset index skips the batches before it."""
+        position = 0
+        if start_offset > self.base_offset:
+            offset_index, _ = self._indexes()
+            position = offset_index.lookup(start_offset)[1]
+        for _, header in self._walk(position):
+            if header.last_offset >= start_offset:
+                yield header
 
     def _hop(self, position: int) -> Iterator[tuple[int, int, int, bytes, int]]:
         """``(position, base offset, size, buffer, header position in buffer)`` of each batch

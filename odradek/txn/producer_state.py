@@ -10,13 +10,19 @@ is appended:
 - otherwise the first sequence must follow the last one (wrapping from 2**31-1 to 0), else
   OUT_OF_ORDER_SEQUENCE_NUMBER; a known producer without a sequence that does not start at 0
   is also out of order.
-The state is rebuilt at start-up from the batch headers of the log, so nothing else needs
-persisting.
+The table is pure state: the partition owning it (`odradek.partition.partition`) checks and
+records each batch inside its append, persists the table in snapshot files, and restores it at
+start-up from the newest snapshot (`restore`) plus the batch headers after it (`record`).
+
+Invariants: per producer, the cached batches all carry the producer's current epoch, in offset
+order, at most `MAX_CACHED_BATCHES`; `truncate_head` leaves no producer whose last batch lies
+entirely below the log start offset.
 """
 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -118,16 +124,41 @@ class ProducerStateTable:
 
     def record(self, header: BatchHeader, first_offset: int, timestamp: int) -> None:
         """Remember an appended idempotent batch (or one found in the log at start-up)."""
-        entry = self._producers.setdefault(header.producer_id, _ProducerEntry())
-        if header.producer_epoch != entry.epoch:
-            entry.epoch = header.producer_epoch
-            entry.batches.clear()
-        entry.batches.append(
+        self.restore(
+            header.producer_id,
+            header.producer_epoch,
             BatchMetadata(
                 header.base_sequence,
                 _last_sequence(header),
                 first_offset,
                 first_offset + header.last_offset_delta,
                 timestamp,
-            )
+            ),
         )
+
+    def restore(self, producer_id: int, epoch: int, batch: BatchMetadata | None) -> None:
+        """Remember ``batch`` as the producer's newest (a new epoch forgets the older batches);
+        None records the epoch alone."""
+        entry = self._producers.setdefault(producer_id, _ProducerEntry())
+        if epoch != entry.epoch:
+            entry.epoch = epoch
+            entry.batches.clear()
+        if batch is not None:
+            entry.batches.append(batch)
+
+    def entries(self) -> Iterator[tuple[int, int, BatchMetadata | None]]:
+        """``(producer id, epoch, batch)`` for every cached batch, each producer's oldest first
+        (``batch`` None for a producer known by its epoch alone): replaying them through
+        `restore` rebuilds this table."""
+        for producer_id, entry in self._producers.items():
+            if not entry.batches:
+                yield producer_id, entry.epoch, None
+            for batch in entry.batches:
+                yield producer_id, entry.epoch, batch
+
+    def truncate_head(self, log_start_offset: int) -> None:
+        """Forget every producer whose last batch lies entirely below ``log_start_offset``
+        (retention or DeleteRecords removed it from the log)."""
+        for producer_id, entry in list(self._producers.items()):
+            if entry.batches and entry.batches[-1].last_offset < log_start_offset:
+                del self._producers[producer_id]

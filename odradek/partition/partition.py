@@ -1,0 +1,260 @@
+"""One partition: its log, its producer state, its offsets, its leader epoch, its fetch waiters.
+
+The model is Kafka's ``Partition`` + ``UnifiedLog`` + ``ProducerStateManager``: everything that
+must change together when a batch is appended lives here, so an append is one call.
+
+Append (`append`), in order: an idempotent batch (producer id and base sequence set) is checked
+against the producer state (`odradek.txn.producer_state`); a duplicate answers with the
+original batch's offsets and writes nothing, a sequence or epoch error writes nothing; otherwise
+the log writes the batch (stamped with this partition's leader epoch), the producer state
+records it, and every waiting fetch is woken.
+
+Producer state persistence (Kafka's snapshot files, see `odradek.partition.producer_snapshot`):
+
+- a snapshot named N holds the state of the batches below N; one is written when the log rolls
+  a segment (N = the new segment's base offset) and when the log closes cleanly (N = log end),
+  unless the log is empty or a snapshot at N exists;
+- opening reads the newest snapshot at or below the log end (a newer one describes data a crash
+  lost: deleted; a damaged one: deleted, the next older one is tried), then replays the batch
+  headers from there to the log end (`loaded_batches` counts them).  Without any snapshot the
+  replay starts at the log start offset: a log written before snapshots existed.  The log is
+  never scanned from its start when a snapshot exists;
+- when retention or DeleteRecords move the log start offset, producers whose last batch lies
+  below it are forgotten and snapshots below it are deleted (the newest is always kept).
+
+Invariants:
+- the producer state always describes exactly the batches below the log end offset;
+- the high watermark is the log end offset (one replica) and the last stable offset is the
+  high watermark (no transactions yet);
+- a waiter is called at most once, after the append that woke it wrote its data.
+
+Not thread-safe: the event loop uses a partition; nothing here awaits.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from odradek.partition.producer_snapshot import (
+    CorruptSnapshot,
+    delete_snapshot,
+    list_snapshots,
+    read_snapshot,
+    write_snapshot,
+)
+from odradek.partition.results import AppendResult
+from odradek.storage.errors import RecordBatchTooLarge, StorageError
+from odradek.storage.filesystem import FileSystem
+from odradek.storage.partition_log import PartitionLog
+from odradek.storage.region import FileRegion
+from odradek.txn.producer_state import ProducerStateTable, SequenceVerdict, Verdict
+from odradek.wire.errors import ErrorCode
+from odradek.wire.records.batch import BatchHeader, CorruptBatchError, read_header, verify_batch
+
+__all__ = ["Partition", "Waker"]
+
+log = logging.getLogger("odradek.partition")
+
+Waker = Callable[[], None]
+
+_SEQUENCE_ERRORS = {
+    Verdict.INVALID_PRODUCER_EPOCH: ErrorCode.INVALID_PRODUCER_EPOCH,
+    Verdict.OUT_OF_ORDER_SEQUENCE: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+}
+
+
+def _idempotent(header: BatchHeader) -> bool:
+    return header.producer_id >= 0 and header.base_sequence >= 0 and not header.is_control
+
+
+class Partition:
+    """The one object that owns a partition's log and the state derived from it."""
+
+    def __init__(self, fs: FileSystem, log: PartitionLog, leader_epoch: int) -> None:
+        self._fs = fs
+        self._log = log
+        self.leader_epoch = leader_epoch
+        self.producers = ProducerStateTable()
+        """The idempotent producers of this partition (read it; `append` changes it)."""
+        self.loaded_batches = 0
+        """How many batch headers `open` replayed after the snapshot it loaded."""
+        self._last_snapshot = -1
+        self._waiters: dict[object, Waker] = {}
+
+    @classmethod
+    def open(cls, fs: FileSystem, log: PartitionLog, *, leader_epoch: int) -> Partition:
+        """Take ownership of ``log``: load the producer state (snapshot + tail) and observe it."""
+        partition = cls(fs, log, leader_epoch)
+        partition._load_producers()
+        log.observer = partition
+        return partition
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def topic(self) -> str:
+        return self._log.topic
+
+    @property
+    def index(self) -> int:
+        return self._log.partition
+
+    @property
+    def log(self) -> PartitionLog:
+        return self._log
+
+    @property
+    def log_start_offset(self) -> int:
+        return self._log.log_start_offset
+
+    @property
+    def log_end_offset(self) -> int:
+        return self._log.log_end_offset
+
+    @property
+    def high_watermark(self) -> int:
+        return self._log.high_watermark
+
+    @property
+    def last_stable_offset(self) -> int:
+        return self.high_watermark
+
+    @property
+    def offline(self) -> bool:
+        return self._log.offline
+
+    def retained_batches(self) -> frozenset[int]:
+        """The batches compaction must keep (empty if need be): each producer's last batch."""
+        return self.producers.last_batch_offsets()
+
+    # ----------------------------------------------------------------- append
+
+    def append(self, records: bytearray | memoryview, now_ms: int, header: BatchHeader | None = None) -> AppendResult:
+        """Append ``records`` (patched in place): idempotence check, write, producer state,
+        wake-up (module docstring).  ``header`` is the first batch's, when the caller read it
+        already.  Kafka's errors come back as values."""
+        try:
+            if header is None:
+                header = read_header(records)
+            idempotent = _idempotent(header)
+            if idempotent:
+                verdict = self.producers.check(header)
+                if verdict.verdict is not Verdict.APPEND:
+                    verify_batch(records)
+                    return self._sequence_refusal(verdict)
+            appended = self._log.append(records, leader_epoch=self.leader_epoch, now_ms=now_ms)
+        except CorruptBatchError as exc:
+            return self._refused(ErrorCode.CORRUPT_MESSAGE, str(exc))
+        except RecordBatchTooLarge as exc:
+            return self._refused(ErrorCode.RECORD_LIST_TOO_LARGE, str(exc))
+        except StorageError as exc:
+            return self._refused(ErrorCode.KAFKA_STORAGE_ERROR, str(exc))
+        if idempotent:
+            self.producers.record(header, appended.base_offset, header.max_timestamp)
+        if self._waiters:
+            self._wake()
+        return AppendResult(
+            base_offset=appended.base_offset,
+            log_append_time_ms=appended.log_append_time_ms,
+            log_start_offset=appended.log_start_offset,
+        )
+
+    def _refused(self, code: ErrorCode, detail: str) -> AppendResult:
+        """A refusal of the whole batch: Kafka answers with the code and no message (checked
+        against Kafka 4.3.1), so the detail goes to the debug log only."""
+        log.debug("append to %s-%d refused with %s: %s", self.topic, self.index, code.name, detail)
+        return AppendResult(code)
+
+    def _sequence_refusal(self, verdict: SequenceVerdict) -> AppendResult:
+        """As Kafka 4.3.1 answers (compat-tests/probes/idempotence.py): a duplicate gets the
+        original offsets and, as log append time, the original batch's max timestamp; a sequence
+        or epoch error gets the log start offset and no message."""
+        start = self.log_start_offset
+        if verdict.duplicate_of is not None:
+            original = verdict.duplicate_of
+            return AppendResult(
+                base_offset=original.first_offset, log_append_time_ms=original.timestamp, log_start_offset=start
+            )
+        code = _SEQUENCE_ERRORS[verdict.verdict]
+        log.debug("append to %s-%d refused with %s: %s", self.topic, self.index, code.name, verdict.message)
+        return AppendResult(code, log_start_offset=start)
+
+    # ------------------------------------------------------------------- read
+
+    def read(self, offset: int, max_bytes: int, *, min_one_batch: bool, whole_batches: bool) -> FileRegion | None:
+        """`PartitionLog.read`: raises `OffsetOutOfRange` or `StorageError`."""
+        return self._log.read(offset, max_bytes, min_one_batch=min_one_batch, whole_batches=whole_batches)
+
+    # ---------------------------------------------------------------- waiters
+
+    def watch(self, wake: Waker) -> Callable[[], None]:
+        """Call ``wake()`` once, after the next append; returns the function that cancels it."""
+        token = object()
+        self._waiters[token] = wake
+
+        def cancel() -> None:
+            self._waiters.pop(token, None)
+
+        return cancel
+
+    def _wake(self) -> None:
+        waiters, self._waiters = self._waiters, {}
+        for wake in waiters.values():
+            wake()
+
+    # ------------------------------------------------ producer state snapshots
+
+    def _load_producers(self) -> None:
+        directory, end = self._log.directory, self._log.log_end_offset
+        start = self._log.log_start_offset
+        snapshots = list_snapshots(self._fs, directory)
+        for offset in reversed(snapshots):
+            if offset > end:
+                log.info("deleting producer snapshot %d of %s: past the log end %d", offset, directory, end)
+                delete_snapshot(self._fs, directory, offset)
+                continue
+            try:
+                entries = read_snapshot(self._fs, directory, offset)
+            except (CorruptSnapshot, OSError) as exc:
+                log.warning("deleting producer snapshot %d of %s: %s", offset, directory, exc)
+                delete_snapshot(self._fs, directory, offset)
+                continue
+            for producer_id, epoch, batch in entries:
+                self.producers.restore(producer_id, epoch, batch)
+            self._last_snapshot = offset
+            start = max(start, offset)
+            break
+        for header in self._log.batch_headers(start):
+            self.loaded_batches += 1
+            if _idempotent(header):
+                self.producers.record(header, header.base_offset, header.max_timestamp)
+        self.producers.truncate_head(self._log.log_start_offset)
+
+    def take_snapshot(self) -> None:
+        """Write the snapshot at the log end offset; nothing when one is already there or the
+        log is empty (its state is empty and its replay free)."""
+        offset = self._log.log_end_offset
+        if offset in (self._last_snapshot, self._log.log_start_offset):
+            return
+        write_snapshot(self._fs, self._log.directory, offset, self.producers.entries())
+        self._last_snapshot = offset
+
+    def _delete_snapshots_below(self, offset: int) -> None:
+        directory = self._log.directory
+        snapshots = list_snapshots(self._fs, directory)
+        for old in snapshots[:-1]:
+            if old < offset:
+                delete_snapshot(self._fs, directory, old)
+
+    # --------------------------------------------- storage.LogObserver hooks
+
+    def rolled(self, base_offset: int) -> None:
+        self.take_snapshot()
+
+    def log_start_moved(self, log_start_offset: int) -> None:
+        self.producers.truncate_head(log_start_offset)
+        self._delete_snapshots_below(log_start_offset)
+
+    def closing(self) -> None:
+        self.take_snapshot()

@@ -1,0 +1,134 @@
+"""What a client's produce must pass before its batch reaches a partition's append.
+
+In Kafka's order (the producer state check comes after, inside `Partition.append`):
+exactly one magic-2 batch (INVALID_RECORD with Kafka's message); larger than the topic's
+``max.message.bytes`` (MESSAGE_TOO_LARGE); not even one whole batch (CORRUPT_MESSAGE); the
+record checks of `odradek.storage.validator` (INVALID_TIMESTAMP, INVALID_RECORD with the
+per-record errors and the log start offset); then the topic's ``compression.type``, which may
+rewrite the batch.  Only record checks carry a message; a refused batch answers with the code
+alone (the detail goes to the debug log), as Kafka 4.3.1 does.
+
+Topic settings are read with ``effective_value(broker config, topic overrides, name)``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+
+from odradek.config import BrokerConfig
+from odradek.partition.results import AppendResult
+from odradek.storage.validator import RecordRefusal, Refusal, check_records, recompress, target_codec
+from odradek.topic_config import effective_value
+from odradek.wire.errors import ErrorCode
+from odradek.wire.records.batch import MAGIC, MAGIC_OFFSET, BatchHeader, CorruptBatchError, iter_batches
+
+__all__ = ["check_produce"]
+
+log = logging.getLogger("odradek.partition")
+
+_REFUSAL_ERRORS = {
+    Refusal.INVALID_TIMESTAMP: ErrorCode.INVALID_TIMESTAMP,
+    Refusal.INVALID_RECORD: ErrorCode.INVALID_RECORD,
+}
+_LEVEL_SETTINGS = {1: "compression.gzip.level", 3: "compression.lz4.level", 4: "compression.zstd.level"}
+
+
+def _single_batch(records: memoryview | None, version: int) -> tuple[BatchHeader | None, str | None]:
+    """Kafka's ProduceRequest validation: exactly one batch, of magic 2.
+
+    Returns the first batch's header (None when not even one whole batch is there) and the
+    complaint, if any; the header is read once here and reused by the rest of the append.
+    """
+    if records is None or len(records) == 0:
+        return None, f"Produce requests with version {version} must have at least one record batch per partition"
+    if len(records) > MAGIC_OFFSET and records[MAGIC_OFFSET] != MAGIC:
+        return None, (
+            f"Produce requests with version {version} are only allowed to contain record batches with magic version 2"
+        )
+    batches = iter_batches(records)
+    first = next(batches, None)
+    if first is not None and next(batches, None) is not None:
+        return first[1], (
+            f"Produce requests with version {version} are only allowed to contain exactly one record batch per "
+            "partition"
+        )
+    return (first[1] if first is not None else None), None
+
+
+def _refused_batch(topic: str, index: int, code: ErrorCode, detail: str) -> AppendResult:
+    log.debug("produce to %s-%d refused with %s: %s", topic, index, code.name, detail)
+    return AppendResult(code)
+
+
+def _record_refusal(refusal: RecordRefusal, log_start_offset: int) -> AppendResult:
+    """A record-level refusal; Kafka reports the partition's log start offset with it."""
+    return AppendResult(
+        _REFUSAL_ERRORS[refusal.kind],
+        log_start_offset=log_start_offset,
+        message=refusal.message,
+        record_errors=refusal.record_errors,
+    )
+
+
+def _maybe_recompress(
+    config: BrokerConfig, overrides: Mapping[str, str], records: memoryview, header: BatchHeader
+) -> memoryview:
+    codec = target_codec(effective_value(config, overrides, "compression.type"))
+    if codec is None or codec == header.compression or header.is_control:
+        return records
+    level_setting = _LEVEL_SETTINGS.get(codec)
+    level = int(effective_value(config, overrides, level_setting)) if level_setting else None
+    return memoryview(recompress(records, header, codec, None if level == -1 else level))
+
+
+def check_produce(
+    records: memoryview | None,
+    *,
+    topic: str,
+    index: int,
+    version: int,
+    config: BrokerConfig,
+    overrides: Mapping[str, str],
+    now_ms: int,
+    log_start_offset: int,
+) -> AppendResult | tuple[memoryview, BatchHeader]:
+    """The refusal, or the batch to append (recompressed if the topic says so) and the header
+    the producer sent (a rewritten batch keeps its producer id, epoch, sequences, offset delta
+    and max timestamp, so the header still speaks for it in the idempotence check).
+    ``overrides`` are the topic's config overrides, ``version`` the Produce request's."""
+    try:
+        header, complaint = _single_batch(records, version)
+    except CorruptBatchError as exc:
+        return _refused_batch(topic, index, ErrorCode.CORRUPT_MESSAGE, str(exc))
+    if complaint is not None:
+        return AppendResult(ErrorCode.INVALID_RECORD, message=complaint)
+    assert records is not None
+    max_bytes = int(effective_value(config, overrides, "max.message.bytes"))
+    if len(records) > max_bytes:
+        return _refused_batch(
+            topic,
+            index,
+            ErrorCode.MESSAGE_TOO_LARGE,
+            f"The record batch size in the append to {topic}-{index} is {len(records)} bytes which "
+            f"exceeds the maximum configured value of {max_bytes}.",
+        )
+    if header is None:
+        return _refused_batch(topic, index, ErrorCode.CORRUPT_MESSAGE, "the record set ends inside its first batch")
+    try:
+        # Record checks and recompression decode records, so a bad CRC surfaces here too.
+        refusal = check_records(
+            records,
+            header,
+            now_ms=now_ms,
+            create_time=effective_value(config, overrides, "message.timestamp.type") == "CreateTime",
+            before_max_ms=int(effective_value(config, overrides, "message.timestamp.before.max.ms")),
+            after_max_ms=int(effective_value(config, overrides, "message.timestamp.after.max.ms")),
+            compacted="compact" in effective_value(config, overrides, "cleanup.policy"),
+            partition_name=f"{topic}-{index}",
+        )
+        if refusal is not None:
+            return _record_refusal(refusal, log_start_offset)
+        return _maybe_recompress(config, overrides, records, header), header
+    except CorruptBatchError as exc:
+        return _refused_batch(topic, index, ErrorCode.CORRUPT_MESSAGE, str(exc))

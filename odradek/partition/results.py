@@ -1,0 +1,60 @@
+"""What the partition layer answers: typed results that carry Kafka error codes as values.
+
+Handlers translate these to wire responses field by field; nothing here knows a message class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from odradek.storage.region import FileRegion
+from odradek.wire.errors import ErrorCode
+
+__all__ = ["AppendResult", "Leadership", "OffsetResult", "ReadResult"]
+
+
+@dataclass(frozen=True, slots=True)
+class AppendResult:
+    """An append, or why not.  ``base_offset`` -1 unless written (or a duplicate's original);
+    ``log_append_time_ms`` -1 unless the topic uses log append time (a duplicate: the original
+    batch's max timestamp); ``log_start_offset`` -1 when the refusal came before the log was
+    consulted; ``record_errors`` are ``(index in batch, message)``."""
+
+    error: ErrorCode = ErrorCode.NONE
+    base_offset: int = -1
+    log_append_time_ms: int = -1
+    log_start_offset: int = -1
+    message: str | None = None
+    record_errors: tuple[tuple[int, str], ...] = ()
+
+
+@dataclass(slots=True)
+class ReadResult:
+    """One read of one partition; offsets are -1 when the read failed; ``records`` None when
+    there was nothing to read (or nothing that fit)."""
+
+    error: ErrorCode
+    high_watermark: int = -1
+    last_stable_offset: int = -1
+    log_start_offset: int = -1
+    records: FileRegion | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OffsetResult:
+    """A ListOffsets lookup: the record's timestamp, offset and leader epoch (-1 when none)."""
+
+    error: ErrorCode
+    timestamp: int = -1
+    offset: int = -1
+    leader_epoch: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class Leadership:
+    """Who leads a partition at which epoch, and its replicas (this node alone for now)."""
+
+    leader_id: int
+    leader_epoch: int
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]

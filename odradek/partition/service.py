@@ -1,0 +1,291 @@
+"""The partitions service: the one thing request handlers (and the coordinator runtime) use for
+partition data: append, read, list offsets, delete records, wait for data, who leads.
+
+It owns one `Partition` per partition log of the `LogManager` and keeps that map in step with
+topic creation and deletion.  Answers are typed results carrying Kafka error codes as values
+(`odradek.partition.results`); handlers only translate them to wire fields.
+
+Leadership lives here and only here: this node leads every partition at `LEADER_EPOCH`, with
+itself as the only replica (`leadership`).  A request naming a newer leader epoch than ours gets
+UNKNOWN_LEADER_EPOCH, an older one FENCED_LEADER_EPOCH; -1 skips the check.
+
+Long polls (`wait_for_data`) register a waker on each named partition; the first append to any
+of them wakes the fetch.  The timeout is `wait_with_timeout`, the only function here that deals
+with time passing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from typing import Protocol
+
+from odradek.cluster.topics import TopicInfo
+from odradek.config import BrokerConfig
+from odradek.partition.partition import Partition
+from odradek.partition.produce_checks import check_produce
+from odradek.partition.results import AppendResult, Leadership, OffsetResult, ReadResult
+from odradek.storage.errors import OffsetOutOfRange, StorageError
+from odradek.storage.filesystem import FileSystem
+from odradek.storage.log_config import LogConfig
+from odradek.storage.log_manager import LogManager
+from odradek.storage.partition_log import PartitionLog
+from odradek.wire.errors import ErrorCode
+
+__all__ = [
+    "EARLIEST",
+    "EARLIEST_LOCAL",
+    "LATEST",
+    "LATEST_TIERED",
+    "LEADER_EPOCH",
+    "MAX_TIMESTAMP",
+    "Partitions",
+    "TopicLookup",
+    "wait_with_timeout",
+]
+
+LEADER_EPOCH = 0
+"""The epoch at which this node leads every partition (one node: it never changes)."""
+NO_EPOCH = -1
+HIGH_WATERMARK = -1
+LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -1, -2, -3, -4, -5
+
+
+class TopicLookup(Protocol):
+    """The topic catalog as the partitions need it: a topic's configs and whether it is internal."""
+
+    def get(self, name: str) -> TopicInfo | None: ...
+
+
+async def wait_with_timeout(woken: asyncio.Future[None], timeout_ms: int) -> int:
+    """Wait until ``woken`` is done or ``timeout_ms`` passed; return the milliseconds left (0
+    when the time ran out).  The one place a fetch's long poll meets time."""
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    try:
+        await asyncio.wait_for(woken, max(timeout_ms, 0) / 1000)
+    except TimeoutError:
+        return 0
+    return max(0, timeout_ms - math.ceil((loop.time() - started) * 1000))
+
+
+class Partitions:
+    """Every partition of this node, and the operations on their data.
+
+    Constructing it opens a `Partition` over every log of ``logs`` (loading each producer
+    state) and makes it the log manager's compaction hook (`retained_batches`)."""
+
+    def __init__(
+        self,
+        fs: FileSystem,
+        logs: LogManager,
+        topics: TopicLookup,
+        config: Callable[[], BrokerConfig],
+        node_id: int,
+    ) -> None:
+        self._fs = fs
+        self._logs = logs
+        self._topics = topics
+        self._config = config
+        self._node_id = node_id
+        self._partitions: dict[tuple[str, int], Partition] = {}
+        logs.set_retained_batches(self.retained_batches)
+        for log in logs.logs():
+            self._adopt(log)
+
+    def _adopt(self, log: PartitionLog) -> Partition:
+        key = (log.topic, log.partition)
+        partition = self._partitions.get(key)
+        if partition is None or partition.log is not log:
+            partition = self._partitions[key] = Partition.open(self._fs, log, leader_epoch=LEADER_EPOCH)
+        return partition
+
+    # ------------------------------------------------------------- lifecycle
+
+    def create(
+        self, topic: str, partition: int, topic_id: uuid.UUID, config: LogConfig, *, durable: bool = True
+    ) -> Partition:
+        """A new partition (an existing log with this topic id is adopted as it is)."""
+        return self._adopt(self._logs.create_partition(topic, partition, topic_id, config, durable=durable))
+
+    def delete_topic(self, topic: str) -> None:
+        """Delete every partition of ``topic`` and its log."""
+        for key in [key for key in self._partitions if key[0] == topic]:
+            del self._partitions[key]
+        self._logs.delete_topic(topic)
+
+    def get(self, topic: str, partition: int) -> Partition | None:
+        return self._partitions.get((topic, partition))
+
+    def __iter__(self) -> Iterator[Partition]:
+        return iter(list(self._partitions.values()))
+
+    def partition_sizes(self) -> Iterator[tuple[str, int, int]]:
+        """``(topic, partition, bytes of its segments)`` of every partition."""
+        for partition in list(self._partitions.values()):
+            yield partition.topic, partition.index, partition.log.size_bytes
+
+    @property
+    def log_dir(self) -> str:
+        """The data directory every partition lives in."""
+        return self._logs.data_dir
+
+    def retained_batches(self, log: PartitionLog) -> frozenset[int]:
+        """The compaction hook: the batches of ``log`` the cleaner must keep."""
+        partition = self._partitions.get((log.topic, log.partition))
+        return partition.retained_batches() if partition is not None else frozenset()
+
+    # ------------------------------------------------------------- leadership
+
+    def leadership(self, topic: str, partition: int) -> Leadership:
+        node = self._node_id
+        return Leadership(node, LEADER_EPOCH, (node,), (node,))
+
+    @staticmethod
+    def _epoch_error(partition: Partition, current_leader_epoch: int) -> ErrorCode | None:
+        if current_leader_epoch == NO_EPOCH or current_leader_epoch == partition.leader_epoch:
+            return None
+        if current_leader_epoch > partition.leader_epoch:
+            return ErrorCode.UNKNOWN_LEADER_EPOCH
+        return ErrorCode.FENCED_LEADER_EPOCH if current_leader_epoch >= 0 else None
+
+    # ----------------------------------------------------------------- writes
+
+    def append(self, topic: str, partition: int, records: memoryview | None, version: int, now_ms: int) -> AppendResult:
+        """A client's produce of one partition: topic checks, `produce_checks`, then the
+        partition's append (idempotence, write, wake-up)."""
+        info = self._topics.get(topic)
+        target = self._partitions.get((topic, partition))
+        if info is None or target is None:
+            return AppendResult(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+        if info.internal:
+            return AppendResult(ErrorCode.INVALID_TOPIC_EXCEPTION, message=f"Cannot append to internal topic {topic}")
+        checked = check_produce(
+            records,
+            topic=topic,
+            index=partition,
+            version=version,
+            config=self._config(),
+            overrides=info.configs,
+            now_ms=now_ms,
+            log_start_offset=target.log_start_offset,
+        )
+        if isinstance(checked, AppendResult):
+            return checked
+        batch, header = checked
+        return target.append(batch, now_ms, header)
+
+    def append_internal(self, topic: str, partition: int, batch: bytes, now_ms: int) -> AppendResult:
+        """An append by this broker itself (coordinator records): no produce checks."""
+        target = self._partitions.get((topic, partition))
+        if target is None:
+            return AppendResult(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+        return target.append(bytearray(batch), now_ms)
+
+    def delete_records(self, topic: str, partition: int, offset: int) -> tuple[ErrorCode, int]:
+        """Move the log start offset up to ``offset`` (-1: the high watermark), durably;
+        ``(error, low watermark)``, the low watermark -1 on every error."""
+        info = self._topics.get(topic)
+        target = self._partitions.get((topic, partition))
+        if info is None or target is None:
+            return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1
+        if info.internal:
+            return ErrorCode.INVALID_TOPIC_EXCEPTION, -1
+        if not target.log.config.delete:
+            return ErrorCode.POLICY_VIOLATION, -1
+        if target.offline:
+            return ErrorCode.KAFKA_STORAGE_ERROR, -1
+        wanted = target.high_watermark if offset == HIGH_WATERMARK else offset
+        if wanted < 0:
+            return ErrorCode.OFFSET_OUT_OF_RANGE, -1
+        try:
+            return ErrorCode.NONE, self._logs.increment_log_start_offset(topic, partition, wanted)
+        except OffsetOutOfRange:
+            return ErrorCode.OFFSET_OUT_OF_RANGE, -1
+        except (StorageError, OSError):
+            return ErrorCode.KAFKA_STORAGE_ERROR, -1
+
+    # ------------------------------------------------------------------ reads
+
+    def read(
+        self,
+        topic: str,
+        partition: int,
+        offset: int,
+        max_bytes: int,
+        *,
+        current_leader_epoch: int,
+        first: bool,
+        committed: bool,
+    ) -> ReadResult:
+        """A fetch of one partition: up to ``max_bytes`` from ``offset`` (a whole first batch
+        when ``first``, KIP-74), stopping at the last stable offset when ``committed``.
+        Nothing to read yet answers with no records and no error."""
+        target = self._partitions.get((topic, partition))
+        if target is None:
+            return ReadResult(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+        refused = self._epoch_error(target, current_leader_epoch)
+        if refused is not None:
+            return ReadResult(refused)
+        if target.offline:
+            return ReadResult(ErrorCode.KAFKA_STORAGE_ERROR)
+        high_watermark, stable = target.high_watermark, target.last_stable_offset
+        outcome = ReadResult(ErrorCode.NONE, high_watermark, stable, target.log_start_offset)
+        upper = stable if committed else high_watermark
+        try:
+            if upper <= offset <= target.log_end_offset:
+                return outcome
+            outcome.records = target.read(offset, max(max_bytes, 1), min_one_batch=first, whole_batches=False)
+        except OffsetOutOfRange:
+            # Kafka answers a failed read with -1 for the high watermark, LSO and log start.
+            return ReadResult(ErrorCode.OFFSET_OUT_OF_RANGE)
+        except StorageError:
+            return ReadResult(ErrorCode.KAFKA_STORAGE_ERROR)
+        return outcome
+
+    def list_offset(self, topic: str, partition: int, timestamp: int, current_leader_epoch: int) -> OffsetResult:
+        """ListOffsets for one partition: the special timestamps (`LATEST` is the high
+        watermark, `EARLIEST` and `EARLIEST_LOCAL` the log start, `MAX_TIMESTAMP` the record with
+        the largest timestamp, `LATEST_TIERED` none) or the first record at or after
+        ``timestamp``; none found is offset -1 with no error."""
+        target = self._partitions.get((topic, partition))
+        if target is None:
+            return OffsetResult(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+        refused = self._epoch_error(target, current_leader_epoch)
+        if refused is not None:
+            return OffsetResult(refused)
+        if target.offline:
+            return OffsetResult(ErrorCode.KAFKA_STORAGE_ERROR)
+        if timestamp == LATEST:
+            return OffsetResult(ErrorCode.NONE, -1, target.high_watermark, target.leader_epoch)
+        if timestamp in (EARLIEST, EARLIEST_LOCAL):
+            return OffsetResult(ErrorCode.NONE, -1, target.log_start_offset, target.leader_epoch)
+        if timestamp == LATEST_TIERED:
+            return OffsetResult(ErrorCode.NONE)
+        try:
+            log = target.log
+            hit = log.max_timestamp() if timestamp == MAX_TIMESTAMP else log.offset_for_timestamp(timestamp)
+        except StorageError:
+            return OffsetResult(ErrorCode.KAFKA_STORAGE_ERROR)
+        if hit is None:
+            return OffsetResult(ErrorCode.NONE)
+        return OffsetResult(ErrorCode.NONE, hit.timestamp, hit.offset, hit.leader_epoch)
+
+    async def wait_for_data(self, parts: Iterable[tuple[str, int]], timeout_ms: int) -> int:
+        """Wait until one of ``parts`` (topic, partition) gets an append, or ``timeout_ms``;
+        return the milliseconds left (0 when the time ran out).  Unknown parts never wake."""
+        woken: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def wake() -> None:
+            if not woken.done():
+                woken.set_result(None)
+
+        watched = [self._partitions.get(part) for part in parts]
+        cancels = [partition.watch(wake) for partition in watched if partition is not None]
+        try:
+            return await wait_with_timeout(woken, timeout_ms)
+        finally:
+            for cancel in cancels:
+                cancel()
