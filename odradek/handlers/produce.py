@@ -22,11 +22,11 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+from odradek.config import effective_value
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
 from odradek.storage.errors import RecordBatchTooLarge, StorageError
 from odradek.storage.validator import RecordRefusal, Refusal, check_records, recompress, target_codec
-from odradek.topic_config import effective_value
 from odradek.txn.producer_state import SequenceVerdict, Verdict
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.produce import ProduceRequest, ProduceResponse
