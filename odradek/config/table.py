@@ -15,7 +15,6 @@ refused like changing any read-only key.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import MappingProxyType
 
 from odradek.config.keys import (
     INT_MAX,
@@ -458,8 +457,9 @@ _b("offsets.retention.minutes", INT, "10080", "How long committed offsets of an 
 _b("offsets.retention.check.interval.ms", LONG, "600000", "How often expired offsets are removed.", static=True)
 _b("offset.metadata.max.bytes", INT, "4096", "The largest metadata a committed offset may carry.", static=True)
 
-TOPIC_KEYS: Mapping[str, ConfigKey] = MappingProxyType({k.name: k for k in sorted(_topic, key=lambda k: k.name)})
-BROKER_KEYS: Mapping[str, ConfigKey] = MappingProxyType({k.name: k for k in _broker})
+# Plain dicts typed read-only: the produce path looks keys up per batch, and a dict is the fastest.
+TOPIC_KEYS: Mapping[str, ConfigKey] = {k.name: k for k in sorted(_topic, key=lambda k: k.name)}
+BROKER_KEYS: Mapping[str, ConfigKey] = {k.name: k for k in _broker}
 
 #: Broker keys whose static value odradek derives from its listener and node id settings.
 LISTENER_KEYS = ("listeners", "advertised.listeners", "broker.id")

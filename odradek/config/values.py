@@ -45,31 +45,39 @@ def _text(value: object) -> str | None:
     return str(value)
 
 
-def static_text(config: BrokerConfig, key: ConfigKey, *, resolved: bool = False) -> str | None:
-    """The start-up value of a broker key as text (None: odradek does not read it, or it is
-    unset); ``resolved`` asks for what the key's synonym group resolves to."""
-    attribute = key.resolved if resolved and key.resolved is not None else key.attribute
-    return _text(getattr(config, attribute)) if attribute is not None else None
+def static_text(config: BrokerConfig, key: ConfigKey) -> str | None:
+    """The start-up value of a broker key as text (None: odradek does not read it, or it is unset)."""
+    return _text(getattr(config, key.attribute)) if key.attribute is not None else None
 
 
-def _topic_default(config: BrokerConfig, key: ConfigKey) -> tuple[str, Source]:
-    """A topic key's value without an override and its source (CreateTopics' rule: a static
-    value equal to Kafka's default counts as the default)."""
-    synonym = key.synonym
-    assert key.default is not None, key.name
-    if synonym is None:
-        return key.default, Source.DEFAULT_CONFIG
+#: Broker key -> the `BrokerConfig` attribute holding the value its topic synonyms inherit.
+_RESOLVED = {key.name: key.resolved or key.attribute for key in BROKER_KEYS.values() if key.attribute is not None}
+
+
+def _inherited(config: BrokerConfig, synonym: str) -> tuple[str, Source] | None:
+    """A topic key's value from its broker synonym and the source (None: nothing set)."""
     value = config.dynamic_broker_configs.get(synonym)
     if value is not None:
         return value, Source.DYNAMIC_BROKER_CONFIG
     value = config.dynamic_default_configs.get(synonym)
     if value is not None:
         return value, Source.DYNAMIC_DEFAULT_BROKER_CONFIG
-    broker_key = BROKER_KEYS.get(synonym)
-    static = static_text(config, broker_key, resolved=True) if broker_key is not None else None
-    if static is None:
+    attribute = _RESOLVED.get(synonym)
+    static = _text(getattr(config, attribute)) if attribute is not None else None
+    return (static, Source.STATIC_BROKER_CONFIG) if static is not None else None
+
+
+def _topic_default(config: BrokerConfig, key: ConfigKey) -> tuple[str, Source]:
+    """A topic key's value without an override and its source (CreateTopics' rule: a static
+    value equal to Kafka's default counts as the default)."""
+    assert key.default is not None, key.name
+    found = _inherited(config, key.synonym) if key.synonym is not None else None
+    if found is None:
         return key.default, Source.DEFAULT_CONFIG
-    return static, Source.DEFAULT_CONFIG if static == key.default else Source.STATIC_BROKER_CONFIG
+    value, source = found
+    if source is Source.STATIC_BROKER_CONFIG and value == key.default:
+        source = Source.DEFAULT_CONFIG
+    return value, source
 
 
 @overload
@@ -85,7 +93,11 @@ def effective_value(config: BrokerConfig, overrides: Mapping[str, str] | None, n
     broker key (None: it has no value, or odradek does not know it)."""
     if overrides is not None:
         value = overrides.get(name)
-        return value if value is not None else _topic_default(config, TOPIC_KEYS[name])[0]
+        if value is not None:
+            return value
+        topic_key = TOPIC_KEYS[name]
+        found = _inherited(config, topic_key.synonym) if topic_key.synonym is not None else None
+        return found[0] if found is not None else topic_key.default
     value = config.dynamic_value(name)
     if value is not None:
         return value
