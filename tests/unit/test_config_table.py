@@ -130,3 +130,17 @@ def test_list_arithmetic_is_the_same_for_topics_and_brokers(scope: Scope) -> Non
     with pytest.raises(DynamicConfigError) as refused:
         apply_incremental({}, [(name, 9, "x")], scope)
     assert (refused.value.message, refused.value.invalid_config) == ("Unknown operation type 9", False)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "problem"),
+    [
+        ("segment.bytes", "2147483648", "Not a number of type INT"),
+        ("retention.ms", "9223372036854775808", "Not a number of type LONG"),
+    ],
+)
+def test_numbers_outside_their_java_type_do_not_parse(name: str, value: str, problem: str) -> None:
+    with pytest.raises(InvalidConfig) as refused:
+        validate(name, value)
+    assert str(refused.value) == f"Invalid value {value} for configuration {name}: {problem}"
+    validate(name, str(int(value) - 1) if name == "retention.ms" else "2147483647")
