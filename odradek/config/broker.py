@@ -21,7 +21,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from odradek.config.keys import LONG_MAX, ConfigKey, ConfigType, Scope
+from odradek.config.keys import LONG_MAX, ConfigKey, ConfigType, Dynamic, Scope
 from odradek.config.table import BROKER_KEYS
 
 __all__ = ["LOCAL_NAMES", "BrokerConfig", "ConfigError", "load_config", "parse_properties", "python_value"]
@@ -128,7 +128,15 @@ class BrokerConfig:
 
 #: odradek's own settings (not Kafka keys): where to listen and what to advertise.
 _LOCAL_KEYS = {
-    name: ConfigKey(name, Scope.BROKER, kind, None, "odradek's own setting", attribute=name.replace(".", "_"))
+    name: ConfigKey(
+        name,
+        Scope.BROKER,
+        kind,
+        None,
+        "odradek's own setting",
+        dynamic=Dynamic.READ_ONLY,
+        attribute=name.replace(".", "_"),
+    )
     for name, kind in (
         ("host", ConfigType.STRING),
         ("port", ConfigType.INT),

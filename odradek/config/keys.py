@@ -89,7 +89,7 @@ class ConfigKey:
 
     Invariants: ``default`` is Kafka's default as DescribeConfigs prints it (None: Kafka has
     none); a topic key always has a default; ``synonym`` is set on topic keys only,
-    ``attribute``/``group``/``resolved`` on broker keys only.
+    ``dynamic``/``attribute``/``group``/``resolved`` on broker keys only.
     """
 
     name: str
@@ -98,7 +98,8 @@ class ConfigKey:
     default: str | None
     doc: str
     validator: Validator | None = None
-    dynamic: Dynamic = Dynamic.READ_ONLY
+    dynamic: Dynamic | None = None
+    """Broker keys: Kafka's update mode.  None for a topic key (always alterable)."""
     synonym: str | None = None
     """Topic keys: the broker key whose value is the topic's default (None: Kafka's default)."""
     attribute: str | None = None
