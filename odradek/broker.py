@@ -13,20 +13,18 @@ Handlers never see the broker: they get the narrow services of `odradek.handlers
 from __future__ import annotations
 
 import asyncio
-import base64
 import dataclasses
 import logging
-import uuid
 from collections.abc import Generator, Mapping
 from pathlib import Path
 
 from odradek.clock import Clock, SystemClock
+from odradek.cluster.meta_properties import read_or_create_meta
 from odradek.cluster.topics import TopicCatalog, TopicInfo
-from odradek.config import BrokerConfig
+from odradek.config import BrokerConfig, log_config_for, with_layer
+from odradek.config.dynamic_store import DYNAMIC_CONFIGS_FILE, DynamicConfigStore
 from odradek.coordinator.coordinator import CoordinatorSettings, GroupCoordinator
 from odradek.coordinator.runtime import BrokerOffsetsLog, CoordinatorRuntime
-from odradek.dynamic_config import with_layer
-from odradek.dynamic_config_store import DYNAMIC_CONFIGS_FILE, DynamicConfigStore
 from odradek.fetch_sessions import FetchSessionCache
 from odradek.handlers import load_handlers
 from odradek.handlers.context import Services
@@ -40,7 +38,6 @@ from odradek.storage.filesystem import FileSystem, OsFileSystem
 from odradek.storage.log_config import LogConfig
 from odradek.storage.log_manager import LogManager
 from odradek.storage.partition_log import PartitionLog
-from odradek.topic_config import log_config_for
 from odradek.txn.producer_ids import ProducerIdAllocator
 
 __all__ = ["Broker"]
@@ -71,21 +68,6 @@ async def _run_offloaded(steps: Generator[Job, object, bool]) -> bool:
             raise
         except Exception as exc:
             value, error = None, exc
-
-
-def _read_or_create_meta(data_dir: Path, node_id: int) -> str:
-    """Kafka's ``meta.properties``: returns the cluster id, creating one on first start."""
-    path = data_dir / "meta.properties"
-    if path.exists():
-        props = dict(
-            line.split("=", 1) for line in path.read_text().splitlines() if "=" in line and not line.startswith("#")
-        )
-        return props["cluster.id"].strip()
-    cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
-    directory_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
-    data_dir.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"version=1\ncluster.id={cluster_id}\nnode.id={node_id}\ndirectory.id={directory_id}\n")
-    return cluster_id
 
 
 class _ClusterInfo:
@@ -147,17 +129,17 @@ class Broker:
         return self._listener.port
 
     async def start(self) -> None:
-        self.cluster_id = _read_or_create_meta(self.data_dir, self.config.node_id)
-        self.dynamic_configs = DynamicConfigStore(self.data_dir / DYNAMIC_CONFIGS_FILE)
+        self.cluster_id = read_or_create_meta(self.fs, str(self.data_dir), self.config.node_id)
+        self.dynamic_configs = DynamicConfigStore(self.fs, str(self.data_dir / DYNAMIC_CONFIGS_FILE))
         cluster, own = self.dynamic_configs.load()
         self.config = with_layer(with_layer(self.config, cluster, per_broker=False), own, per_broker=True)
-        self.catalog = TopicCatalog(self.data_dir / "__odradek_topics.json")
+        self.catalog = TopicCatalog(self.fs, str(self.data_dir / "__odradek_topics.json"))
         fs = self.fs
         self.logs = LogManager.open(
             fs, self.data_dir, self.clock, config_for=self._log_config, cleaner_config=self._cleaner_config()
         )
         self.producer_ids = ProducerIdAllocator(fs, str(self.data_dir / "producer_ids"))
-        self.partitions = Partitions(fs, self.logs, self.catalog, lambda: self.config, self.config.node_id)
+        self.partitions = Partitions(fs, self.logs, self.catalog, self.config.node_id)
         self.topics = Topics(self.catalog, self.partitions, self._topic_log_config, self._sync_creations_soon)
         self.topics.reconcile()
         offsets_partitions = self.config.offsets_topic_num_partitions
@@ -208,10 +190,10 @@ class Broker:
 
     def _log_config(self, topic: str) -> LogConfig:
         info = self.catalog.get(topic)
-        return log_config_for(self.config, info) if info is not None else LogConfig()
+        return log_config_for(self.config, info.configs) if info is not None else LogConfig()
 
     def _topic_log_config(self, info: TopicInfo) -> LogConfig:
-        return log_config_for(self.config, info)
+        return log_config_for(self.config, info.configs)
 
     async def _retention_loop(self) -> None:
         """Kafka's ``kafka-log-retention`` task: a retention pass every check interval, then

@@ -1,8 +1,8 @@
 """The topic catalog: every topic's name, id, partition count and config overrides.
 
 This is the part of Kafka's cluster metadata a single broker needs.  It is persisted as one
-JSON document written atomically (temporary file, fsync, rename), so a crash leaves either the
-old or the new catalog, never half of one.
+JSON document through the FileSystem seam's `write_file_atomic` (temporary file, fsync, rename,
+directory fsync), so a crash leaves either the old or the new catalog, never half of one.
 
 Invariants: names and ids are unique; a topic has at least one partition; names obey Kafka's
 rules (1-249 characters of ``[a-zA-Z0-9._-]``, not ``.`` or ``..``) and may not collide with an
@@ -12,12 +12,13 @@ existing name once ``.`` and ``_`` are treated as equal.
 from __future__ import annotations
 
 import json
-import os
+import posixpath
 import re
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+
+from odradek.storage.filesystem import FileSystem, read_file, write_file_atomic
 
 __all__ = ["TopicCatalog", "TopicError", "TopicInfo", "validate_topic_name"]
 
@@ -67,14 +68,15 @@ class TopicInfo:
 
 
 class TopicCatalog:
-    """Topics by name and by id, persisted to ``path`` on every change."""
+    """Topics by name and by id, persisted to ``path`` on ``fs`` on every change."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, fs: FileSystem, path: str) -> None:
+        self._fs = fs
         self._path = path
         self._by_name: dict[str, TopicInfo] = {}
         self._by_id: dict[bytes, TopicInfo] = {}
-        if path.exists():
-            for entry in json.loads(path.read_text())["topics"]:
+        if fs.exists(path):
+            for entry in json.loads(read_file(fs, path))["topics"]:
                 self._add(TopicInfo(entry["name"], uuid.UUID(entry["id"]).bytes, entry["partitions"], entry["configs"]))
 
     def __iter__(self) -> Iterator[TopicInfo]:
@@ -148,10 +150,5 @@ class TopicCatalog:
                 for t in self._by_name.values()
             ],
         }
-        self._path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self._path.with_suffix(".tmp")
-        with open(tmp, "w") as out:
-            json.dump(document, out, indent=1)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, self._path)
+        self._fs.makedirs(posixpath.dirname(self._path) or ".")
+        write_file_atomic(self._fs, self._path, json.dumps(document, indent=1).encode())

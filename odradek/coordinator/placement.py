@@ -7,20 +7,13 @@ UTF-16 code units, wrapping at 32 bits) and Kafka's ``Utils.abs``, which maps
 
 from __future__ import annotations
 
+from odradek.java_hash import java_string_hash
+
 __all__ = ["OFFSETS_TOPIC", "java_string_hash", "partition_for"]
 
 OFFSETS_TOPIC = "__consumer_offsets"
 
 _INT_MIN = -(2**31)
-
-
-def java_string_hash(text: str) -> int:
-    """Java's ``String.hashCode`` as a signed 32-bit int."""
-    h = 0
-    units = text.encode("utf-16-be")
-    for i in range(0, len(units), 2):
-        h = (31 * h + ((units[i] << 8) | units[i + 1])) & 0xFFFFFFFF
-    return h - (1 << 32) if h & 0x80000000 else h
 
 
 def partition_for(group_id: str, num_partitions: int) -> int:

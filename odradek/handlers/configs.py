@@ -3,16 +3,18 @@
 DescribeConfigs, per resource:
 - TOPIC: an illegal name gives INVALID_TOPIC_EXCEPTION, an unknown one
   UNKNOWN_TOPIC_OR_PARTITION; otherwise every topic config (or the requested keys that exist)
-  with its effective value, source and synonyms as `odradek.config_describe` computes them.
+  with its effective value, source and synonyms as `odradek.config.describe` computes them.
 - BROKER: ``""`` gives the cluster-wide dynamic defaults; this broker's id gives its configs
-  (`odradek.config_describe`); another id or a non-number gives INVALID_REQUEST.
+  (`odradek.config.describe`); another id or a non-number gives INVALID_REQUEST.
 - BROKER_LOGGER: an empty list for this broker (loggers are not exposed).
 - anything else (GROUP, CLIENT_METRICS, unknown): INVALID_REQUEST.
-``include_documentation`` is accepted; documentation is always null.  ``config_type`` is set.
+``include_documentation`` is accepted; documentation is always null (Kafka would answer its
+own ConfigDef prose, which odradek does not copy).  ``config_type`` is set.
 
 AlterConfigs replaces a topic's whole set of overrides; IncrementalAlterConfigs changes keys
-with SET, DELETE, APPEND and SUBTRACT (the last two on list configs only: INVALID_CONFIG
-otherwise; the starting list is the override or the topic default).  Checks per resource, in
+with SET, DELETE, APPEND and SUBTRACT (`odradek.config.apply_incremental`, the same for topics
+and brokers: the last two on list configs only, INVALID_CONFIG otherwise; the starting list is
+the override or the topic default).  Checks per resource, in
 Kafka's order: duplicate keys (INVALID_REQUEST), unknown operation (INVALID_REQUEST), config
 validation (INVALID_CONFIG, INVALID_TOPIC_EXCEPTION), topic existence
 (UNKNOWN_TOPIC_OR_PARTITION).  ``validate_only`` runs every check and changes nothing.  A
@@ -21,22 +23,33 @@ change is persisted in the topic catalog and applied to the live logs at once.
 BROKER resources (``""``: the cluster-wide defaults; this broker's id: its own layer) change the
 dynamic broker configs, checked in Kafka 4.x's order: duplicate keys, null values (both
 INVALID_REQUEST), the broker id (INVALID_REQUEST), unknown operations (INVALID_REQUEST),
-APPEND/SUBTRACT on a non-list config (INVALID_CONFIG), then `odradek.dynamic_config.validate_layer`
+APPEND/SUBTRACT on a non-list config (INVALID_CONFIG), then `odradek.config.validate_layer`
 on the resulting layer.  AlterConfigs replaces the whole layer.  A change is persisted in the
 data directory and applied to every topic without its own override at once.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import IntEnum
 from typing import Any
 
 from odradek.cluster.topics import TopicError, validate_topic_name
-from odradek.config_describe import DescribedConfig, describe_broker, describe_cluster, describe_topic
-from odradek.dynamic_config import DynamicConfigError, apply_incremental, validate_layer
+from odradek.config import (
+    DescribedConfig,
+    DynamicConfigError,
+    InvalidConfig,
+    OpType,
+    Scope,
+    apply_incremental,
+    describe_broker,
+    describe_cluster,
+    describe_topic,
+    validate,
+    validate_layer,
+)
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
-from odradek.topic_config import TOPIC_CONFIGS, InvalidConfig, validate
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.configs import (
     AlterConfigsRequest,
@@ -55,13 +68,6 @@ class ResourceType(IntEnum):
     BROKER_LOGGER = 8
     CLIENT_METRICS = 16
     GROUP = 32
-
-
-class OpType(IntEnum):
-    SET = 0
-    DELETE = 1
-    APPEND = 2
-    SUBTRACT = 3
 
 
 class _Refused(Exception):
@@ -173,15 +179,16 @@ async def describe_configs(ctx: RequestContext, request: Any) -> Any:
     return DescribeConfigsResponse(results=results)
 
 
-def _apply_topic(ctx: RequestContext, name: str, configs: dict[str, str], validate_only: bool) -> None:
+def _apply_topic(ctx: RequestContext, name: str, given: Mapping[str, str | None], validate_only: bool) -> None:
     """Validate the topic's new overrides, check it exists, then persist and apply them."""
     try:
         validate_topic_name(name)
     except TopicError as exc:
         raise _Refused(ErrorCode.INVALID_TOPIC_EXCEPTION, str(exc)) from None
-    for key, value in configs.items():
+    configs = {}
+    for key, value in given.items():
         try:
-            validate(key, value)
+            configs[key] = validate(key, value)
         except InvalidConfig as exc:
             raise _Refused(ErrorCode.INVALID_CONFIG, str(exc)) from None
     if ctx.topics.get(name) is None:
@@ -229,7 +236,8 @@ def _alter_broker(ctx: RequestContext, resource: Any, validate_only: bool, *, in
                     raise _Refused(ErrorCode.INVALID_REQUEST, f"Unknown operations type {change.config_operation}")
             config = broker.config
             current = config.dynamic_broker_configs if per_broker else config.dynamic_default_configs
-            props = apply_incremental(current, [(c.name, c.config_operation, c.value) for c in configs])
+            changes = [(c.name, c.config_operation, c.value) for c in configs]
+            props = {name: value or "" for name, value in apply_incremental(current, changes, Scope.BROKER).items()}
         else:
             props = {c.name: c.value for c in configs}
         validate_layer(broker.config, props, per_broker=per_broker)
@@ -279,37 +287,12 @@ async def alter_configs(ctx: RequestContext, request: Any) -> Any:
     return AlterConfigsResponse(responses=responses)
 
 
-def _list_parts(value: str | None) -> list[str]:
-    return [part for part in (value or "").split(",") if part]
-
-
-def _incremental(current: dict[str, str], changes: list[Any]) -> dict[str, str]:
-    """The overrides after applying ``changes`` (names already checked for duplicates)."""
-    result = dict(current)
-    for change in changes:
-        name, value = change.name, change.value
-        try:
-            op = OpType(change.config_operation)
-        except ValueError:
-            raise _Refused(ErrorCode.INVALID_REQUEST, f"Unknown operation type {change.config_operation}") from None
-        if op is OpType.SET:
-            result[name] = value
-        elif op is OpType.DELETE:
-            result.pop(name, None)
-        else:
-            definition = TOPIC_CONFIGS.get(name)
-            if definition is None:
-                raise _Refused(ErrorCode.INVALID_CONFIG, f"Unknown topic config name: {name}")
-            if definition.type != "list":
-                raise _Refused(ErrorCode.INVALID_CONFIG, f"Can't {op.name} to key {name} because its type is not LIST.")
-            parts = _list_parts(result.get(name, definition.default))
-            for item in _list_parts(value):
-                if op is OpType.APPEND and item not in parts:
-                    parts.append(item)
-                elif op is OpType.SUBTRACT and item in parts:
-                    parts.remove(item)
-            result[name] = ",".join(parts)
-    return result
+def _incremental_topic(current: Mapping[str, str], changes: list[tuple[str, int, str | None]]) -> dict[str, str | None]:
+    try:
+        return apply_incremental(current, changes, Scope.TOPIC)
+    except DynamicConfigError as exc:
+        code = ErrorCode.INVALID_CONFIG if exc.invalid_config else ErrorCode.INVALID_REQUEST
+        raise _Refused(code, exc.message) from None
 
 
 _IncrementalResponse = IncrementalAlterConfigsResponse.AlterConfigsResourceResponse
@@ -337,8 +320,8 @@ async def incremental_alter_configs(ctx: RequestContext, request: Any) -> Any:
             else:
                 _check_alterable(resource.resource_type, [c.name for c in resource.configs])
                 info = ctx.topics.get(resource.resource_name)
-                current = dict(info.configs) if info is not None else {}
-                configs = _incremental(current, list(resource.configs))
+                changes = [(c.name, c.config_operation, c.value) for c in resource.configs]
+                configs = _incremental_topic(info.configs if info is not None else {}, changes)
                 _apply_topic(ctx, resource.resource_name, configs, request.validate_only)
         except _Refused as refused:
             code, message = refused.code, refused.message

@@ -19,9 +19,9 @@ from collections import Counter
 from typing import Any
 
 from odradek.cluster.topics import TopicError
+from odradek.config import InvalidConfig, topic_configs, validate
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
-from odradek.topic_config import InvalidConfig, effective_configs, validate
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.topics import (
     CreateTopicsRequest,
@@ -172,7 +172,7 @@ def _success(
             config_source=source.value,
             is_sensitive=False,
         )
-        for definition, value, source in effective_configs(ctx.cluster.config, configs)
+        for definition, value, source in topic_configs(ctx.cluster.config, configs)
     ]
     return _Result(
         name=name,

@@ -8,18 +8,17 @@ per-record errors and the log start offset); then the topic's ``compression.type
 rewrite the batch.  Only record checks carry a message; a refused batch answers with the code
 alone (the detail goes to the debug log), as Kafka 4.3.1 does.
 
-Topic settings are read with ``effective_value(broker config, topic overrides, name)``.
+Topic settings come from the partition's typed `LogConfig`, built once per config change, so
+no setting is looked up or parsed per batch.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
 
-from odradek.config import BrokerConfig
 from odradek.partition.results import AppendResult
+from odradek.storage.log_config import LogConfig
 from odradek.storage.validator import RecordRefusal, Refusal, check_records, recompress, target_codec
-from odradek.topic_config import effective_value
 from odradek.wire.errors import ErrorCode
 from odradek.wire.records.batch import MAGIC, MAGIC_OFFSET, BatchHeader, CorruptBatchError, iter_batches
 
@@ -31,7 +30,6 @@ _REFUSAL_ERRORS = {
     Refusal.INVALID_TIMESTAMP: ErrorCode.INVALID_TIMESTAMP,
     Refusal.INVALID_RECORD: ErrorCode.INVALID_RECORD,
 }
-_LEVEL_SETTINGS = {1: "compression.gzip.level", 3: "compression.lz4.level", 4: "compression.zstd.level"}
 
 
 def _single_batch(records: memoryview | None, version: int) -> tuple[BatchHeader | None, str | None]:
@@ -71,15 +69,21 @@ def _record_refusal(refusal: RecordRefusal, log_start_offset: int) -> AppendResu
     )
 
 
-def _maybe_recompress(
-    config: BrokerConfig, overrides: Mapping[str, str], records: memoryview, header: BatchHeader
-) -> memoryview:
-    codec = target_codec(effective_value(config, overrides, "compression.type"))
+def _level(config: LogConfig, codec: int) -> int | None:
+    """The topic's level for ``codec`` (gzip 1, lz4 3, zstd 4), None for the codec's default."""
+    level = {
+        1: config.compression_gzip_level,
+        3: config.compression_lz4_level,
+        4: config.compression_zstd_level,
+    }.get(codec, -1)
+    return None if level == -1 else level
+
+
+def _maybe_recompress(config: LogConfig, records: memoryview, header: BatchHeader) -> memoryview:
+    codec = target_codec(config.compression_type)
     if codec is None or codec == header.compression or header.is_control:
         return records
-    level_setting = _LEVEL_SETTINGS.get(codec)
-    level = int(effective_value(config, overrides, level_setting)) if level_setting else None
-    return memoryview(recompress(records, header, codec, None if level == -1 else level))
+    return memoryview(recompress(records, header, codec, _level(config, codec)))
 
 
 def check_produce(
@@ -88,15 +92,14 @@ def check_produce(
     topic: str,
     index: int,
     version: int,
-    config: BrokerConfig,
-    overrides: Mapping[str, str],
+    config: LogConfig,
     now_ms: int,
     log_start_offset: int,
 ) -> AppendResult | tuple[memoryview, BatchHeader]:
     """The refusal, or the batch to append (recompressed if the topic says so) and the header
     the producer sent (a rewritten batch keeps its producer id, epoch, sequences, offset delta
     and max timestamp, so the header still speaks for it in the idempotence check).
-    ``overrides`` are the topic's config overrides, ``version`` the Produce request's."""
+    ``config`` is the partition's topic config, ``version`` the Produce request's."""
     try:
         header, complaint = _single_batch(records, version)
     except CorruptBatchError as exc:
@@ -104,7 +107,7 @@ def check_produce(
     if complaint is not None:
         return AppendResult(ErrorCode.INVALID_RECORD, message=complaint)
     assert records is not None
-    max_bytes = int(effective_value(config, overrides, "max.message.bytes"))
+    max_bytes = config.max_message_bytes
     if len(records) > max_bytes:
         return _refused_batch(
             topic,
@@ -121,14 +124,14 @@ def check_produce(
             records,
             header,
             now_ms=now_ms,
-            create_time=effective_value(config, overrides, "message.timestamp.type") == "CreateTime",
-            before_max_ms=int(effective_value(config, overrides, "message.timestamp.before.max.ms")),
-            after_max_ms=int(effective_value(config, overrides, "message.timestamp.after.max.ms")),
-            compacted="compact" in effective_value(config, overrides, "cleanup.policy"),
+            create_time=not config.log_append_time,
+            before_max_ms=config.message_timestamp_before_max_ms,
+            after_max_ms=config.message_timestamp_after_max_ms,
+            compacted=config.compact,
             partition_name=f"{topic}-{index}",
         )
         if refusal is not None:
             return _record_refusal(refusal, log_start_offset)
-        return _maybe_recompress(config, overrides, records, header), header
+        return _maybe_recompress(config, records, header), header
     except CorruptBatchError as exc:
         return _refused_batch(topic, index, ErrorCode.CORRUPT_MESSAGE, str(exc))

@@ -19,11 +19,10 @@ from __future__ import annotations
 import asyncio
 import math
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Protocol
 
 from odradek.cluster.topics import TopicInfo
-from odradek.config import BrokerConfig
 from odradek.partition.partition import Partition
 from odradek.partition.produce_checks import check_produce
 from odradek.partition.results import AppendResult, Leadership, OffsetResult, ReadResult
@@ -82,13 +81,11 @@ class Partitions:
         fs: FileSystem,
         logs: LogManager,
         topics: TopicLookup,
-        config: Callable[[], BrokerConfig],
         node_id: int,
     ) -> None:
         self._fs = fs
         self._logs = logs
         self._topics = topics
-        self._config = config
         self._node_id = node_id
         self._partitions: dict[tuple[str, int], Partition] = {}
         logs.set_retained_batches(self.retained_batches)
@@ -167,8 +164,7 @@ class Partitions:
             topic=topic,
             index=partition,
             version=version,
-            config=self._config(),
-            overrides=info.configs,
+            config=target.log.config,
             now_ms=now_ms,
             log_start_offset=target.log_start_offset,
         )

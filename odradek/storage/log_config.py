@@ -1,7 +1,11 @@
 """The topic-level settings the partition log obeys (Kafka's names, defaults and units).
 
-Validation of values (ranges, parsing from strings) belongs to `odradek.config`; this is only
-the frozen result the storage layer reads.  A change applies to the segments created after it.
+Validation of values (ranges, parsing from strings) belongs to `odradek.config`, which builds
+every `LogConfig` from its one table of keys (`odradek.config.log_config_for`: each field is the
+topic key of the same name with dots for underscores) once per topic config change; this is only
+the frozen, typed result the storage and produce paths read, so nothing parses a setting per
+batch.  The defaults here are Kafka's, equal to the table's (a test holds them equal).  A change
+applies to the segments created after it.
 """
 
 from __future__ import annotations
@@ -9,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-__all__ = ["LONG_MAX", "LogConfig", "TimestampType"]
+__all__ = ["LONG_MAX", "LogConfig", "TimestampType", "TopicCompression"]
 
 LONG_MAX = 2**63 - 1
 
@@ -19,6 +23,17 @@ class TimestampType(StrEnum):
 
     CREATE_TIME = "CreateTime"
     LOG_APPEND_TIME = "LogAppendTime"
+
+
+class TopicCompression(StrEnum):
+    """``compression.type``: the codec batches are stored with (``producer``: as sent)."""
+
+    UNCOMPRESSED = "uncompressed"
+    ZSTD = "zstd"
+    LZ4 = "lz4"
+    SNAPPY = "snappy"
+    GZIP = "gzip"
+    PRODUCER = "producer"
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +69,20 @@ class LogConfig:
     file_delete_delay_ms: int = 60_000
     """``file.delete.delay.ms``: how long the files of a segment removed from the log stay on
     disk (renamed ``.deleted``) before they are deleted."""
+    max_message_bytes: int = 1048588
+    """``max.message.bytes``: the largest record batch a produce may append."""
+    message_timestamp_before_max_ms: int = LONG_MAX
+    """``message.timestamp.before.max.ms``: how far in the past a CreateTime timestamp may be."""
+    message_timestamp_after_max_ms: int = 3_600_000
+    """``message.timestamp.after.max.ms``: how far in the future a CreateTime timestamp may be."""
+    compression_type: TopicCompression = TopicCompression.PRODUCER
+    """``compression.type``."""
+    compression_gzip_level: int = -1
+    """``compression.gzip.level`` (-1: the codec's default level)."""
+    compression_lz4_level: int = 9
+    """``compression.lz4.level``."""
+    compression_zstd_level: int = 3
+    """``compression.zstd.level``."""
 
     @property
     def log_append_time(self) -> bool:

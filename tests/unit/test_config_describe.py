@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from odradek.config import load_config
-from odradek.config_describe import ConfigType, Source, Synonym, describe_broker, describe_topic
-from odradek.dynamic_config import with_layer
-from odradek.dynamic_config_store import INITIAL_CLUSTER_CONFIGS
-from odradek.topic_config import TOPIC_CONFIGS
+from odradek.config import TOPIC_KEYS as TOPIC_CONFIGS
+from odradek.config import ConfigType, Source, Synonym, describe_broker, describe_topic, load_config, with_layer
+from odradek.config.dynamic_store import INITIAL_CLUSTER_CONFIGS
 
 
 def _one(

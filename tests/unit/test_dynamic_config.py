@@ -11,13 +11,34 @@ from pathlib import Path
 import pytest
 
 from odradek.cluster.topics import TopicInfo
-from odradek.config import BrokerConfig, ConfigError, load_config
-from odradek.config_describe import Source, Synonym, describe_broker, describe_cluster, describe_topic
-from odradek.dynamic_config import DynamicConfigError, apply_incremental, validate_layer, with_layer
-from odradek.dynamic_config_store import DYNAMIC_CONFIGS_FILE, INITIAL_CLUSTER_CONFIGS, DynamicConfigStore
-from odradek.topic_config import ConfigSource, effective_configs, effective_value, log_config_for
+from odradek.config import (
+    BrokerConfig,
+    ConfigError,
+    DynamicConfigError,
+    Scope,
+    Source,
+    Synonym,
+    describe_broker,
+    describe_cluster,
+    describe_topic,
+    effective_value,
+    load_config,
+    log_config_for,
+    validate_layer,
+    with_layer,
+)
+from odradek.config import apply_incremental as apply_any
+from odradek.config import topic_configs as effective_configs
+from odradek.config.dynamic_store import DYNAMIC_CONFIGS_FILE, INITIAL_CLUSTER_CONFIGS, DynamicConfigStore
+from odradek.storage.filesystem import OsFileSystem
+
+ConfigSource = Source
 
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
+
+
+def apply_incremental(current: dict[str, str], changes: list[tuple[str, int, str | None]]) -> dict[str, str | None]:
+    return apply_any(current, changes, Scope.BROKER)
 
 
 def _fresh(overrides: tuple[str, ...] = ()) -> BrokerConfig:
@@ -170,7 +191,7 @@ def test_a_topic_follows_per_broker_then_cluster_then_static_then_default() -> N
 def test_storage_settings_follow_the_dynamic_layers() -> None:
     config = _layers({"log.retention.ms": "3600000"}, {"log.segment.bytes": "2097152", "log.cleanup.policy": "compact"})
     topic = TopicInfo(name="t", topic_id=b"\0" * 16, partitions=1, configs={})
-    log_config = log_config_for(config, topic)
+    log_config = log_config_for(config, topic.configs)
     assert (log_config.retention_ms, log_config.segment_bytes) == (3600000, 2097152)
     assert log_config.cleanup_policy == frozenset({"compact"})
 
@@ -222,7 +243,7 @@ def test_custom_configs_are_described_hidden_and_read_only() -> None:
 
 
 def test_store_round_trip_and_fresh_cluster(tmp_path: Path) -> None:
-    store = DynamicConfigStore(tmp_path / DYNAMIC_CONFIGS_FILE)
+    store = DynamicConfigStore(OsFileSystem(), str(tmp_path / DYNAMIC_CONFIGS_FILE))
     assert store.load() == ({"min.insync.replicas": "1"}, {})
     store.save({"min.insync.replicas": "1", "log.retention.ms": "5"}, {"message.max.bytes": "7"})
     assert store.load() == ({"min.insync.replicas": "1", "log.retention.ms": "5"}, {"message.max.bytes": "7"})
@@ -237,4 +258,4 @@ def test_a_damaged_store_is_an_error(tmp_path: Path, text: str) -> None:
     path = tmp_path / DYNAMIC_CONFIGS_FILE
     path.write_text(text)
     with pytest.raises(ConfigError):
-        DynamicConfigStore(path).load()
+        DynamicConfigStore(OsFileSystem(), str(path)).load()

@@ -27,12 +27,13 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "odradek.wire",
         "odradek.clock",
         "odradek.config",
-        "odradek.topic_config",
         "odradek.cluster.topics",
     ),
+    "odradek.config": ("odradek.storage.log_config", "odradek.storage.filesystem", "odradek.java_hash"),
     "odradek.coordinator": (
         "odradek.wire",
         "odradek.clock",
+        "odradek.java_hash",
         "odradek.config",
         "odradek.cluster.topics",
         "odradek.partition.service",
@@ -43,7 +44,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "odradek.handlers": ("odradek.broker", "odradek.server", "odradek.cli"),
     "odradek.partition": ("odradek.handlers", "odradek.broker", "odradek.server", "odradek.coordinator"),
 }
-NO_NETWORK = ("odradek.wire", "odradek.storage", "odradek.txn", "odradek.coordinator.coordinator")
+NO_NETWORK = ("odradek.wire", "odradek.storage", "odradek.txn", "odradek.config", "odradek.coordinator.coordinator")
 
 
 def _module_name(path: Path) -> str:

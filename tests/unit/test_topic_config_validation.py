@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from odradek.topic_config import InvalidConfig, validate
+from odradek.config import InvalidConfig, validate
 
 
 @pytest.mark.parametrize(

@@ -12,14 +12,13 @@ import pytest
 
 from odradek.clock import ManualClock
 from odradek.cluster.topics import TopicInfo
-from odradek.config import load_config
+from odradek.config import load_config, log_config_for
 from odradek.fetch_sessions import FetchSessionCache
 from odradek.handlers.context import RequestContext, Services
 from odradek.handlers.fetch import fetch
 from odradek.handlers.produce import produce
 from odradek.partition.service import Partitions
 from odradek.storage.filesystem import MemoryFileSystem
-from odradek.storage.log_config import LogConfig
 from odradek.storage.log_manager import LogManager
 from odradek.wire.api import ApiKey, RequestHeader
 from odradek.wire.errors import ErrorCode
@@ -66,9 +65,9 @@ class Node:
         self.fs = MemoryFileSystem()
         self.clock = ManualClock(T0)
         self.catalog = Catalog()
-        config = load_config(None, ["log.dirs=/data"])
+        config = self.config = load_config(None, ["log.dirs=/data"])
         logs = LogManager.open(self.fs, "/data", self.clock)
-        self.partitions = Partitions(self.fs, logs, self.catalog, lambda: config, config.node_id)
+        self.partitions = Partitions(self.fs, logs, self.catalog, config.node_id)
         self.services = Services(
             partitions=self.partitions,
             topics=self.catalog,
@@ -82,7 +81,7 @@ class Node:
     def add_topic(self, name: str, configs: dict[str, str] | None = None) -> TopicInfo:
         info = TopicInfo(name, uuid.uuid4().bytes, 1, configs or {})
         self.catalog.topics[name] = info
-        self.partitions.create(name, 0, uuid.UUID(bytes=info.topic_id), LogConfig())
+        self.partitions.create(name, 0, uuid.UUID(bytes=info.topic_id), log_config_for(self.config, info.configs))
         return info
 
     def context(self, api_key: ApiKey, version: int) -> RequestContext:

@@ -1,20 +1,19 @@
 """Where the dynamic broker configs are kept: one JSON document in the data directory.
 
 Format: ``{"version": 1, "cluster": {name: value}, "broker": {name: value}}`` (``broker`` is this
-broker's own layer).  A save writes a temporary file, fsyncs it, renames it over the old one and
-fsyncs the directory, so a crash leaves the old document or the new one, never a mix.  A data
-directory without the file starts with Kafka 4.x's freshly formatted cluster: the cluster-wide
-``min.insync.replicas=1`` that formatting with eligible leader replicas records.
+broker's own layer).  A save goes through the FileSystem seam's `write_file_atomic` (temporary
+file, fsync, rename, directory fsync), so a crash leaves the old document or the new one, never
+a mix.  A data directory without the file starts with Kafka 4.x's freshly formatted cluster:
+the cluster-wide ``min.insync.replicas=1`` that formatting with eligible leader replicas records.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
-from pathlib import Path
 
-from odradek.config import ConfigError
+from odradek.config.broker import ConfigError
+from odradek.storage.filesystem import FileSystem, read_file, write_file_atomic
 
 __all__ = ["DYNAMIC_CONFIGS_FILE", "INITIAL_CLUSTER_CONFIGS", "DynamicConfigStore"]
 
@@ -24,17 +23,18 @@ _VERSION = 1
 
 
 class DynamicConfigStore:
-    """Loads and saves the two dynamic layers (cluster-wide, this broker's)."""
+    """Loads and saves the two dynamic layers (cluster-wide, this broker's) at ``path`` on ``fs``."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, fs: FileSystem, path: str) -> None:
+        self.fs = fs
         self.path = path
 
     def load(self) -> tuple[dict[str, str], dict[str, str]]:
         """(cluster layer, broker layer); a missing file gives the freshly formatted cluster's."""
-        if not self.path.exists():
+        if not self.fs.exists(self.path):
             return dict(INITIAL_CLUSTER_CONFIGS), {}
         try:
-            document = json.loads(self.path.read_text())
+            document = json.loads(read_file(self.fs, self.path))
             if document.get("version") != _VERSION:
                 raise ValueError(f"unknown version {document.get('version')!r}")
             return _layer(document["cluster"]), _layer(document["broker"])
@@ -43,17 +43,7 @@ class DynamicConfigStore:
 
     def save(self, cluster: Mapping[str, str], broker: Mapping[str, str]) -> None:
         document = {"version": _VERSION, "cluster": dict(cluster), "broker": dict(broker)}
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        with open(tmp, "w") as out:
-            json.dump(document, out, indent=1, sort_keys=True)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, self.path)
-        directory = os.open(self.path.parent, os.O_RDONLY)
-        try:
-            os.fsync(directory)
-        finally:
-            os.close(directory)
+        write_file_atomic(self.fs, self.path, json.dumps(document, indent=1, sort_keys=True).encode())
 
 
 def _layer(raw: object) -> dict[str, str]:

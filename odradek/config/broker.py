@@ -1,0 +1,212 @@
+"""The broker's settings: `BrokerConfig`, loaded from ``server.properties`` and overrides.
+
+Values come from, in increasing precedence: the defaults of `odradek.config.table`, a
+``server.properties``-style file, then ``key=value`` overrides from the command line.  Only
+keys odradek reads are accepted (`ConfigKey.attribute`), plus ``listeners``,
+``advertised.listeners``, ``broker.id``, ``log.dir`` and odradek's own ``host``, ``port``,
+``advertised.host`` and ``advertised.port``; any other key is an error rather than a silently
+ignored typo.
+
+Dynamic broker configs (set at run time with AlterConfigs) ride along as two read-only layers,
+per-broker over cluster-wide; the static fields never change after start-up.  A setting that can
+change at run time must be read through `BrokerConfig.dynamic_value` or
+`odradek.config.effective_value` to follow them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from odradek.config.keys import LONG_MAX, ConfigKey, ConfigType, Dynamic, Scope
+from odradek.config.table import BROKER_KEYS
+
+__all__ = ["LOCAL_NAMES", "BrokerConfig", "ConfigError", "load_config", "parse_properties", "python_value"]
+
+
+class ConfigError(ValueError):
+    """A configuration key is unknown or its value has the wrong type."""
+
+
+def python_value(key: ConfigKey, text: str | None) -> Any:
+    """A broker key's text as its `BrokerConfig` attribute holds it (bool, int, float or str)."""
+    if text is None:
+        return None
+    if key.type is ConfigType.BOOLEAN:
+        lowered = text.strip().lower()
+        if lowered not in ("true", "false"):
+            raise ValueError(text)
+        return lowered == "true"
+    if key.type in (ConfigType.INT, ConfigType.LONG, ConfigType.SHORT):
+        return int(text)
+    if key.type is ConfigType.DOUBLE:
+        return float(text)
+    return text.strip()
+
+
+def _start(name: str) -> Any:
+    """The value a broker key starts with: odradek's where Kafka has no default, else Kafka's."""
+    key = BROKER_KEYS[name]
+    return python_value(key, key.local_default if key.local_default is not None else key.default)
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerConfig:
+    """Broker settings; attribute names are Kafka's with dots turned into underscores."""
+
+    node_id: int = _start("node.id")
+    host: str = "127.0.0.1"
+    port: int = 9092
+    advertised_host: str | None = None
+    advertised_port: int | None = None
+    log_dirs: str = _start("log.dirs")
+    num_partitions: int = _start("num.partitions")
+    default_replication_factor: int = _start("default.replication.factor")
+    auto_create_topics_enable: bool = _start("auto.create.topics.enable")
+    delete_topic_enable: bool = _start("delete.topic.enable")
+    message_max_bytes: int = _start("message.max.bytes")
+    socket_request_max_bytes: int = _start("socket.request.max.bytes")
+    log_segment_bytes: int = _start("log.segment.bytes")
+    log_index_interval_bytes: int = _start("log.index.interval.bytes")
+    log_index_size_max_bytes: int = _start("log.index.size.max.bytes")
+    log_message_timestamp_type: str = _start("log.message.timestamp.type")
+    log_retention_hours: int = _start("log.retention.hours")
+    log_retention_minutes: int | None = _start("log.retention.minutes")
+    log_retention_ms: int | None = _start("log.retention.ms")
+    log_retention_bytes: int = _start("log.retention.bytes")
+    log_retention_check_interval_ms: int = _start("log.retention.check.interval.ms")
+    log_cleanup_policy: str = _start("log.cleanup.policy")
+    log_flush_interval_messages: int = _start("log.flush.interval.messages")
+    log_flush_interval_ms: int | None = _start("log.flush.interval.ms")
+    log_cleaner_enable: bool = _start("log.cleaner.enable")
+    log_cleaner_backoff_ms: int = _start("log.cleaner.backoff.ms")
+    log_cleaner_dedupe_buffer_size: int = _start("log.cleaner.dedupe.buffer.size")
+    log_cleaner_io_buffer_load_factor: float = _start("log.cleaner.io.buffer.load.factor")
+    log_segment_delete_delay_ms: int = _start("log.segment.delete.delay.ms")
+    fetch_max_bytes: int = _start("fetch.max.bytes")
+    replica_fetch_max_bytes: int = _start("replica.fetch.max.bytes")
+    max_incremental_fetch_session_cache_slots: int = _start("max.incremental.fetch.session.cache.slots")
+    group_initial_rebalance_delay_ms: int = _start("group.initial.rebalance.delay.ms")
+    offsets_topic_num_partitions: int = _start("offsets.topic.num.partitions")
+    group_min_session_timeout_ms: int = _start("group.min.session.timeout.ms")
+    group_max_session_timeout_ms: int = _start("group.max.session.timeout.ms")
+    group_max_size: int = _start("group.max.size")
+    offsets_retention_minutes: int = _start("offsets.retention.minutes")
+    offsets_retention_check_interval_ms: int = _start("offsets.retention.check.interval.ms")
+    offset_metadata_max_bytes: int = _start("offset.metadata.max.bytes")
+    dynamic_broker_configs: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    """Dynamic configs of this broker (Kafka's source DYNAMIC_BROKER_CONFIG), by Kafka name."""
+    dynamic_default_configs: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    """Cluster-wide dynamic defaults (source DYNAMIC_DEFAULT_BROKER_CONFIG), by Kafka name."""
+
+    def dynamic_value(self, name: str) -> str | None:
+        """The dynamic value of ``name``: this broker's, else the cluster default, else None."""
+        value = self.dynamic_broker_configs.get(name)
+        return value if value is not None else self.dynamic_default_configs.get(name)
+
+    @property
+    def advertised(self) -> tuple[str, int]:
+        return (self.advertised_host or self.host, self.advertised_port or self.port)
+
+    @property
+    def retention_ms(self) -> int:
+        """Kafka's precedence: ``log.retention.ms``, else minutes, else hours (-1 is unlimited)."""
+        if self.log_retention_ms is not None:
+            return self.log_retention_ms
+        if self.log_retention_minutes is not None:
+            return self.log_retention_minutes * 60_000
+        return self.log_retention_hours * 3_600_000
+
+    @property
+    def flush_interval_ms(self) -> int:
+        """``log.flush.interval.ms``, unset meaning never (Kafka falls back to a scheduler at Long.MAX)."""
+        return self.log_flush_interval_ms if self.log_flush_interval_ms is not None else LONG_MAX
+
+
+#: odradek's own settings (not Kafka keys): where to listen and what to advertise.
+_LOCAL_KEYS = {
+    name: ConfigKey(
+        name,
+        Scope.BROKER,
+        kind,
+        None,
+        "odradek's own setting",
+        dynamic=Dynamic.READ_ONLY,
+        attribute=name.replace(".", "_"),
+    )
+    for name, kind in (
+        ("host", ConfigType.STRING),
+        ("port", ConfigType.INT),
+        ("advertised.host", ConfigType.STRING),
+        ("advertised.port", ConfigType.INT),
+    )
+}
+#: The names of odradek's own settings.
+LOCAL_NAMES = frozenset(_LOCAL_KEYS)
+_KEYS_BY_NAME = {key.name: key for key in BROKER_KEYS.values() if key.attribute is not None}
+_KEYS_BY_NAME.update(_LOCAL_KEYS)
+_KEYS_BY_NAME["broker.id"] = BROKER_KEYS["node.id"]
+_PYTHON_TYPE_NAMES = {ConfigType.BOOLEAN: "bool", ConfigType.DOUBLE: "float"}
+_PYTHON_TYPE_NAMES.update(dict.fromkeys((ConfigType.INT, ConfigType.LONG, ConfigType.SHORT), "int"))
+
+
+def _parse_listener(value: str) -> tuple[str, int]:
+    """``PLAINTEXT://host:port`` (first listener only) -> (host, port)."""
+    first = value.split(",")[0].strip()
+    _, _, address = first.rpartition("://")
+    host, _, port = address.rpartition(":")
+    if not port.isdigit():
+        raise ConfigError(f"listener {value!r} has no port")
+    return host or "0.0.0.0", int(port)
+
+
+def _apply(config: BrokerConfig, items: Iterable[tuple[str, str]]) -> BrokerConfig:
+    changes: dict[str, Any] = {}
+    for key, raw in items:
+        key = key.strip()
+        if key == "listeners":
+            changes["host"], changes["port"] = _parse_listener(raw)
+        elif key == "advertised.listeners":
+            changes["advertised_host"], changes["advertised_port"] = _parse_listener(raw)
+        elif key in ("log.dir", "log.dirs"):
+            changes["log_dirs"] = raw.split(",")[0].strip()
+        else:
+            definition = _KEYS_BY_NAME.get(key)
+            if definition is None or definition.attribute is None:
+                raise ConfigError(f"unknown broker config {key!r}")
+            try:
+                changes[definition.attribute] = python_value(definition, raw)
+            except ValueError:
+                kind = _PYTHON_TYPE_NAMES.get(definition.type, "str")
+                raise ConfigError(f"{key}: cannot use {raw!r} as {kind}") from None
+    return replace(config, **changes)
+
+
+def parse_properties(text: str) -> list[tuple[str, str]]:
+    """Java-properties lines: ``key=value`` or ``key: value``; ``#`` and ``!`` start comments."""
+    items: list[tuple[str, str]] = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped[0] in "#!":
+            continue
+        sep = min((i for i in (stripped.find("="), stripped.find(":")) if i >= 0), default=-1)
+        if sep < 0:
+            raise ConfigError(f"not a property line: {line!r}")
+        items.append((stripped[:sep].strip(), stripped[sep + 1 :].strip()))
+    return items
+
+
+def load_config(properties_file: Path | None = None, overrides: Iterable[str] = ()) -> BrokerConfig:
+    config = BrokerConfig()
+    if properties_file is not None:
+        config = _apply(config, parse_properties(properties_file.read_text()))
+    pairs = []
+    for item in overrides:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ConfigError(f"override {item!r} is not key=value")
+        pairs.append((key, value))
+    return _apply(config, pairs)

@@ -1,0 +1,195 @@
+"""What DescribeConfigs reports: values, sources, synonyms and types, by Kafka's rules.
+
+Synonyms (Kafka's ConfigHelper): for a broker config, each name of its synonym group (e.g.
+``log.retention.ms``, ``.minutes``, ``.hours``) with this broker's dynamic value
+(DYNAMIC_BROKER_CONFIG), then each with the cluster-wide dynamic default
+(DYNAMIC_DEFAULT_BROKER_CONFIG), then each statically set (STATIC_BROKER_CONFIG), then each
+default (DEFAULT_CONFIG, only where the default is not null); everything before the first
+synonym named like the config itself is dropped.  A topic config has its own override first
+(TOPIC_CONFIG), then the synonyms of its broker synonym.  So ``retention.ms`` reports no
+synonym at all unless ``log.retention.ms`` itself is set: Kafka's quirk, kept.  The entry's
+source is its first synonym's, DEFAULT_CONFIG when there is none.
+
+"Statically set" means the broker's value differs from odradek's start-up value (the config
+does not remember which keys a properties file named).
+
+A broker resource lists the broker keys odradek reads at start-up, every dynamic one and any
+custom (unknown to Kafka) name set dynamically; Kafka shows a custom config with a hidden value,
+as sensitive, read-only and of unknown type.  The cluster-wide resource (name ``""``) lists
+only the dynamic defaults, each with its one DYNAMIC_DEFAULT_BROKER_CONFIG synonym.
+
+Documentation: Kafka answers its own ConfigDef documentation text when asked (v3+); odradek
+does not repeat Kafka's prose, so its entries carry none (`DescribedConfig` has no such field
+and the handler answers null).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from odradek.config.broker import LOCAL_NAMES, BrokerConfig
+from odradek.config.keys import ConfigType, Dynamic, Source
+from odradek.config.table import BROKER_KEYS, LISTENER_KEYS, TOPIC_KEYS
+from odradek.config.values import effective_value, static_text
+
+__all__ = ["DescribedConfig", "Synonym", "describe_broker", "describe_cluster", "describe_topic"]
+
+
+@dataclass(frozen=True, slots=True)
+class Synonym:
+    name: str
+    value: str | None
+    source: Source
+
+
+@dataclass(frozen=True, slots=True)
+class DescribedConfig:
+    name: str
+    value: str | None
+    source: Source
+    read_only: bool
+    synonyms: tuple[Synonym, ...]
+    type: ConfigType
+    sensitive: bool = False
+
+
+_START = BrokerConfig()
+
+#: The broker keys a broker resource lists (besides custom ones set dynamically).
+_DESCRIBED = frozenset(
+    name
+    for name, key in BROKER_KEYS.items()
+    if key.attribute is not None or key.dynamic is not Dynamic.READ_ONLY or name in LISTENER_KEYS
+)
+
+
+def _listener_values(broker: BrokerConfig) -> dict[str, str]:
+    advertised_host, advertised_port = broker.advertised
+    return {
+        "listeners": f"PLAINTEXT://{broker.host}:{broker.port}",
+        "advertised.listeners": f"PLAINTEXT://{advertised_host}:{advertised_port}",
+        "broker.id": str(broker.node_id),
+    }
+
+
+def _static_value(broker: BrokerConfig, name: str) -> str | None:
+    """The broker's value for ``name`` when it was set (differs from the start-up value)."""
+    if name in ("listeners", "broker.id") or (name == "advertised.listeners" and broker.advertised_host):
+        return _listener_values(broker)[name]
+    key = BROKER_KEYS.get(name)
+    if key is None or key.attribute is None:
+        return None
+    value = static_text(broker, key)
+    return value if value != static_text(_START, key) or name == "node.id" else None
+
+
+def _synonyms(broker: BrokerConfig, primary: str, topic_default: str | None = None) -> list[Synonym]:
+    """Kafka's synonym list of the broker config ``primary`` (layer by layer, group order); a
+    name odradek does not know as a broker key has the topic's default."""
+    key = BROKER_KEYS.get(primary)
+    names = key.names if key is not None else (primary,)
+    synonyms = [
+        Synonym(n, broker.dynamic_broker_configs[n], Source.DYNAMIC_BROKER_CONFIG)
+        for n in names
+        if n in broker.dynamic_broker_configs
+    ]
+    synonyms += [
+        Synonym(n, broker.dynamic_default_configs[n], Source.DYNAMIC_DEFAULT_BROKER_CONFIG)
+        for n in names
+        if n in broker.dynamic_default_configs
+    ]
+    for name in names:
+        value = _static_value(broker, name)
+        if value is not None:
+            synonyms.append(Synonym(name, value, Source.STATIC_BROKER_CONFIG))
+    for name in names:
+        known = BROKER_KEYS.get(name)
+        default = known.default if known is not None else topic_default
+        if default is not None:
+            synonyms.append(Synonym(name, default, Source.DEFAULT_CONFIG))
+    while synonyms and synonyms[0].name != primary:
+        synonyms.pop(0)
+    return synonyms
+
+
+def _topic_synonyms(broker: BrokerConfig, name: str, overrides: Mapping[str, str]) -> list[Synonym]:
+    key = TOPIC_KEYS[name]
+    synonyms = _synonyms(broker, key.synonym, key.default) if key.synonym is not None else []
+    if name in overrides:
+        synonyms.insert(0, Synonym(name, overrides[name], Source.TOPIC_CONFIG))
+    return synonyms
+
+
+def describe_topic(
+    broker: BrokerConfig, overrides: Mapping[str, str], names: list[str] | None = None
+) -> list[DescribedConfig]:
+    """Every topic config (or those of ``names`` that exist), sorted by name."""
+    wanted = sorted(TOPIC_KEYS) if not names else [n for n in sorted(set(names)) if n in TOPIC_KEYS]
+    described = []
+    for name in wanted:
+        synonyms = _topic_synonyms(broker, name, overrides)
+        described.append(
+            DescribedConfig(
+                name=name,
+                value=effective_value(broker, overrides, name),
+                source=synonyms[0].source if synonyms else Source.DEFAULT_CONFIG,
+                read_only=False,
+                synonyms=tuple(synonyms),
+                type=TOPIC_KEYS[name].type,
+            )
+        )
+    return described
+
+
+def _custom_names(layer: Mapping[str, str]) -> set[str]:
+    return {name for name in layer if name not in BROKER_KEYS and name not in LOCAL_NAMES}
+
+
+def _custom_entry(name: str, source: Source) -> DescribedConfig:
+    return DescribedConfig(name, None, source, True, (Synonym(name, None, source),), ConfigType.UNKNOWN, True)
+
+
+def describe_broker(broker: BrokerConfig, names: list[str] | None = None) -> list[DescribedConfig]:
+    """This broker's configs (``names`` filters), sorted by name."""
+    custom = _custom_names(broker.dynamic_broker_configs) | _custom_names(broker.dynamic_default_configs)
+    known = _DESCRIBED | custom
+    wanted = sorted(known) if not names else [n for n in sorted(set(names)) if n in known]
+    described = []
+    for name in wanted:
+        if name in custom:
+            in_broker = name in broker.dynamic_broker_configs
+            source = Source.DYNAMIC_BROKER_CONFIG if in_broker else Source.DYNAMIC_DEFAULT_BROKER_CONFIG
+            described.append(_custom_entry(name, source))
+            continue
+        key = BROKER_KEYS[name]
+        synonyms = _synonyms(broker, name)
+        value = _listener_values(broker).get(name) or effective_value(broker, None, name)
+        described.append(
+            DescribedConfig(
+                name=name,
+                value=value,
+                source=synonyms[0].source if synonyms else Source.DEFAULT_CONFIG,
+                read_only=key.dynamic is Dynamic.READ_ONLY,
+                synonyms=tuple(synonyms),
+                type=key.type,
+            )
+        )
+    return described
+
+
+def describe_cluster(broker: BrokerConfig, names: list[str] | None = None) -> list[DescribedConfig]:
+    """The cluster-wide dynamic defaults (``names`` filters), sorted by name."""
+    layer = broker.dynamic_default_configs
+    wanted = sorted(layer) if not names else [n for n in sorted(set(names)) if n in layer]
+    described = []
+    for name in wanted:
+        key = BROKER_KEYS.get(name)
+        if key is None or key.dynamic is Dynamic.READ_ONLY:
+            described.append(_custom_entry(name, Source.DYNAMIC_DEFAULT_BROKER_CONFIG))
+            continue
+        source = Source.DYNAMIC_DEFAULT_BROKER_CONFIG
+        described.append(
+            DescribedConfig(name, layer[name], source, False, (Synonym(name, layer[name], source),), key.type)
+        )
+    return described
