@@ -65,6 +65,11 @@ class ManualClock:
     def monotonic_ns(self) -> int:
         return self._monotonic_ns
 
+    @property
+    def advancing(self) -> bool:
+        """Whether `advance` is running timers now (a timer it queues meanwhile may run in it)."""
+        return self._advancing
+
     def queue(self, deadline_ms: int, fire: Callable[[], None]) -> None:
         """Have `advance` call ``fire()`` when the monotonic time reaches ``deadline_ms``."""
         with self._lock:

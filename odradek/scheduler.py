@@ -15,7 +15,8 @@ advance.  The thread rule: a timer belongs to the event loop running in the thre
 itself called on that loop, otherwise through ``call_soon_threadsafe``, waiting until the
 callback has run (so a test thread may advance the clock of a broker running on its own loop
 thread).  A timer whose deadline has already come when it is set runs on its loop at once
-(``call_soon``), as on the system clock; a timer set outside any loop runs only in ``advance``.
+(``call_soon``), as on the system clock, unless an ``advance`` is running, which then runs it
+before returning; a timer set outside any loop runs only in ``advance``.
 
 A callback's exception is logged and does not stop other timers, nor a periodic task's next run.
 """
@@ -208,7 +209,7 @@ class Scheduler:
                 raise RuntimeError("a timer on the system clock needs a running event loop")
             delay_s = max(deadline_ms - self.now_ms(), 0) / 1000
             timer._handle = loop.call_at(loop.time() + delay_s, timer._run_when_due)
-        elif loop is not None and deadline_ms <= self.now_ms():
+        elif loop is not None and deadline_ms <= self.now_ms() and not self._manual.advancing:
             timer._handle = loop.call_soon(timer._run)
         else:
             self._manual.queue(deadline_ms, timer._fire)

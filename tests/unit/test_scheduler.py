@@ -158,6 +158,23 @@ def test_advance_from_another_thread_runs_a_loops_timer_on_that_loop(
     assert ran_on == [loop_ident] != [threading.get_ident()]
 
 
+def test_a_due_timer_set_on_a_loop_during_advance_runs_before_advance_returns(
+    clock: ManualClock, scheduler: Scheduler, loop_thread: asyncio.AbstractEventLoop
+) -> None:
+    runs: list[tuple[str, int]] = []
+
+    def first() -> None:
+        runs.append(("first", scheduler.now_ms()))
+        scheduler.call_later(0, lambda: runs.append(("due now", scheduler.now_ms())))
+
+    async def arm() -> None:
+        scheduler.call_later(10, first)
+
+    asyncio.run_coroutine_threadsafe(arm(), loop_thread).result(timeout=10)
+    clock.advance(20)
+    assert runs == [("first", 10), ("due now", 10)]
+
+
 def test_sleep_and_wait_for_are_resolved_by_advance_only(
     clock: ManualClock, scheduler: Scheduler, loop_thread: asyncio.AbstractEventLoop
 ) -> None:
