@@ -242,3 +242,19 @@ def test_on_the_system_clock_timers_run_on_the_loop_and_never_early() -> None:
 def test_a_timer_on_the_system_clock_needs_a_loop() -> None:
     with pytest.raises(RuntimeError):
         Scheduler(SystemClock()).call_later(1, lambda: None)
+
+
+def test_clock_and_scheduler_import_nothing_else_of_odradek() -> None:
+    import ast
+    from pathlib import Path
+
+    import odradek.clock
+    import odradek.scheduler
+
+    for module, allowed in ((odradek.clock, set()), (odradek.scheduler, {"odradek.clock"})):
+        tree = ast.parse(Path(str(module.__file__)).read_text())
+        imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+        imported |= {a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names}
+        assert {name for name in imported if name.startswith("odradek")} == allowed
+        if module is odradek.clock:
+            assert "asyncio" not in imported  # storage imports the clock, and storage stays free of asyncio
