@@ -151,9 +151,17 @@ class GroupCoordinator:
         return self._tracked(self.rebalancer.sync(req, respond, self.clock.time_ms()), [req.group_id])
 
     def heartbeat(self, req: HeartbeatRequest) -> ErrorCode:
-        """No records: the session deadline moves at once."""
+        """No records.  A heartbeat only moves a session deadline later, so the group's timer
+        is re-armed only when it has none or the new deadline comes before it; otherwise the
+        timer fires first, finds nothing due and reports the next deadline (one scan of the
+        group per timer, not per heartbeat)."""
         error = self.rebalancer.heartbeat(req, self.clock.time_ms())
-        self._reschedule(req.group_id)
+        group = self.group(req.group_id)
+        member = group.members.get(req.member_id) if group is not None else None
+        reported = self._reported.get(req.group_id)
+        deadline = member.heartbeat_deadline_ms if member is not None else None
+        if reported is None or (deadline is not None and deadline < reported):
+            self._reschedule(req.group_id)
         return error
 
     def leave(self, group_id: str, members: list[LeaveMember]) -> Result[LeaveResult]:
