@@ -32,6 +32,7 @@ from odradek.handlers.dispatch import Dispatcher
 from odradek.handlers.registry import Registry
 from odradek.partition.service import Partitions
 from odradek.partition.topics import Topics
+from odradek.scheduler import Scheduler, Timer
 from odradek.server.listener import Listener
 from odradek.storage.cleaner import CleanerConfig, Job
 from odradek.storage.filesystem import FileSystem, OsFileSystem
@@ -43,8 +44,6 @@ from odradek.txn.producer_ids import ProducerIdAllocator
 __all__ = ["Broker"]
 
 log = logging.getLogger("odradek.broker")
-
-_SEGMENT_DELETION_CHECK_S = 0.5
 
 
 async def _run_offloaded(steps: Generator[Job, object, bool]) -> bool:
@@ -102,6 +101,8 @@ class Broker:
     def __init__(self, config: BrokerConfig, clock: Clock | None = None, fs: FileSystem | None = None) -> None:
         self.config = config
         self.clock: Clock = clock or SystemClock()
+        #: Every timer of the broker runs here: on a `ManualClock`, only when the test advances it.
+        self.scheduler = Scheduler(self.clock)
         #: Where partition logs and their checkpoints live: the disk, or a test's injected faults.
         self.fs: FileSystem = fs or OsFileSystem()
         self.data_dir = Path(config.log_dirs)
@@ -117,10 +118,9 @@ class Broker:
         self._background_syncs: set[asyncio.Future[None]] = set()
         self.producer_ids: ProducerIdAllocator
         self.group_coordinator: CoordinatorRuntime
-        self._coordinator_ticker: asyncio.Task[None] | None = None
-        self._retention_task: asyncio.Task[None] | None = None
         self._cleaner_task: asyncio.Task[None] | None = None
-        self._deletion_task: asyncio.Task[None] | None = None
+        self._deletion_timer: Timer | None = None
+        self._deletion_due_ms = 0
 
     @property
     def port(self) -> int:
@@ -139,7 +139,7 @@ class Broker:
             fs, self.data_dir, self.clock, config_for=self._log_config, cleaner_config=self._cleaner_config()
         )
         self.producer_ids = ProducerIdAllocator(fs, str(self.data_dir / "producer_ids"))
-        self.partitions = Partitions(fs, self.logs, self.catalog, self.config.node_id)
+        self.partitions = Partitions(fs, self.logs, self.catalog, self.config.node_id, self.scheduler)
         self.topics = Topics(self.catalog, self.partitions, self._topic_log_config, self._sync_creations_soon)
         self.topics.reconcile()
         offsets_partitions = self.config.offsets_topic_num_partitions
@@ -147,13 +147,11 @@ class Broker:
             GroupCoordinator(CoordinatorSettings.from_config(self.config), self.clock),
             BrokerOffsetsLog(self.topics, self.partitions, self.clock, offsets_partitions),
             offsets_partitions,
+            self.scheduler,
         )
         self.group_coordinator.load()
-        self._coordinator_ticker = asyncio.create_task(self.group_coordinator.run_ticker(self.clock))
-        self._retention_task = asyncio.create_task(self._retention_loop())
-        self._deletion_task = asyncio.create_task(self._segment_deletion_loop())
-        if self.config.log_cleaner_enable:
-            self._cleaner_task = asyncio.create_task(self._cleaner_loop())
+        self.group_coordinator.start_timers()
+        self._start_log_timers()
         services = Services(
             partitions=self.partitions,
             topics=self.topics,
@@ -195,40 +193,65 @@ class Broker:
     def _topic_log_config(self, info: TopicInfo) -> LogConfig:
         return log_config_for(self.config, info.configs)
 
-    async def _retention_loop(self) -> None:
-        """Kafka's ``kafka-log-retention`` task: a retention pass every check interval, then
-        the recovery points (advanced by flushes) are checkpointed."""
-        while True:
-            await asyncio.sleep(self.config.log_retention_check_interval_ms / 1000)
-            try:
-                self.run_retention()
-                self.logs.checkpoint_recovery_points()
-            except Exception:
-                log.exception("log retention pass failed")
+    def _start_log_timers(self) -> None:
+        """Kafka's scheduled log tasks, on the broker's scheduler: ``kafka-log-retention`` every
+        ``log.retention.check.interval.ms``, ``delete-file`` at each removed segment's
+        ``file.delete.delay.ms`` deadline, and the log cleaner every ``log.cleaner.backoff.ms``."""
+        self.scheduler.schedule_periodic(
+            self.config.log_retention_check_interval_ms, self._retention_pass, name="kafka-log-retention"
+        )
+        self.logs.set_deletion_listener(self._deletion_due)
+        self._deletion_due(self.logs.next_deletion_due())
+        if self.config.log_cleaner_enable:
+            self._schedule_cleaner_pass()
+
+    def _retention_pass(self) -> None:
+        """A retention pass, then the recovery points (advanced by flushes) are checkpointed."""
+        try:
+            self.run_retention()
+            self.logs.checkpoint_recovery_points()
+        except Exception:
+            log.exception("log retention pass failed")
 
     def run_retention(self) -> int:
         """One retention pass over every log at the broker clock's time; return segments deleted."""
         return self.logs.delete_old_segments()
 
-    async def _segment_deletion_loop(self) -> None:
-        """Kafka's ``delete-file`` tasks: the files of removed segments are deleted once their
-        ``file.delete.delay.ms`` has passed on the broker clock (checked every 0.5 s)."""
-        while True:
-            await asyncio.sleep(_SEGMENT_DELETION_CHECK_S)
-            try:
-                self.logs.delete_expired_segments()
-            except Exception:
-                log.exception("deleting removed segments failed")
+    def _deletion_due(self, due_ms: int | None) -> None:
+        """Have the deletion timer go off by ``due_ms`` (clock ms): one timer, at the earliest due time."""
+        timer = self._deletion_timer
+        if due_ms is None or (timer is not None and timer.pending and self._deletion_due_ms <= due_ms):
+            return
+        if timer is not None:
+            timer.cancel()
+        self._deletion_due_ms = due_ms
+        delay = due_ms - self.clock.time_ms()
+        self._deletion_timer = self.scheduler.call_later(delay, self._delete_expired_segments, name="delete-file")
 
-    async def _cleaner_loop(self) -> None:
-        """Kafka's log cleaner, in short: a compaction pass every ``log.cleaner.backoff.ms``."""
-        while True:
-            backoff = self.config.dynamic_value("log.cleaner.backoff.ms")
-            await asyncio.sleep(int(backoff or self.config.log_cleaner_backoff_ms) / 1000)
-            try:
-                await self.run_cleaner_offloaded()
-            except Exception:
-                log.exception("log compaction pass failed")
+    def _delete_expired_segments(self) -> None:
+        """Delete the files whose delay passed, then wait for the next removed segment's."""
+        self._deletion_timer = None
+        try:
+            self.logs.delete_expired_segments()
+        except Exception:
+            log.exception("deleting removed segments failed")
+        self._deletion_due(self.logs.next_deletion_due())
+
+    def _schedule_cleaner_pass(self) -> None:
+        backoff = self.config.dynamic_value("log.cleaner.backoff.ms")
+        delay = int(backoff or self.config.log_cleaner_backoff_ms)
+        self.scheduler.call_later(delay, self._start_cleaner_pass, name="log-cleaner")
+
+    def _start_cleaner_pass(self) -> None:
+        self._cleaner_task = asyncio.create_task(self._cleaner_pass())
+
+    async def _cleaner_pass(self) -> None:
+        """Kafka's log cleaner, in short: a compaction pass, then ``log.cleaner.backoff.ms`` of rest."""
+        try:
+            await self.run_cleaner_offloaded()
+        except Exception:
+            log.exception("log compaction pass failed")
+        self._schedule_cleaner_pass()
 
     def run_cleaner(self) -> int:
         """One compaction pass over every compacted log, all of it on the event loop."""
@@ -247,15 +270,12 @@ class Broker:
         if self._listener is not None:
             await self._listener.stop()
         await asyncio.gather(*self._background_syncs, return_exceptions=True)
-        for task in (self._retention_task, self._cleaner_task, self._deletion_task):
-            if task is not None:
-                task.cancel()
-                await asyncio.gather(task, return_exceptions=True)
-        self._retention_task = self._cleaner_task = self._deletion_task = None
-        if self._coordinator_ticker is not None:
-            self._coordinator_ticker.cancel()
-            await asyncio.gather(self._coordinator_ticker, return_exceptions=True)
-            self._coordinator_ticker = None
+        if self._cleaner_task is not None:
+            self._cleaner_task.cancel()
+            await asyncio.gather(self._cleaner_task, return_exceptions=True)
+            self._cleaner_task = None
+        self.scheduler.cancel_all()
+        self._deletion_timer = None
         self.logs.close()
 
     async def __aenter__(self) -> Broker:

@@ -1,16 +1,25 @@
 """The one place time comes from.
 
 Everything that needs the wall clock or a monotonic clock takes a `Clock`: the broker runs on
-`SystemClock`, tests on `ManualClock`, whose time only moves when the test says so.
+`SystemClock`, tests on `ManualClock`, whose time only moves when the test says so.  Timers run
+on a `odradek.scheduler.Scheduler` over one of these clocks; on a `ManualClock` the scheduler
+queues them here, and `ManualClock.advance` runs them.
 
 Invariants:
 - ``monotonic_ns()`` never decreases;
-- a `ManualClock` moves its wall and monotonic time together, only through `advance`.
+- a `ManualClock` moves its wall and monotonic time together, only through `advance`;
+- `ManualClock.advance` runs the queued timers that fall due in (deadline, queueing order),
+  each with the clock standing at its own deadline, including timers queued while it runs;
+  when it returns, the clock stands at the target and no queued timer is due.
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
+import threading
 import time
+from collections.abc import Callable
 from typing import Protocol
 
 __all__ = ["Clock", "ManualClock", "SystemClock"]
@@ -35,11 +44,20 @@ class SystemClock:
 
 
 class ManualClock:
-    """A clock that stands still until `advance` moves it; its monotonic time starts at 0."""
+    """A clock that stands still until `advance` moves it; its monotonic time starts at 0.
+
+    ``queue(deadline_ms, fire)`` is the scheduler's hook: ``fire()`` is called by `advance`
+    once the monotonic time reaches ``deadline_ms`` (milliseconds).  `queue` may be called
+    from any thread; `advance` must not be re-entered from a timer it runs.
+    """
 
     def __init__(self, start_ms: int = 0) -> None:
         self._time_ms = start_ms
         self._monotonic_ns = 0
+        self._lock = threading.Lock()
+        self._queue: list[tuple[int, int, Callable[[], None]]] = []
+        self._order = itertools.count()
+        self._advancing = False
 
     def time_ms(self) -> int:
         return self._time_ms
@@ -47,9 +65,40 @@ class ManualClock:
     def monotonic_ns(self) -> int:
         return self._monotonic_ns
 
+    @property
+    def advancing(self) -> bool:
+        """Whether `advance` is running timers now (a timer it queues meanwhile may run in it)."""
+        return self._advancing
+
+    def queue(self, deadline_ms: int, fire: Callable[[], None]) -> None:
+        """Have `advance` call ``fire()`` when the monotonic time reaches ``deadline_ms``."""
+        with self._lock:
+            heapq.heappush(self._queue, (deadline_ms, next(self._order), fire))
+
     def advance(self, ms: int) -> None:
-        """Move both clocks forward by ``ms`` milliseconds (never backwards)."""
+        """Move both clocks forward by ``ms`` milliseconds (never backwards), running every
+        queued timer that falls due on the way, each at its own deadline."""
         if ms < 0:
             raise ValueError(f"a clock cannot go backwards ({ms} ms)")
-        self._time_ms += ms
-        self._monotonic_ns += ms * 1_000_000
+        if self._advancing:
+            raise RuntimeError("ManualClock.advance called from a timer it is running")
+        target_ns = self._monotonic_ns + ms * 1_000_000
+        self._advancing = True
+        try:
+            while (fire := self._pop_due(target_ns)) is not None:
+                fire()
+        finally:
+            self._advancing = False
+        self._move_to(target_ns)
+
+    def _pop_due(self, target_ns: int) -> Callable[[], None] | None:
+        with self._lock:
+            if not self._queue or self._queue[0][0] * 1_000_000 > target_ns:
+                return None
+            deadline_ms, _, fire = heapq.heappop(self._queue)
+        self._move_to(max(deadline_ms * 1_000_000, self._monotonic_ns))
+        return fire
+
+    def _move_to(self, monotonic_ns: int) -> None:
+        self._time_ms += (monotonic_ns - self._monotonic_ns) // 1_000_000
+        self._monotonic_ns = monotonic_ns

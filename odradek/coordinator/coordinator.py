@@ -1,23 +1,28 @@
 """The group coordinator: one pure state machine for classic groups and their committed offsets.
 
-Handlers call it with domain values and get answers plus an `Outcome` (records to persist).
-The runtime appends those records to ``__consumer_offsets`` and hands each one back through
-`GroupCoordinator.replay`, the same path the records take at start-up.  Replay rules:
+Handlers call it with domain values; every state-changing operation returns a `Result`: the
+response and the records to persist.  The runtime appends those records to
+``__consumer_offsets`` and hands each one back through `GroupCoordinator.replay`, the same
+path the records take at start-up.  Replay rules:
 
 - an offset record always updates the offset store (a tombstone deletes the offset); an offset
   for a group the coordinator does not know creates it Empty (a standalone consumer's group);
 - a group tombstone removes the group; a group metadata value rebuilds the group only while
   loading (`begin_load` .. `finish_load`): live, the coordinator already holds that state.
 
-Time: request methods read the injected clock; `tick` takes ``now_ms`` and fires session,
-join, sync and initial-delay deadlines, and every ``offsets.retention.check.interval.ms``
-expires offsets and deletes Empty groups that have none left.
+Time: every method reads the injected clock.  Each group's earliest deadline (session, join,
+sync, initial delay, pending member) goes to the deadline listener whenever it changes (None:
+the group has no deadline left); the owner of the timers calls `fire_timers` for the group
+once the clock reaches it, so every deadline fires at its own millisecond.  The owner also
+calls `expire_offsets_now` every ``offsets.retention.check.interval.ms``: offsets expire and
+Empty groups with none left are deleted.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from odradek.clock import Clock
 from odradek.config import BrokerConfig
@@ -27,7 +32,6 @@ from odradek.coordinator.messages import (
     JoinRequest,
     LeaveMember,
     LeaveResult,
-    Outcome,
     SyncRequest,
     SyncResult,
 )
@@ -40,6 +44,7 @@ from odradek.coordinator.records import (
     OffsetCommitRecord,
     OffsetCommitValue,
 )
+from odradek.coordinator.results import Result
 from odradek.coordinator.state import GroupState
 from odradek.wire.errors import ErrorCode
 
@@ -47,6 +52,7 @@ __all__ = [
     "CLASSIC_GROUP_TYPE",
     "CommitPartition",
     "CoordinatorSettings",
+    "DeadlineListener",
     "DescribedGroup",
     "DescribedMember",
     "GroupCoordinator",
@@ -54,6 +60,11 @@ __all__ = [
 ]
 
 CLASSIC_GROUP_TYPE = "classic"
+
+T = TypeVar("T")
+
+DeadlineListener = Callable[[str, "int | None"], None]
+"""Called with a group id and its new earliest deadline (clock ms), or None when it has none."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +132,8 @@ class GroupCoordinator:
         self.rebalancer = Rebalancer(settings.groups, new_uuid)
         self.offsets = OffsetStore()
         self._loading = False
-        self._next_retention_check_ms: int | None = None
+        self._on_deadline: DeadlineListener | None = None
+        self._reported: dict[str, int] = {}
 
     @property
     def groups(self) -> dict[str, Group]:
@@ -132,36 +144,47 @@ class GroupCoordinator:
 
     # ------------------------------------------------------------ membership
 
-    def join(self, req: JoinRequest, respond: JoinWaiter) -> Outcome:
-        return self.rebalancer.join(req, respond, self.clock.time_ms())
+    def join(self, req: JoinRequest, respond: JoinWaiter) -> Result[None]:
+        return self._tracked(self.rebalancer.join(req, respond, self.clock.time_ms()), [req.group_id])
 
-    def sync(self, req: SyncRequest, respond: Callable[[SyncResult], None]) -> Outcome:
-        return self.rebalancer.sync(req, respond, self.clock.time_ms())
+    def sync(self, req: SyncRequest, respond: Callable[[SyncResult], None]) -> Result[None]:
+        return self._tracked(self.rebalancer.sync(req, respond, self.clock.time_ms()), [req.group_id])
 
     def heartbeat(self, req: HeartbeatRequest) -> ErrorCode:
-        return self.rebalancer.heartbeat(req, self.clock.time_ms())
+        """No records.  A heartbeat only moves a session deadline later, so the group's timer
+        is re-armed only when it has none or the new deadline comes before it; otherwise the
+        timer fires first, finds nothing due and reports the next deadline (one scan of the
+        group per timer, not per heartbeat)."""
+        error = self.rebalancer.heartbeat(req, self.clock.time_ms())
+        group = self.group(req.group_id)
+        member = group.members.get(req.member_id) if group is not None else None
+        reported = self._reported.get(req.group_id)
+        deadline = member.heartbeat_deadline_ms if member is not None else None
+        if reported is None or (deadline is not None and deadline < reported):
+            self._reschedule(req.group_id)
+        return error
 
-    def leave(self, group_id: str, members: list[LeaveMember]) -> tuple[LeaveResult, Outcome]:
-        return self.rebalancer.leave(group_id, members, self.clock.time_ms())
+    def leave(self, group_id: str, members: list[LeaveMember]) -> Result[LeaveResult]:
+        return self._tracked(self.rebalancer.leave(group_id, members, self.clock.time_ms()), [group_id])
 
     # --------------------------------------------------------------- offsets
 
     def commit_offsets(
         self, who: CommitIdentity, partitions: list[CommitPartition], api_version: int, retention_time_ms: int = -1
-    ) -> tuple[list[ErrorCode], Outcome]:
+    ) -> Result[list[ErrorCode]]:
         """Per-partition errors (in request order) and the offset records to append."""
         now = self.clock.time_ms()
         group = self.group(who.group_id)
         error = validate_commit(group, who, api_version)
         if error is not ErrorCode.NONE:
-            return [error] * len(partitions), Outcome()
+            return Result([error] * len(partitions))
         if group is None:
             group = self.rebalancer.groups[who.group_id] = Group(who.group_id, now)
         elif group.is_in(GroupState.STABLE, GroupState.PREPARING_REBALANCE) and who.member_id in group.members:
             member = group.members[who.member_id]
             member.heartbeat_deadline_ms = now + member.session_timeout_ms
         errors: list[ErrorCode] = []
-        outcome = Outcome()
+        result = Result(errors, on_failure=_fail_accepted, too_large=ErrorCode.INVALID_COMMIT_OFFSET_SIZE)
         expire = now + retention_time_ms if retention_time_ms != -1 else -1
         for p in partitions:
             metadata = p.metadata if p.metadata is not None else ""
@@ -169,9 +192,9 @@ class GroupCoordinator:
                 errors.append(ErrorCode.OFFSET_METADATA_TOO_LARGE)
                 continue
             value = OffsetCommitValue(p.offset, p.leader_epoch, metadata, now, expire)
-            outcome.records.append(OffsetCommitRecord(who.group_id, p.topic, p.partition, value))
+            result.records.append(OffsetCommitRecord(who.group_id, p.topic, p.partition, value))
             errors.append(ErrorCode.NONE)
-        return errors, outcome
+        return self._tracked(result, [who.group_id])
 
     def fetch_offsets(
         self, group_id: str, partitions: Iterable[tuple[str, int]] | None
@@ -187,26 +210,26 @@ class GroupCoordinator:
 
     def delete_offsets(
         self, group_id: str, partitions: list[tuple[str, int]]
-    ) -> tuple[ErrorCode, list[ErrorCode], Outcome]:
+    ) -> Result[tuple[ErrorCode, list[ErrorCode]]]:
         """OffsetDelete: group error, per-partition errors, tombstones for the deleted offsets."""
         group = self.group(group_id)
         if group is None or group.is_in(GroupState.DEAD):
-            return ErrorCode.GROUP_ID_NOT_FOUND, [], Outcome()
+            return Result((ErrorCode.GROUP_ID_NOT_FOUND, []))
         consumer = group.protocol_type == "consumer"
         if not group.is_in(GroupState.EMPTY) and not consumer:
-            return ErrorCode.NON_EMPTY_GROUP, [], Outcome()
+            return Result((ErrorCode.NON_EMPTY_GROUP, []))
         topics = subscribed_topics(group)
-        errors = []
-        outcome = Outcome()
+        errors: list[ErrorCode] = []
+        result = Result((ErrorCode.NONE, errors), on_failure=lambda _planned, error: (error, []))
         for topic, partition in partitions:
             subscribed = topic in topics if topics is not None else consumer
             if not group.is_in(GroupState.EMPTY) and subscribed:
                 errors.append(ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC)
                 continue
             if self.offsets.get(group_id, topic, partition) is not None:
-                outcome.records.append(OffsetCommitRecord(group_id, topic, partition, None))
+                result.records.append(OffsetCommitRecord(group_id, topic, partition, None))
             errors.append(ErrorCode.NONE)
-        return ErrorCode.NONE, errors, outcome
+        return result
 
     # ----------------------------------------------------------------- admin
 
@@ -230,9 +253,9 @@ class GroupCoordinator:
         protocol_data = (group.protocol_name or "") if stable else ""
         return DescribedGroup(group_id, group.state, group.protocol_type or "", protocol_data, members)
 
-    def delete_groups(self, group_ids: list[str]) -> tuple[list[ErrorCode], Outcome]:
-        errors = []
-        outcome = Outcome()
+    def delete_groups(self, group_ids: list[str]) -> Result[list[ErrorCode]]:
+        errors: list[ErrorCode] = []
+        result = Result(errors, on_failure=_fail_accepted)
         for group_id in group_ids:
             group = self.group(group_id)
             if group is None or group.is_in(GroupState.DEAD):
@@ -240,21 +263,31 @@ class GroupCoordinator:
             elif not group.is_in(GroupState.EMPTY):
                 errors.append(ErrorCode.NON_EMPTY_GROUP)
             else:
-                outcome.records.extend(self.offsets.tombstones(group_id))
-                outcome.records.append(GroupMetadataRecord(group_id, None))
+                result.records.extend(self.offsets.tombstones(group_id))
+                result.records.append(GroupMetadataRecord(group_id, None))
                 errors.append(ErrorCode.NONE)
-        return errors, outcome
+        return self._tracked(result, group_ids)
 
     # ----------------------------------------------------------------- timers
 
-    def tick(self, now_ms: int) -> Outcome:
-        outcome = self.rebalancer.tick(now_ms)
-        if self._next_retention_check_ms is None:
-            self._next_retention_check_ms = now_ms + self.settings.offsets_retention_check_interval_ms
-        elif now_ms >= self._next_retention_check_ms:
-            self._next_retention_check_ms = now_ms + self.settings.offsets_retention_check_interval_ms
-            outcome.records.extend(self.expire_offsets(now_ms))
-        return outcome
+    def set_deadline_listener(self, listener: DeadlineListener) -> None:
+        """Report every group's earliest deadline to ``listener``: those known now, and each change."""
+        self._on_deadline = listener
+        self._reported.clear()
+        for group_id in list(self.groups):
+            self._reschedule(group_id)
+
+    def fire_timers(self, group_id: str) -> Result[None]:
+        """The clock reached the group's reported deadline: fire every deadline now due."""
+        self._reported.pop(group_id, None)
+        group = self.group(group_id)
+        result = Result(None) if group is None else self.rebalancer.fire_due(group, self.clock.time_ms())
+        return self._tracked(result, [group_id])
+
+    def expire_offsets_now(self) -> Result[None]:
+        """The ``offsets.retention.check.interval.ms`` task: tombstones for what expired now."""
+        records = self.expire_offsets(self.clock.time_ms())
+        return self._tracked(Result(None, records), sorted({r.group for r in records}))
 
     def expire_offsets(self, now_ms: int) -> list[CoordinatorRecord]:
         """Tombstones for expired offsets, and for Empty groups left with no offsets."""
@@ -268,19 +301,46 @@ class GroupCoordinator:
                 records.append(GroupMetadataRecord(group_id, None))
         return records
 
+    def _tracked(self, result: Result[T], group_ids: Iterable[str]) -> Result[T]:
+        """Have ``result`` report the groups' deadlines once its records are applied."""
+        ids = list(group_ids)
+        applied = result.on_append
+
+        def on_append(error: ErrorCode) -> None:
+            if applied is not None:
+                applied(error)
+            for group_id in ids:
+                self._reschedule(group_id)
+
+        result.on_append = on_append
+        return result
+
+    def _reschedule(self, group_id: str) -> None:
+        group = self.group(group_id)
+        live = group is not None and not group.is_in(GroupState.DEAD)
+        deadline = self.rebalancer.next_deadline(group) if group is not None and live else None
+        if self._reported.get(group_id) == deadline:
+            return
+        if deadline is None:
+            del self._reported[group_id]
+        else:
+            self._reported[group_id] = deadline
+        if self._on_deadline is not None:
+            self._on_deadline(group_id, deadline)
+
     # ------------------------------------------------------------ persistence
 
     def begin_load(self) -> None:
         self._loading = True
 
-    def finish_load(self) -> Outcome:
+    def finish_load(self) -> Result[None]:
         """Loading is over: restart every loaded member's session from now."""
         self._loading = False
         now = self.clock.time_ms()
-        outcome = Outcome()
+        result = Result(None)
         for group in list(self.groups.values()):
-            outcome.records.extend(self.rebalancer.load(group, now).records)
-        return outcome
+            result.records.extend(self.rebalancer.load(group, now).records)
+        return self._tracked(result, list(self.groups))
 
     def replay(self, record: CoordinatorRecord) -> None:
         if isinstance(record, OffsetCommitRecord):
@@ -295,6 +355,11 @@ class GroupCoordinator:
             return
         if self._loading:
             self.groups[record.group] = _loaded_group(record.group, record.value)
+
+
+def _fail_accepted(planned: list[ErrorCode], error: ErrorCode) -> list[ErrorCode]:
+    """The append failed: every entry that would have succeeded answers ``error`` instead."""
+    return [error if e is ErrorCode.NONE else e for e in planned]
 
 
 def _describe(member: Member, protocol: str | None) -> DescribedMember:

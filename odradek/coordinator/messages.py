@@ -2,17 +2,14 @@
 
 A call that may have to wait (JoinGroup until the others rejoin, SyncGroup until the leader's
 assignment) takes a ``respond`` callback that the coordinator calls exactly once, maybe later
-(from another request or from ``tick``).  Every state-changing call returns an `Outcome`: the
-records to persist and, when the change must wait for them to be written, ``on_append``, which
-the runtime calls with the append's error code (NONE on success) right after appending.
+(from another request or from a timer).  Every state-changing call returns a
+`results.Result`: the response and the records to persist.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from odradek.coordinator.records import CoordinatorRecord
 from odradek.wire.errors import ErrorCode
 
 __all__ = [
@@ -22,7 +19,6 @@ __all__ = [
     "JoinedMember",
     "LeaveMember",
     "LeaveResult",
-    "Outcome",
     "Protocol",
     "SyncRequest",
     "SyncResult",
@@ -30,12 +26,6 @@ __all__ = [
 
 Protocol = tuple[str, bytes]
 """(protocol name, protocol metadata) as a member lists them in JoinGroup, in preference order."""
-
-
-@dataclass(slots=True)
-class Outcome:
-    records: list[CoordinatorRecord] = field(default_factory=list)
-    on_append: Callable[[ErrorCode], None] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,8 @@ Follows Apache Kafka's classic group coordinator step by step, with Kafka's erro
 - Heartbeat keeps a member's session alive and reports REBALANCE_IN_PROGRESS while the group
   rebalances; a member whose session expires is removed and the group rebalances.
 
-Time comes from ``now_ms`` arguments; deadlines are plain numbers that `tick` compares.
+Time comes from ``now_ms`` arguments; deadlines are plain numbers (clock ms).  The owner of the
+timers asks `Rebalancer.next_deadline` and, once the clock reaches it, calls `Rebalancer.fire_due`.
 """
 
 from __future__ import annotations
@@ -35,15 +36,15 @@ from odradek.coordinator.messages import (
     JoinResult,
     LeaveMember,
     LeaveResult,
-    Outcome,
     SyncRequest,
     SyncResult,
 )
 from odradek.coordinator.records import GroupMetadataRecord, GroupMetadataValue, MemberMetadata
+from odradek.coordinator.results import Result
 from odradek.coordinator.state import GroupState
 from odradek.wire.errors import ErrorCode
 
-__all__ = ["GroupSettings", "Rebalancer", "append_error_to_response_error", "metadata_record"]
+__all__ = ["GroupSettings", "Rebalancer", "metadata_record"]
 
 log = logging.getLogger(__name__)
 
@@ -59,17 +60,6 @@ class GroupSettings:
     initial_rebalance_delay_ms: int = 3000
     max_size: int = 2**31 - 1
     new_member_join_timeout_ms: int = NEW_MEMBER_JOIN_TIMEOUT_MS
-
-
-def append_error_to_response_error(error: ErrorCode) -> ErrorCode:
-    """Kafka's mapping of a failed append of group metadata to what the member is told."""
-    if error in (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.NOT_ENOUGH_REPLICAS, ErrorCode.REQUEST_TIMED_OUT):
-        return ErrorCode.COORDINATOR_NOT_AVAILABLE
-    if error in (ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.KAFKA_STORAGE_ERROR):
-        return ErrorCode.NOT_COORDINATOR
-    if error in (ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.RECORD_LIST_TOO_LARGE, ErrorCode.INVALID_FETCH_SIZE):
-        return ErrorCode.UNKNOWN_SERVER_ERROR
-    return error
 
 
 def metadata_record(
@@ -105,22 +95,6 @@ def _timestamp(group: Group) -> int:
     return -1 if group.state_timestamp_ms is None else group.state_timestamp_ms
 
 
-def _merge(into: Outcome, other: Outcome) -> Outcome:
-    into.records.extend(other.records)
-    if other.on_append is not None:
-        first, second = into.on_append, other.on_append
-        if first is None:
-            into.on_append = second
-        else:
-
-            def both(error: ErrorCode) -> None:
-                first(error)
-                second(error)
-
-            into.on_append = both
-    return into
-
-
 class Rebalancer:
     """Classic groups by id, and the protocol that moves them between states."""
 
@@ -131,23 +105,23 @@ class Rebalancer:
 
     # ----------------------------------------------------------------- JoinGroup
 
-    def join(self, req: JoinRequest, respond: JoinWaiter, now_ms: int) -> Outcome:
+    def join(self, req: JoinRequest, respond: JoinWaiter, now_ms: int) -> Result[None]:
         s = self.settings
         if not s.min_session_timeout_ms <= req.session_timeout_ms <= s.max_session_timeout_ms:
             respond(JoinResult(ErrorCode.INVALID_SESSION_TIMEOUT, req.member_id))
-            return Outcome()
+            return Result(None)
         is_unknown = req.member_id == UNKNOWN_MEMBER_ID
         group = self.groups.get(req.group_id)
         is_new_group = group is None
         if group is None:
             if not is_unknown:
                 respond(JoinResult(ErrorCode.UNKNOWN_MEMBER_ID, req.member_id))
-                return Outcome()
+                return Result(None)
             group = self.groups[req.group_id] = Group(req.group_id, now_ms)
         if not self._accept_joining_member(group, req.member_id):
             group.remove(req.member_id)
             respond(JoinResult(ErrorCode.GROUP_MAX_SIZE_REACHED, UNKNOWN_MEMBER_ID))
-            outcome = Outcome()
+            outcome = Result(None)
         elif is_unknown:
             outcome = self._join_new_member(group, req, respond, now_ms)
         else:
@@ -168,13 +142,13 @@ class Rebalancer:
     def _protocols_ok(self, group: Group, req: JoinRequest) -> bool:
         return group.supports_protocols(req.protocol_type, {name for name, _ in req.protocols})
 
-    def _join_new_member(self, group: Group, req: JoinRequest, respond: JoinWaiter, now_ms: int) -> Outcome:
+    def _join_new_member(self, group: Group, req: JoinRequest, respond: JoinWaiter, now_ms: int) -> Result[None]:
         if group.is_in(_S.DEAD):
             respond(JoinResult(ErrorCode.COORDINATOR_NOT_AVAILABLE, UNKNOWN_MEMBER_ID))
-            return Outcome()
+            return Result(None)
         if not self._protocols_ok(group, req):
             respond(JoinResult(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, UNKNOWN_MEMBER_ID))
-            return Outcome()
+            return Result(None)
         prefix = req.group_instance_id if req.group_instance_id is not None else req.client_id
         new_id = f"{prefix}-{self._new_uuid()}"
         if req.group_instance_id is not None:
@@ -185,40 +159,42 @@ class Rebalancer:
         if req.requires_known_member_id:
             group.pending_join[new_id] = now_ms + req.session_timeout_ms
             respond(JoinResult(ErrorCode.MEMBER_ID_REQUIRED, new_id))
-            return Outcome()
+            return Result(None)
         return self._add_member(group, req, new_id, respond, now_ms)
 
-    def _join_existing_member(self, group: Group, req: JoinRequest, respond: JoinWaiter, now_ms: int) -> Outcome:
+    def _join_existing_member(self, group: Group, req: JoinRequest, respond: JoinWaiter, now_ms: int) -> Result[None]:
         member_id = req.member_id
         if group.is_in(_S.DEAD):
             respond(JoinResult(ErrorCode.COORDINATOR_NOT_AVAILABLE, member_id))
-            return Outcome()
+            return Result(None)
         if not self._protocols_ok(group, req):
             respond(JoinResult(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, member_id))
-            return Outcome()
+            return Result(None)
         if member_id in group.pending_join:
             return self._add_member(group, req, member_id, respond, now_ms)
         error = group.validate_member(member_id, req.group_instance_id)
         if error is not ErrorCode.NONE:
             respond(JoinResult(error, member_id))
-            return Outcome()
+            return Result(None)
         member = group.members[member_id]
         if group.is_in(_S.PREPARING_REBALANCE):
             return self._update_member(group, member, req, respond, now_ms)
         if group.is_in(_S.COMPLETING_REBALANCE):
             if member.matches(req.protocols):
                 respond(group.join_result(member_id, with_members=group.is_leader(member_id)))
-                return Outcome()
+                return Result(None)
             return self._update_member(group, member, req, respond, now_ms)
         if group.is_in(_S.STABLE):
             if group.is_leader(member_id) or not member.matches(req.protocols):
                 return self._update_member(group, member, req, respond, now_ms)
             respond(group.join_result(member_id, with_members=False))
-            return Outcome()
+            return Result(None)
         respond(JoinResult(ErrorCode.UNKNOWN_MEMBER_ID, member_id))
-        return Outcome()
+        return Result(None)
 
-    def _add_member(self, group: Group, req: JoinRequest, member_id: str, respond: JoinWaiter, now_ms: int) -> Outcome:
+    def _add_member(
+        self, group: Group, req: JoinRequest, member_id: str, respond: JoinWaiter, now_ms: int
+    ) -> Result[None]:
         member = Member(
             member_id,
             req.group_instance_id,
@@ -238,13 +214,13 @@ class Rebalancer:
 
     def _update_member(
         self, group: Group, member: Member, req: JoinRequest, respond: JoinWaiter, now_ms: int
-    ) -> Outcome:
+    ) -> Result[None]:
         group.update_member(member, req.protocols, req.rebalance_timeout_ms, req.session_timeout_ms, respond)
         return self._maybe_prepare_rebalance_or_complete_join(group, now_ms)
 
     def _replace_static_member(
         self, group: Group, req: JoinRequest, old_id: str, new_id: str, respond: JoinWaiter, now_ms: int
-    ) -> Outcome:
+    ) -> Result[None]:
         instance_id = req.group_instance_id
         assert instance_id is not None
         current_leader = group.leader_id or ""
@@ -263,7 +239,7 @@ class Rebalancer:
                     old.heartbeat_deadline_ms = now_ms + old.session_timeout_ms
                     respond(
                         JoinResult(
-                            append_error_to_response_error(error),
+                            error,
                             UNKNOWN_MEMBER_ID,
                             group.generation_id,
                             group.protocol_type,
@@ -288,28 +264,28 @@ class Rebalancer:
                         ),
                     )
 
-            return Outcome([metadata_record(group)], on_append)
+            return Result(None, [metadata_record(group)], on_append)
         if group.is_in(_S.COMPLETING_REBALANCE):
             return self._prepare_rebalance(group, now_ms)
         return self._maybe_complete_join_phase(group, now_ms)
 
     # ------------------------------------------------------- rebalance phases
 
-    def _maybe_prepare_rebalance_or_complete_join(self, group: Group, now_ms: int) -> Outcome:
+    def _maybe_prepare_rebalance_or_complete_join(self, group: Group, now_ms: int) -> Result[None]:
         if group.can_rebalance:
             return self._prepare_rebalance(group, now_ms)
         return self._maybe_complete_join_phase(group, now_ms)
 
-    def _maybe_complete_join_phase(self, group: Group, now_ms: int) -> Outcome:
+    def _maybe_complete_join_phase(self, group: Group, now_ms: int) -> Result[None]:
         if (
             group.is_in(_S.PREPARING_REBALANCE)
             and group.has_all_members_joined()
             and group.previous_state is not _S.EMPTY
         ):
             return self._complete_join(group, now_ms)
-        return Outcome()
+        return Result(None)
 
-    def _prepare_rebalance(self, group: Group, now_ms: int) -> Outcome:
+    def _prepare_rebalance(self, group: Group, now_ms: int) -> Result[None]:
         if group.is_in(_S.COMPLETING_REBALANCE):
             self._reset_and_propagate_assignment(group, ErrorCode.REBALANCE_IN_PROGRESS, now_ms)
         group.pending_sync.clear()
@@ -323,14 +299,14 @@ class Rebalancer:
             group.initial_remaining_ms = max(group.rebalance_timeout_ms() - delay, 0)
         group.transition(_S.PREPARING_REBALANCE, now_ms)
         if initial:
-            return Outcome()
+            return Result(None)
         if group.has_all_members_joined():
             return self._complete_join(group, now_ms)
         group.join_timer = JoinTimer.COMPLETE_JOIN
         group.join_deadline_ms = now_ms + group.rebalance_timeout_ms()
-        return Outcome()
+        return Result(None)
 
-    def _initial_delay_expired(self, group: Group, now_ms: int) -> Outcome:
+    def _initial_delay_expired(self, group: Group, now_ms: int) -> Result[None]:
         delay, remaining = group.initial_delay_ms, group.initial_remaining_ms
         if group.new_member_added and remaining != 0:
             group.new_member_added = False
@@ -338,23 +314,23 @@ class Rebalancer:
             group.initial_remaining_ms = max(remaining - delay, 0)
             group.join_timer = JoinTimer.INITIAL_DELAY
             group.join_deadline_ms = now_ms + group.initial_delay_ms
-            return Outcome()
+            return Result(None)
         return self._complete_join(group, now_ms)
 
-    def _complete_join(self, group: Group, now_ms: int) -> Outcome:
+    def _complete_join(self, group: Group, now_ms: int) -> Result[None]:
         """End the join phase: drop dynamic members that did not rejoin, start the next generation."""
         group.join_deadline_ms = None
         for member in [m for m in group.members.values() if not m.is_awaiting_join and not m.is_static]:
             group.remove(member.member_id)
         if group.is_in(_S.DEAD):
-            return Outcome()
+            return Result(None)
         if not group.maybe_elect_new_joined_leader() and group.members:
             group.join_timer = JoinTimer.COMPLETE_JOIN
             group.join_deadline_ms = now_ms + group.rebalance_timeout_ms()
-            return Outcome()
+            return Result(None)
         group.init_next_generation(now_ms)
         if group.is_in(_S.EMPTY):
-            return Outcome([metadata_record(group)])
+            return Result(None, [metadata_record(group)])
         for member in list(group.members.values()):
             group.complete_join(
                 member, group.join_result(member.member_id, with_members=group.is_leader(member.member_id))
@@ -364,7 +340,7 @@ class Rebalancer:
             group.pending_sync.add(member.member_id)
         group.sync_deadline_ms = now_ms + group.rebalance_timeout_ms()
         group.sync_generation = group.generation_id
-        return Outcome()
+        return Result(None)
 
     def _reset_and_propagate_assignment(self, group: Group, error: ErrorCode, now_ms: int) -> None:
         for member in group.members.values():
@@ -385,30 +361,30 @@ class Rebalancer:
 
     # ----------------------------------------------------------------- SyncGroup
 
-    def sync(self, req: SyncRequest, respond: Callable[[SyncResult], None], now_ms: int) -> Outcome:
+    def sync(self, req: SyncRequest, respond: Callable[[SyncResult], None], now_ms: int) -> Result[None]:
         group = self.groups.get(req.group_id)
         if group is None:
             respond(SyncResult(ErrorCode.UNKNOWN_MEMBER_ID))
-            return Outcome()
+            return Result(None)
         error = self._validate_sync(group, req)
         if error is not ErrorCode.NONE:
             respond(SyncResult(error))
-            return Outcome()
+            return Result(None)
         if group.is_in(_S.EMPTY):
             respond(SyncResult(ErrorCode.UNKNOWN_MEMBER_ID))
-            return Outcome()
+            return Result(None)
         if group.is_in(_S.PREPARING_REBALANCE):
             respond(SyncResult(ErrorCode.REBALANCE_IN_PROGRESS))
-            return Outcome()
+            return Result(None)
         member = group.members[req.member_id]
         if group.is_in(_S.STABLE):
             self._remove_pending_sync(group, req.member_id)
             respond(SyncResult(ErrorCode.NONE, group.protocol_type, group.protocol_name, member.assignment))
-            return Outcome()
+            return Result(None)
         member.sync_waiter = respond
         self._remove_pending_sync(group, req.member_id)
         if not group.is_leader(req.member_id):
-            return Outcome()
+            return Result(None)
         assignment = dict(req.assignments)
         for member_id in group.members:
             assignment.setdefault(member_id, b"")
@@ -419,7 +395,7 @@ class Rebalancer:
             if not (group.is_in(_S.COMPLETING_REBALANCE) and generation == group.generation_id):
                 return
             if append_error is not ErrorCode.NONE:
-                self._reset_and_propagate_assignment(group, append_error_to_response_error(append_error), now_ms)
+                self._reset_and_propagate_assignment(group, append_error, now_ms)
                 self._maybe_prepare_rebalance_or_complete_join(group, now_ms)
                 return
             for m in group.members.values():
@@ -427,7 +403,7 @@ class Rebalancer:
             self._propagate_assignment(group, ErrorCode.NONE, now_ms)
             group.transition(_S.STABLE, now_ms)
 
-        return Outcome([record], on_append)
+        return Result(None, [record], on_append)
 
     def _validate_sync(self, group: Group, req: SyncRequest) -> ErrorCode:
         if group.is_in(_S.DEAD):
@@ -471,12 +447,12 @@ class Rebalancer:
 
     # ---------------------------------------------------------------- LeaveGroup
 
-    def leave(self, group_id: str, members: list[LeaveMember], now_ms: int) -> tuple[LeaveResult, Outcome]:
+    def leave(self, group_id: str, members: list[LeaveMember], now_ms: int) -> Result[LeaveResult]:
         group = self.groups.get(group_id)
         if group is None:
-            return LeaveResult(ErrorCode.UNKNOWN_MEMBER_ID), Outcome()
+            return Result(LeaveResult(ErrorCode.UNKNOWN_MEMBER_ID))
         if group.is_in(_S.DEAD):
-            return LeaveResult(ErrorCode.COORDINATOR_NOT_AVAILABLE), Outcome()
+            return Result(LeaveResult(ErrorCode.COORDINATOR_NOT_AVAILABLE))
         answers: list[LeaveMember] = []
         for leaving in members:
             member_id, instance_id = leaving.member_id, leaving.group_instance_id
@@ -493,13 +469,13 @@ class Rebalancer:
                 if error is ErrorCode.NONE:
                     self._remove_current_member(group, member_id)
             answers.append(LeaveMember(member_id, instance_id, error))
-        outcome = Outcome()
+        result = Result(LeaveResult(ErrorCode.NONE, tuple(answers)))
         if any(a.error is ErrorCode.NONE for a in answers):
             if group.is_in(_S.STABLE, _S.COMPLETING_REBALANCE):
-                outcome = self._maybe_prepare_rebalance_or_complete_join(group, now_ms)
+                result.merge(self._maybe_prepare_rebalance_or_complete_join(group, now_ms))
             elif group.is_in(_S.PREPARING_REBALANCE):
-                outcome = self._maybe_complete_join_phase(group, now_ms)
-        return LeaveResult(ErrorCode.NONE, tuple(answers)), outcome
+                result.merge(self._maybe_complete_join_phase(group, now_ms))
+        return result
 
     def _remove_current_member(self, group: Group, member_id: str) -> None:
         member = group.members[member_id]
@@ -508,20 +484,25 @@ class Rebalancer:
 
     # --------------------------------------------------------------------- timers
 
-    def tick(self, now_ms: int) -> Outcome:
-        """Fire every deadline at or before ``now_ms``, each at most once per call."""
-        outcome = Outcome()
-        for group in list(self.groups.values()):
-            fired: set[tuple[str, str]] = set()
-            while True:
-                due = self._earliest_due(group, now_ms, fired)
-                if due is None:
-                    break
-                fired.add(due)
-                _merge(outcome, self._fire(group, due, now_ms))
-        return outcome
+    def next_deadline(self, group: Group) -> int | None:
+        """The earliest of the group's deadlines (join, sync, pending members, sessions)."""
+        return min((deadline for deadline, _ in self._deadlines(group)), default=None)
 
-    def _earliest_due(self, group: Group, now_ms: int, fired: set[tuple[str, str]]) -> tuple[str, str] | None:
+    def fire_due(self, group: Group, now_ms: int) -> Result[None]:
+        """Fire the group's deadlines at or before ``now_ms``, earliest first, each at most once."""
+        result = Result(None)
+        fired: set[tuple[str, str]] = set()
+        while True:
+            due = [
+                (deadline, key) for deadline, key in self._deadlines(group) if deadline <= now_ms and key not in fired
+            ]
+            if not due:
+                return result
+            key = min(due)[1]
+            fired.add(key)
+            result.merge(self._fire(group, key, now_ms))
+
+    def _deadlines(self, group: Group) -> list[tuple[int, tuple[str, str]]]:
         timers: list[tuple[int, tuple[str, str]]] = []
         if group.join_deadline_ms is not None:
             timers.append((group.join_deadline_ms, ("join", "")))
@@ -533,10 +514,9 @@ class Rebalancer:
             for m in group.members.values()
             if m.heartbeat_deadline_ms is not None
         )
-        due = [(deadline, key) for deadline, key in timers if deadline <= now_ms and key not in fired]
-        return min(due)[1] if due else None
+        return timers
 
-    def _fire(self, group: Group, key: tuple[str, str], now_ms: int) -> Outcome:
+    def _fire(self, group: Group, key: tuple[str, str], now_ms: int) -> Result[None]:
         kind, member_id = key
         if kind == "join":
             group.join_deadline_ms = None
@@ -550,11 +530,11 @@ class Rebalancer:
             group.remove(member_id)
             if group.is_in(_S.PREPARING_REBALANCE) and group.has_all_members_joined():
                 return self._complete_join(group, now_ms)
-            return Outcome()
+            return Result(None)
         member = group.members[member_id]
         member.heartbeat_deadline_ms = None
         if group.is_in(_S.DEAD) or member.has_satisfied_heartbeat():
-            return Outcome()
+            return Result(None)
         log.info("group %s: member %s's session expired; removing it", group.group_id, member_id)
         group.complete_join(member, JoinResult(ErrorCode.UNKNOWN_MEMBER_ID, UNKNOWN_MEMBER_ID))
         group.remove(member_id)
@@ -562,27 +542,27 @@ class Rebalancer:
             return self._maybe_prepare_rebalance_or_complete_join(group, now_ms)
         if group.is_in(_S.PREPARING_REBALANCE) and group.has_all_members_joined():
             return self._complete_join(group, now_ms)
-        return Outcome()
+        return Result(None)
 
-    def _expire_pending_sync(self, group: Group, now_ms: int) -> Outcome:
+    def _expire_pending_sync(self, group: Group, now_ms: int) -> Result[None]:
         if group.sync_generation != group.generation_id:
-            return Outcome()
+            return Result(None)
         if not group.is_in(_S.COMPLETING_REBALANCE, _S.STABLE) or not group.pending_sync:
-            return Outcome()
+            return Result(None)
         for member_id in list(group.pending_sync):
             group.remove(member_id)
         return self._prepare_rebalance(group, now_ms)
 
     # ------------------------------------------------------------------ loading
 
-    def load(self, group: Group, now_ms: int) -> Outcome:
+    def load(self, group: Group, now_ms: int) -> Result[None]:
         """Install a group rebuilt from its last metadata record; members' sessions restart now."""
         self.groups[group.group_id] = group
         for member in group.members.values():
             member.heartbeat_deadline_ms = now_ms + member.session_timeout_ms
         if len(group.members) > self.settings.max_size:
             return self._prepare_rebalance(group, now_ms)
-        return Outcome()
+        return Result(None)
 
 
 def _inconsistent(requested: str | None, current: str | None) -> bool:

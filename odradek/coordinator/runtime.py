@@ -1,13 +1,15 @@
-"""The coordinator's runtime: persistence in ``__consumer_offsets``, waiting, and the timer tick.
+"""The coordinator's runtime: persistence in ``__consumer_offsets``, waiting, and timers.
 
 The state machine (`coordinator.GroupCoordinator`) never waits and never writes.  This module:
 
-- appends the records of every `Outcome` to their group's partition of ``__consumer_offsets``
-  (one batch per partition, created with ``cleanup.policy=compact`` on first use), replays each
-  appended record into the coordinator, then calls the outcome's ``on_append``;
+- has ONE path for every operation's `Result` (`CoordinatorRuntime.complete`): append its
+  records to their group's partition of ``__consumer_offsets`` (one batch per partition, the
+  topic created with ``cleanup.policy=compact`` on first use), replay each appended record
+  into the coordinator, then `results.settle` (which remaps a failed append once, for all);
 - turns the coordinator's ``respond`` callbacks into asyncio futures handlers await;
-- replays the whole topic at start-up (`CoordinatorRuntime.load`);
-- calls ``tick`` every `TICK_INTERVAL_MS` of the broker's clock (`CoordinatorRuntime.run_ticker`).
+- replays the whole topic at start-up (`CoordinatorRuntime.load`) through the same replay;
+- keeps one scheduler timer per group at the group's earliest deadline, as the coordinator
+  reports it, and runs the offsets expiry every ``offsets.retention.check.interval.ms``.
 
 Writes are synchronous and happen on the event loop before any waiter resumes, so a response is
 never sent for state that was not persisted.
@@ -29,26 +31,25 @@ from odradek.coordinator.messages import (
     JoinResult,
     LeaveMember,
     LeaveResult,
-    Outcome,
     SyncRequest,
     SyncResult,
 )
 from odradek.coordinator.offsets import CommitIdentity
 from odradek.coordinator.placement import OFFSETS_TOPIC, partition_for
-from odradek.coordinator.rebalance import append_error_to_response_error
 from odradek.coordinator.records import CoordinatorRecord, decode_record, encode_record
+from odradek.coordinator.results import Result, settle
 from odradek.partition.service import Partitions
+from odradek.scheduler import PeriodicTask, Scheduler, Timer
 from odradek.wire.errors import ErrorCode
 from odradek.wire.primitives import DecodeError
 from odradek.wire.records.batch import CorruptBatchError, iter_batches
 from odradek.wire.records.builder import build_batch, decode_batch
 from odradek.wire.records.record import Record
 
-__all__ = ["OFFSETS_TOPIC_CONFIGS", "TICK_INTERVAL_MS", "BrokerOffsetsLog", "CoordinatorRuntime", "OffsetsLog"]
+__all__ = ["OFFSETS_TOPIC_CONFIGS", "BrokerOffsetsLog", "CoordinatorRuntime", "OffsetsLog"]
 
 log = logging.getLogger("odradek.coordinator")
 
-TICK_INTERVAL_MS = 100
 READ_CHUNK_BYTES = 1 << 20
 OFFSETS_TOPIC_CONFIGS = {"cleanup.policy": "compact", "compression.type": "producer", "segment.bytes": "104857600"}
 
@@ -138,10 +139,16 @@ def _resolve(future: asyncio.Future[T]) -> Callable[[T], None]:
 
 
 class CoordinatorRuntime:
-    def __init__(self, coordinator: GroupCoordinator, offsets_log: OffsetsLog, num_partitions: int) -> None:
+    def __init__(
+        self, coordinator: GroupCoordinator, offsets_log: OffsetsLog, num_partitions: int, scheduler: Scheduler
+    ) -> None:
         self.coordinator = coordinator
         self._log = offsets_log
         self._partitions = num_partitions
+        self._scheduler = scheduler
+        self._group_timers: dict[str, Timer] = {}
+        self._expiry: PeriodicTask | None = None
+        coordinator.set_deadline_listener(self._deadline_changed)
 
     def ensure_topic(self) -> bool:
         """Create ``__consumer_offsets`` if needed; True when it existed before this call."""
@@ -162,7 +169,7 @@ class CoordinatorRuntime:
                 for record in self._decode(batch, partition):
                     coordinator.replay(record)
                     replayed += 1
-        self.persist(coordinator.finish_load())
+        self.complete(coordinator.finish_load())
         log.info("loaded %d groups from %d records of %s", len(coordinator.groups), replayed, OFFSETS_TOPIC)
 
     def _decode(self, batch: bytes, partition: int) -> Iterator[CoordinatorRecord]:
@@ -184,15 +191,18 @@ class CoordinatorRuntime:
             if record is not None:
                 yield record
 
-    def persist(self, outcome: Outcome) -> ErrorCode:
-        """Append the outcome's records, replay them, run its ``on_append``; the append's error."""
-        error = ErrorCode.NONE
+    def complete(self, result: Result[T]) -> T:
+        """Append the result's records, replay them, settle it: the response to send."""
+        return settle(result, self._append(result.records))
+
+    def _append(self, records: list[CoordinatorRecord]) -> ErrorCode:
+        """Append and replay, one batch per partition in partition order; the first failure stops."""
         by_partition: dict[int, list[CoordinatorRecord]] = defaultdict(list)
-        for record in outcome.records:
+        for record in records:
             by_partition[self.partition_for(record.group)].append(record)
         now = self.coordinator.clock.time_ms()
-        for partition, records in sorted(by_partition.items()):
-            encoded = [encode_record(r) for r in records]
+        for partition, batch_records in sorted(by_partition.items()):
+            encoded = [encode_record(r) for r in batch_records]
             batch = build_batch(
                 [Record(i, 0, key, value) for i, (key, value) in enumerate(encoded)], base_timestamp=now
             )
@@ -200,69 +210,59 @@ class CoordinatorRuntime:
                 self._log.append(partition, batch)
             except AppendFailed as exc:
                 log.error("cannot append to %s-%d: %s", OFFSETS_TOPIC, partition, exc.code.name)
-                error = exc.code
-                break
-            for record in records:
+                return exc.code
+            for record in batch_records:
                 self.coordinator.replay(record)
-        if outcome.on_append is not None:
-            outcome.on_append(error)
-        return error
+        return ErrorCode.NONE
 
     # ------------------------------------------------------------------ requests
 
     async def join(self, request: JoinRequest) -> JoinResult:
         future: asyncio.Future[JoinResult] = asyncio.get_running_loop().create_future()
-        self.persist(self.coordinator.join(request, _resolve(future)))
+        self.complete(self.coordinator.join(request, _resolve(future)))
         return await future
 
     async def sync(self, request: SyncRequest) -> SyncResult:
         future: asyncio.Future[SyncResult] = asyncio.get_running_loop().create_future()
-        self.persist(self.coordinator.sync(request, _resolve(future)))
+        self.complete(self.coordinator.sync(request, _resolve(future)))
         return await future
 
     def leave(self, group_id: str, members: list[LeaveMember]) -> LeaveResult:
-        result, outcome = self.coordinator.leave(group_id, members)
-        self.persist(outcome)
-        return result
+        return self.complete(self.coordinator.leave(group_id, members))
 
     def commit_offsets(
         self, who: CommitIdentity, partitions: list[CommitPartition], api_version: int, retention_time_ms: int = -1
     ) -> list[ErrorCode]:
-        errors, outcome = self.coordinator.commit_offsets(who, partitions, api_version, retention_time_ms)
-        failure = self.persist(outcome)
-        if failure is ErrorCode.NONE:
-            return errors
-        if failure in (ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.RECORD_LIST_TOO_LARGE, ErrorCode.INVALID_FETCH_SIZE):
-            mapped = ErrorCode.INVALID_COMMIT_OFFSET_SIZE
-        else:
-            mapped = append_error_to_response_error(failure)
-        return [mapped if e is ErrorCode.NONE else e for e in errors]
+        return self.complete(self.coordinator.commit_offsets(who, partitions, api_version, retention_time_ms))
 
     def delete_offsets(self, group_id: str, partitions: list[tuple[str, int]]) -> tuple[ErrorCode, list[ErrorCode]]:
-        error, errors, outcome = self.coordinator.delete_offsets(group_id, partitions)
-        failure = self.persist(outcome)
-        if failure is not ErrorCode.NONE:
-            return append_error_to_response_error(failure), []
-        return error, errors
+        return self.complete(self.coordinator.delete_offsets(group_id, partitions))
 
     def delete_groups(self, group_ids: list[str]) -> list[ErrorCode]:
-        errors, outcome = self.coordinator.delete_groups(group_ids)
-        failure = self.persist(outcome)
-        if failure is not ErrorCode.NONE:
-            mapped = append_error_to_response_error(failure)
-            return [mapped if e is ErrorCode.NONE else e for e in errors]
-        return errors
+        return self.complete(self.coordinator.delete_groups(group_ids))
 
     # --------------------------------------------------------------------- time
 
-    def tick(self, now_ms: int) -> None:
-        self.persist(self.coordinator.tick(now_ms))
+    def start_timers(self) -> None:
+        """Start the offsets expiry task (group deadlines are armed as the coordinator reports them)."""
+        self._expiry = self._scheduler.schedule_periodic(
+            self.coordinator.settings.offsets_retention_check_interval_ms,
+            lambda: self.complete(self.coordinator.expire_offsets_now()),
+            name="offsets-expiry",
+        )
 
-    async def run_ticker(self, clock: Clock) -> None:
-        """Tick every `TICK_INTERVAL_MS`; an exception in one tick is logged, the next still runs."""
-        while True:
-            await asyncio.sleep(TICK_INTERVAL_MS / 1000)
-            try:
-                self.tick(clock.time_ms())
-            except Exception:
-                log.exception("group coordinator tick failed")
+    def _deadline_changed(self, group_id: str, deadline_ms: int | None) -> None:
+        """One timer per group, at its earliest deadline (clock ms); None: the group has none."""
+        timer = self._group_timers.pop(group_id, None)
+        if timer is not None:
+            timer.cancel()
+        if deadline_ms is None:
+            return
+        delay = deadline_ms - self.coordinator.clock.time_ms()
+        self._group_timers[group_id] = self._scheduler.call_later(
+            delay, lambda: self._fire(group_id), name=f"group-deadline {group_id}"
+        )
+
+    def _fire(self, group_id: str) -> None:
+        self._group_timers.pop(group_id, None)
+        self.complete(self.coordinator.fire_timers(group_id))

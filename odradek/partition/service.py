@@ -10,14 +10,13 @@ itself as the only replica (`leadership`).  A request naming a newer leader epoc
 UNKNOWN_LEADER_EPOCH, an older one FENCED_LEADER_EPOCH; -1 skips the check.
 
 Long polls (`wait_for_data`) register a waker on each named partition; the first append to any
-of them wakes the fetch.  The timeout is `wait_with_timeout`, the only function here that deals
-with time passing.
+of them wakes the fetch.  Its deadline is a timer on the broker's `Scheduler`, so with a manual
+clock a long poll answers exactly when the test's ``advance()`` reaches ``max_wait_ms``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import math
 import uuid
 from collections.abc import Iterable, Iterator
 from typing import Protocol
@@ -26,6 +25,7 @@ from odradek.cluster.topics import TopicInfo
 from odradek.partition.partition import Partition
 from odradek.partition.produce_checks import check_produce
 from odradek.partition.results import AppendResult, Leadership, OffsetResult, ReadResult
+from odradek.scheduler import Scheduler
 from odradek.storage.errors import OffsetOutOfRange, StorageError
 from odradek.storage.filesystem import FileSystem
 from odradek.storage.log_config import LogConfig
@@ -42,7 +42,6 @@ __all__ = [
     "MAX_TIMESTAMP",
     "Partitions",
     "TopicLookup",
-    "wait_with_timeout",
 ]
 
 LEADER_EPOCH = 0
@@ -58,18 +57,6 @@ class TopicLookup(Protocol):
     def get(self, name: str) -> TopicInfo | None: ...
 
 
-async def wait_with_timeout(woken: asyncio.Future[None], timeout_ms: int) -> int:
-    """Wait until ``woken`` is done or ``timeout_ms`` passed; return the milliseconds left (0
-    when the time ran out).  The one place a fetch's long poll meets time."""
-    loop = asyncio.get_running_loop()
-    started = loop.time()
-    try:
-        await asyncio.wait_for(woken, max(timeout_ms, 0) / 1000)
-    except TimeoutError:
-        return 0
-    return max(0, timeout_ms - math.ceil((loop.time() - started) * 1000))
-
-
 class Partitions:
     """Every partition of this node, and the operations on their data.
 
@@ -82,11 +69,13 @@ class Partitions:
         logs: LogManager,
         topics: TopicLookup,
         node_id: int,
+        scheduler: Scheduler,
     ) -> None:
         self._fs = fs
         self._logs = logs
         self._topics = topics
         self._node_id = node_id
+        self._scheduler = scheduler
         self._partitions: dict[tuple[str, int], Partition] = {}
         logs.set_retained_batches(self.retained_batches)
         for log in logs.logs():
@@ -280,8 +269,11 @@ class Partitions:
 
         watched = [self._partitions.get(part) for part in parts]
         cancels = [partition.watch(wake) for partition in watched if partition is not None]
+        started = self._scheduler.now_ms()
         try:
-            return await wait_with_timeout(woken, timeout_ms)
+            if not await self._scheduler.wait_for(woken, max(timeout_ms, 0)):
+                return 0
+            return max(0, timeout_ms - (self._scheduler.now_ms() - started))
         finally:
             for cancel in cancels:
                 cancel()

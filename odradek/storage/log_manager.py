@@ -23,7 +23,8 @@ Invariants:
 - a compaction pass (`cleaning`) is a generator whose jobs may run on a worker thread; the
   first dirty offset is checkpointed only after a pass finished on a log still loaded;
 - files of removed segments go when `delete_expired_segments` finds their
-  ``file.delete.delay.ms`` passed on the clock (the broker calls it periodically).
+  ``file.delete.delay.ms`` passed on the clock; the deletion listener hears each new due time
+  (the broker runs `delete_expired_segments` on a timer at it).
 """
 
 from __future__ import annotations
@@ -121,11 +122,23 @@ class LogManager:
         self._unsynced_creations: list[PartitionLog] = []
         self._checkpointed: dict[tuple[str, int], int] = {}
         self._first_dirty: dict[tuple[str, int], int] = {}
+        self._deletion_listener: Callable[[int], None] | None = None
 
     def set_retained_batches(self, provider: Callable[[PartitionLog], frozenset[int]]) -> None:
         """Who names the batches compaction must keep even when empty (the partitions service:
         each idempotent producer's last batch, from the partition's producer state)."""
         self._retained_batches = provider
+
+    def set_deletion_listener(self, listener: Callable[[int], None]) -> None:
+        """Call ``listener(due_ms)`` whenever any log, present or future, starts the
+        ``file.delete.delay.ms`` of removed segments that are due at ``due_ms`` (clock ms)."""
+        self._deletion_listener = listener
+        for log in self._logs.values():
+            log.on_deletion_scheduled = listener
+
+    def next_deletion_due(self) -> int | None:
+        """The earliest due time (clock ms) of any removed segment's files; None: none wait."""
+        return min((due for log in self._logs.values() if (due := log.next_deletion_due) is not None), default=None)
 
     def set_cleaner_config(self, config: CleanerConfig) -> None:
         """New cleaner settings (a dynamic broker config changed); the next pass uses them."""
@@ -337,6 +350,7 @@ class LogManager:
             listeners=self._listeners,
             durable=durable,
         )
+        log.on_deletion_scheduled = self._deletion_listener
         if durable:
             self._fs.fsync_dir(self.data_dir)
         else:

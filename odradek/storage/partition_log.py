@@ -123,6 +123,9 @@ class PartitionLog:
         """How many segments the last open scanned batch by batch (0 after a clean shutdown)."""
         self._creation_unsynced = False
         self._pending_deletions: list[tuple[int, LogSegment]] = []
+        self.on_deletion_scheduled: Callable[[int], None] | None = None
+        """Called with the due time (clock ms) each time removed segments start their
+        ``file.delete.delay.ms``: whoever owns the timers arranges a `delete_expired_segments` then."""
         self._closed = False
         self.observer: LogObserver | None = None
         """Told of rolls, log start offset moves and clean closes (the partition owning the log)."""
@@ -418,6 +421,8 @@ class PartitionLog:
     def _schedule_deletion(self, segments: Sequence[LogSegment], now_ms: int) -> None:
         due = now_ms + self._config.file_delete_delay_ms
         self._pending_deletions.extend((due, segment) for segment in segments)
+        if segments and self.on_deletion_scheduled is not None:
+            self.on_deletion_scheduled(due)
 
     def delete_expired_segments(self, now_ms: int) -> int:
         """Close and delete the files of removed segments whose delay has passed; return how many."""
@@ -428,6 +433,11 @@ class PartitionLog:
         for segment in due:
             segment.delete_files()
         return len(due)
+
+    @property
+    def next_deletion_due(self) -> int | None:
+        """When (clock ms) `delete_expired_segments` next has files to delete; None: nothing waits."""
+        return min((when for when, _ in self._pending_deletions), default=None)
 
     @property
     def pending_deletions(self) -> int:

@@ -1,5 +1,10 @@
-"""A broker on a background thread's event loop, with a `ManualClock`, for real-client tests
-whose behaviour depends on time (retention) without sleeping.
+"""A broker on a background thread's event loop, for real-client tests.
+
+With ``manual_clock=True`` the broker runs on a `ManualClock`, so a test moves time (retention,
+session timeouts, delayed deletion) with ``clock.advance`` and never sleeps.  Every timer then
+waits for the test, as on Kafka's MockTime: a Fetch long poll with nothing to read only ends
+when the clock reaches its ``max_wait_ms``, so a consumer that reassigns partitions while its
+fetch is parked waits for the test too.  By default the broker runs on the system clock.
 
 ``call(fn)`` runs ``fn()`` on the broker's loop and returns its result, so a test never
 touches broker state from its own thread.  ``loop_factory`` picks the event loop (asyncio's by
@@ -18,7 +23,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from odradek.broker import Broker
-from odradek.clock import ManualClock
+from odradek.clock import ManualClock, SystemClock
 from odradek.config import load_config
 from odradek.storage.filesystem import FileSystem
 from tests.integration.rawclient import RawConnection
@@ -33,8 +38,10 @@ class InProcessBroker:
         overrides: list[str] | None = None,
         loop_factory: Callable[[], asyncio.AbstractEventLoop] = asyncio.new_event_loop,
         fs: FileSystem | None = None,
+        *,
+        manual_clock: bool = False,
     ) -> None:
-        self.clock = ManualClock(time.time_ns() // 1_000_000)
+        self.clock = ManualClock(time.time_ns() // 1_000_000) if manual_clock else SystemClock()
         config = load_config(None, ["port=0", f"log.dirs={data_dir}", *(overrides or [])])
         self.broker = Broker(config, self.clock, fs)
         self._loop = loop_factory()

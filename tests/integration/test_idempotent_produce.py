@@ -69,7 +69,7 @@ def test_a_retried_batch_is_still_a_duplicate_after_compaction_and_a_restart(tmp
     """Compaction keeps the producer's last batch (emptied), so the state rebuilt after a
     restart still knows the sequence and the retry writes nothing."""
     data_dir = tmp_path / "data"
-    broker = InProcessBroker(data_dir)
+    broker = InProcessBroker(data_dir, manual_clock=True)
     broker.start()
     conn = RawConnection(broker.bootstrap)
     conn.create_topic("t", configs={"cleanup.policy": "compact", "min.cleanable.dirty.ratio": "0.01"})
@@ -91,7 +91,7 @@ def test_a_retried_batch_is_still_a_duplicate_after_compaction_and_a_restart(tmp
     conn.close()
     broker.stop()
 
-    broker = InProcessBroker(data_dir)
+    broker = InProcessBroker(data_dir, manual_clock=True)
     broker.start()
     conn = RawConnection(broker.bootstrap)
     try:

@@ -24,7 +24,7 @@ from tests.integration.rawclient import RawConnection
 
 @pytest.fixture
 def broker(tmp_path: Path) -> Iterator[InProcessBroker]:
-    proc = InProcessBroker(tmp_path / "data")
+    proc = InProcessBroker(tmp_path / "data", manual_clock=True)
     proc.start()
     yield proc
     proc.stop()
@@ -142,7 +142,7 @@ def test_size_retention_keeps_the_log_within_retention_bytes(broker: InProcessBr
 
 
 def test_delete_records_moves_the_low_watermark_and_survives_a_restart(tmp_path: Path) -> None:
-    broker = InProcessBroker(tmp_path / "data")
+    broker = InProcessBroker(tmp_path / "data", manual_clock=True)
     broker.start()
     try:
         bootstrap = broker.bootstrap
@@ -168,7 +168,7 @@ def test_delete_records_moves_the_low_watermark_and_survives_a_restart(tmp_path:
             assert caught.value.args[0].code() == code
     finally:
         broker.stop()
-    restarted = InProcessBroker(tmp_path / "data")
+    restarted = InProcessBroker(tmp_path / "data", manual_clock=True)
     restarted.start()
     try:
         assert _watermarks(restarted.bootstrap, topic) == (4, 10)

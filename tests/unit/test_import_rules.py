@@ -26,6 +26,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "odradek.txn",
         "odradek.wire",
         "odradek.clock",
+        "odradek.scheduler",
         "odradek.config",
         "odradek.cluster.topics",
     ),
@@ -33,6 +34,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "odradek.coordinator": (
         "odradek.wire",
         "odradek.clock",
+        "odradek.scheduler",
         "odradek.java_hash",
         "odradek.config",
         "odradek.cluster.topics",

@@ -1,8 +1,12 @@
-"""A synchronous stand-in for the coordinator runtime: records go to a list, time to a ManualClock."""
+"""The coordinator driven synchronously through its real runtime: records go to memory, time
+to a ManualClock whose advance() fires the coordinator's timers at their deadlines."""
 
 from __future__ import annotations
 
 import itertools
+from collections import defaultdict
+from collections.abc import Iterator
+from typing import TypeVar
 
 from odradek.clock import ManualClock
 from odradek.coordinator.coordinator import CoordinatorSettings, GroupCoordinator
@@ -12,15 +16,19 @@ from odradek.coordinator.messages import (
     JoinResult,
     LeaveMember,
     LeaveResult,
-    Outcome,
     SyncRequest,
     SyncResult,
 )
 from odradek.coordinator.rebalance import GroupSettings
-from odradek.coordinator.records import CoordinatorRecord
+from odradek.coordinator.records import CoordinatorRecord, decode_record
+from odradek.coordinator.results import Result
+from odradek.coordinator.runtime import AppendFailed, CoordinatorRuntime
+from odradek.scheduler import Scheduler
 from odradek.wire.errors import ErrorCode
+from odradek.wire.records.builder import decode_batch
 
 CONSUMER = "consumer"
+T = TypeVar("T")
 
 
 def subscription(*topics: str) -> bytes:
@@ -50,23 +58,62 @@ class Box:
         return self.values[0]
 
 
+class MemoryLog:
+    """``__consumer_offsets`` in memory; every append fails with ``error`` unless it is NONE."""
+
+    def __init__(self) -> None:
+        self.data: dict[int, list[bytes]] = defaultdict(list)
+        self.error = ErrorCode.NONE
+
+    def ensure_topic(self) -> bool:
+        return True
+
+    def append(self, partition: int, batch: bytes) -> None:
+        if self.error is not ErrorCode.NONE:
+            raise AppendFailed(self.error)
+        self.data[partition].append(batch)
+
+    def batches(self, partition: int) -> Iterator[bytes]:
+        return iter(self.data.get(partition, []))
+
+    def records(self) -> list[CoordinatorRecord]:
+        """Every appended record, decoded, partition by partition."""
+        found: list[CoordinatorRecord] = []
+        for partition in sorted(self.data):
+            for batch in self.data[partition]:
+                for raw in decode_batch(batch)[1]:
+                    assert raw.key is not None
+                    record = decode_record(raw.key, raw.value)
+                    assert record is not None
+                    found.append(record)
+        return found
+
+
 class Harness:
     def __init__(self, **group_settings: int) -> None:
         settings = GroupSettings(**{"initial_rebalance_delay_ms": 0, **group_settings})
         self.clock = ManualClock(1_000_000)
         ids = itertools.count(1)
         self.coordinator = GroupCoordinator(CoordinatorSettings(settings), self.clock, lambda: f"uuid{next(ids)}")
-        self.log: list[CoordinatorRecord] = []
-        self.append_error = ErrorCode.NONE
+        self.offsets_log = MemoryLog()
+        self.runtime = CoordinatorRuntime(self.coordinator, self.offsets_log, 50, Scheduler(self.clock))
+        self.runtime.start_timers()
 
-    def persist(self, outcome: Outcome) -> None:
-        error = self.append_error
-        if error is ErrorCode.NONE:
-            for record in outcome.records:
-                self.log.append(record)
-                self.coordinator.replay(record)
-        if outcome.on_append is not None:
-            outcome.on_append(error)
+    @property
+    def append_error(self) -> ErrorCode:
+        return self.offsets_log.error
+
+    @append_error.setter
+    def append_error(self, error: ErrorCode) -> None:
+        self.offsets_log.error = error
+
+    @property
+    def log(self) -> list[CoordinatorRecord]:
+        return self.offsets_log.records()
+
+    def run(self, result: Result[T]) -> T:
+        """The runtime's one path: append, apply, settle."""
+        return self.runtime.complete(result)
 
     def join(
         self,
@@ -95,7 +142,7 @@ class Harness:
             requires_known_member_id=version >= 4 and instance is None,
             supports_skip_assignment=version >= 9,
         )
-        self.persist(self.coordinator.join(request, box))
+        self.run(self.coordinator.join(request, box))
         return box
 
     def join_new(self, group: str = "g", **kwargs: object) -> Box:
@@ -121,20 +168,18 @@ class Harness:
         request = SyncRequest(
             group, member_id, generation, instance, CONSUMER, None, tuple((assignments or {}).items())
         )
-        self.persist(self.coordinator.sync(request, box))
+        self.run(self.coordinator.sync(request, box))
         return box
 
     def heartbeat(self, member_id: str, generation: int, group: str = "g", instance: str | None = None) -> ErrorCode:
         return self.coordinator.heartbeat(HeartbeatRequest(group, member_id, generation, instance))
 
     def leave(self, *members: tuple[str, str | None], group: str = "g") -> LeaveResult:
-        result, outcome = self.coordinator.leave(group, [LeaveMember(m, i) for m, i in members])
-        self.persist(outcome)
-        return result
+        return self.run(self.coordinator.leave(group, [LeaveMember(m, i) for m, i in members]))
 
     def advance(self, ms: int) -> None:
+        """Move the clock; every coordinator timer due on the way fires at its own deadline."""
         self.clock.advance(ms)
-        self.persist(self.coordinator.tick(self.clock.time_ms()))
 
     def stable_group(self, n: int, group: str = "g") -> list[JoinResult]:
         """n dynamic members joined and synced; returns their join results (leader first)."""

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Iterator
-
 from harness import Harness
 
 from odradek.clock import ManualClock
@@ -13,15 +10,16 @@ from odradek.coordinator.offsets import CommitIdentity
 from odradek.coordinator.rebalance import GroupSettings
 from odradek.coordinator.runtime import CoordinatorRuntime
 from odradek.coordinator.state import GroupState
+from odradek.scheduler import Scheduler
 from odradek.wire.errors import ErrorCode
 
 
 def commit(h: Harness, gen: int = -1, member: str = "", version: int = 9, metadata: str | None = "m", group: str = "g"):
-    errors, outcome = h.coordinator.commit_offsets(
-        CommitIdentity(group, gen, member, None), [CommitPartition("t", 0, 42, 3, metadata)], version
+    return h.run(
+        h.coordinator.commit_offsets(
+            CommitIdentity(group, gen, member, None), [CommitPartition("t", 0, 42, 3, metadata)], version
+        )
     )
-    h.persist(outcome)
-    return errors
 
 
 def test_standalone_commit_creates_an_empty_group_and_fetch_returns_it() -> None:
@@ -54,14 +52,13 @@ def test_commit_validation_errors() -> None:
 
 def test_delete_offsets_rules() -> None:
     h = Harness()
-    assert h.coordinator.delete_offsets("nope", [("t", 0)])[0] is ErrorCode.GROUP_ID_NOT_FOUND
+    assert h.run(h.coordinator.delete_offsets("nope", [("t", 0)]))[0] is ErrorCode.GROUP_ID_NOT_FOUND
     [a] = h.stable_group(1)  # subscribes to "t"
     commit(h, gen=1, member=a.member_id)
-    error, errors, _ = h.coordinator.delete_offsets("g", [("t", 0), ("u", 0)])
+    error, errors = h.run(h.coordinator.delete_offsets("g", [("t", 0), ("u", 0)]))
     assert error is ErrorCode.NONE and errors == [ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC, ErrorCode.NONE]
     h.leave((a.member_id, None))
-    error, errors, outcome = h.coordinator.delete_offsets("g", [("t", 0)])
-    h.persist(outcome)
+    error, errors = h.run(h.coordinator.delete_offsets("g", [("t", 0)]))
     assert errors == [ErrorCode.NONE] and h.coordinator.fetch_offsets("g", [("t", 0)])[1][0][2] is None
 
 
@@ -69,8 +66,7 @@ def test_delete_groups() -> None:
     h = Harness()
     h.stable_group(1, group="busy")
     commit(h)
-    errors, outcome = h.coordinator.delete_groups(["busy", "g", "nope"])
-    h.persist(outcome)
+    errors = h.run(h.coordinator.delete_groups(["busy", "g", "nope"]))
     assert errors == [ErrorCode.NON_EMPTY_GROUP, ErrorCode.NONE, ErrorCode.GROUP_ID_NOT_FOUND]
     assert h.coordinator.group("g") is None and not h.coordinator.offsets.has_offsets("g")
 
@@ -101,41 +97,21 @@ def test_offsets_of_an_empty_group_expire_then_the_group_goes() -> None:
     assert not h.coordinator.offsets.has_offsets("g") and h.coordinator.group("g") is None
 
 
-class MemoryLog:
-    def __init__(self) -> None:
-        self.data: dict[int, list[bytes]] = defaultdict(list)
-
-    def ensure_topic(self) -> bool:
-        return True
-
-    def append(self, partition: int, batch: bytes) -> None:
-        self.data[partition].append(batch)
-
-    def batches(self, partition: int) -> Iterator[bytes]:
-        return iter(self.data.get(partition, []))
-
-
 def test_state_survives_a_restart_through_the_log() -> None:
     h = Harness()
     [a] = h.stable_group(1)
     commit(h, gen=1, member=a.member_id)
     commit(h, group="standalone")
-    log = MemoryLog()
-    writer = CoordinatorRuntime(h.coordinator, log, 50)
-    for record in h.log:
-        from odradek.coordinator.messages import Outcome
-
-        writer.persist(Outcome([record]))
     clock = ManualClock(5_000_000)
     fresh = GroupCoordinator(CoordinatorSettings(GroupSettings()), clock)
-    CoordinatorRuntime(fresh, log, 50).load()
+    CoordinatorRuntime(fresh, h.offsets_log, 50, Scheduler(clock)).load()
     group = fresh.group("g")
     assert group is not None and group.state is GroupState.STABLE and group.generation_id == 1
     assert group.members[a.member_id].assignment == a.member_id.encode()
     assert group.leader_id == a.member_id
     assert fresh.fetch_offsets("g", [("t", 0)])[1][0][2] == h.coordinator.offsets.get("g", "t", 0)
     assert fresh.group("standalone") is not None
-    runtime = CoordinatorRuntime(fresh, log, 50)
-    clock.advance(10_000)  # no heartbeat since the restart: the member's session expires
-    runtime.tick(clock.time_ms())
+    clock.advance(9_999)
+    assert group.state is GroupState.STABLE
+    clock.advance(1)  # no heartbeat since the restart: the member's session expires at its deadline
     assert group.state is GroupState.EMPTY

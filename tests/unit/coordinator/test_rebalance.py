@@ -163,7 +163,7 @@ def test_sync_with_another_protocol_name_is_inconsistent() -> None:
     [leader] = h.stable_group(1)
     results: list[SyncResult] = []
     request = SyncRequest("g", leader.member_id, 1, None, CONSUMER, "roundrobin", ())
-    h.persist(h.coordinator.sync(request, results.append))
+    h.run(h.coordinator.sync(request, results.append))
     assert results[0].error is ErrorCode.INCONSISTENT_GROUP_PROTOCOL
 
 

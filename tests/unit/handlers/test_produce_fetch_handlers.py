@@ -18,6 +18,7 @@ from odradek.handlers.context import RequestContext, Services
 from odradek.handlers.fetch import fetch
 from odradek.handlers.produce import produce
 from odradek.partition.service import Partitions
+from odradek.scheduler import Scheduler
 from odradek.storage.filesystem import MemoryFileSystem
 from odradek.storage.log_manager import LogManager
 from odradek.wire.api import ApiKey, RequestHeader
@@ -67,7 +68,7 @@ class Node:
         self.catalog = Catalog()
         config = self.config = load_config(None, ["log.dirs=/data"])
         logs = LogManager.open(self.fs, "/data", self.clock)
-        self.partitions = Partitions(self.fs, logs, self.catalog, config.node_id)
+        self.partitions = Partitions(self.fs, logs, self.catalog, config.node_id, Scheduler(self.clock))
         self.services = Services(
             partitions=self.partitions,
             topics=self.catalog,
@@ -193,3 +194,28 @@ def test_a_waiting_fetch_is_woken_by_an_append(node: Node) -> None:
     data = answer.responses[0].partitions[0]
     assert (data.error_code, data.high_watermark) == (ErrorCode.NONE, 3)
     assert bytes(data.records)[:8] == (0).to_bytes(8, "big"), "the batch at offset 0"
+
+
+def test_a_long_poll_answers_at_its_max_wait_on_the_manual_clock(node: Node) -> None:
+    """max_wait_ms=500 with nothing to read: still waiting at 499 ms, answered at 500 ms, with no
+    real time passing (the deadline is a timer on the broker's scheduler)."""
+    node.add_topic("t")
+
+    async def settle() -> None:
+        for _ in range(5):
+            await asyncio.sleep(0)
+
+    async def scenario() -> Any:
+        waiting = asyncio.ensure_future(fetch(node.context(ApiKey.FETCH, 12), _fetch_request("t", 0, 500)))
+        await settle()
+        node.clock.advance(499)
+        await settle()
+        assert not waiting.done(), "1 ms before max_wait_ms the fetch still waits"
+        node.clock.advance(1)
+        await settle()
+        assert waiting.done(), "at max_wait_ms the fetch answers"
+        return await waiting
+
+    answer = run(scenario())
+    data = answer.responses[0].partitions[0]
+    assert (data.error_code, data.high_watermark, bytes(data.records)) == (ErrorCode.NONE, 0, b"")
