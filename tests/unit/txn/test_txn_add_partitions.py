@@ -113,3 +113,13 @@ def test_add_offsets_adds_the_groups_offsets_partition() -> None:
     h.persist(result)
     assert h.meta().partitions == {("__consumer_offsets", offsets_partition("my-group"))}
     assert h.state() is S.ONGOING
+
+
+def test_adding_no_partition_still_opens_a_transaction() -> None:
+    h = Harness()
+    h.init()
+    assert h.persist(h.coordinator.add_partitions(TID, PID, 0, [])) is E.NONE
+    assert (h.state(), h.meta().partitions) == (S.ONGOING, frozenset())
+    records = len(h.log)
+    assert h.persist(h.coordinator.add_partitions(TID, PID, 0, [])) is E.NONE
+    assert len(h.log) == records
