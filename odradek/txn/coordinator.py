@@ -331,7 +331,7 @@ class TransactionCoordinator:
             if meta.state in EXPIRATION_ALLOWED and meta.last_update_timestamp_ms <= cutoff
         ]
         for tid in expired:
-            dead(self._txns[tid])
+            dead(self._txns[tid])  # checks Dead against the table; only the tombstone is persisted
         return TxnResult(tuple(expired), tuple(Transition(tid, None) for tid in expired))
 
     # ------------------------------------------------------------------ admin

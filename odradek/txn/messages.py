@@ -18,7 +18,7 @@ Invariant: a `TxnResult` with no transitions changes nothing and has no markers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from odradek.txn.log_records import TopicPartition, TransactionLogRecord
@@ -90,7 +90,7 @@ class WriteMarkers:
 class TxnResult(Generic[T]):
     response: T
     transitions: tuple[Transition, ...] = ()
-    markers: tuple[WriteMarkers, ...] = field(default=())
+    markers: tuple[WriteMarkers, ...] = ()
 
     @property
     def records(self) -> tuple[TransactionLogRecord, ...]:
