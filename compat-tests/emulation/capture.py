@@ -2,11 +2,15 @@
 
 For every release line below: resolve the newest listed patch with mvn (into the compat cache,
 never the repository), start it on loopback in each listed mode, ask ApiVersions over a raw
-socket (probe.py), stop it, and write ``odradek/emulation/releases/<name>.json``. Afterwards the
-generated part of this directory's README (what changes between consecutive releases) is
-rewritten from every data file checked in, captured now or earlier.
+socket (probe.py), send the requests it should refuse (refusals.py), stop it, and write
+``odradek/emulation/releases/<name>.json``. Afterwards the generated part of this directory's
+README (what changes between consecutive releases) is rewritten from every data file checked in,
+captured now or earlier.
 
-    .venv/bin/python compat-tests/emulation/capture.py [--only 3.6,3.6-zk] [--readme-only]
+    .venv/bin/python compat-tests/emulation/capture.py [--only 3.6,3.6-zk] [--readme-only] [--check-newest]
+
+``--check-newest`` reads Maven Central's version list of kafka_2.13 and names every line whose
+newest patch is not the one ``LINES`` tries first (and every newer line ``LINES`` lacks).
 
 Needs java (17) and mvn on the PATH and the project's venv (make emulation-capture). One JVM
 runs at a time except in ZooKeeper mode, where ZooKeeper and the broker run side by side.
@@ -16,11 +20,15 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import re
+import shutil
 import sys
 import tempfile
 import time
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from xml.etree import ElementTree
 
 HERE = Path(__file__).resolve().parent
 COMPAT = HERE.parent
@@ -31,6 +39,7 @@ from datafile import DATA_DIR, Capture, write_capture  # noqa: E402
 from launch import launch, resolve  # noqa: E402
 from probe import api_names, api_versions  # noqa: E402
 from readme import update_readme  # noqa: E402
+from refusals import probe_refusals  # noqa: E402
 
 from odradek.emulation import Mode  # noqa: E402
 
@@ -107,11 +116,13 @@ def capture_line(line: Line, wanted: set[str] | None, logs: Path) -> list[str]:
         try:
             with launch(version, mode, logs / name) as running:
                 answer = api_versions(running.bootstrap, wait_for_finalized=mode is Mode.KRAFT)
+                refused = probe_refusals(running.bootstrap, answer.apis)
                 start_s = running.start_seconds
         except Exception as exc:
             summaries.append(f"{name}: FAILED ({version} {mode}): {exc} (logs in {logs / name})")
             continue
-        capture = Capture(name, version, mode.value, datetime.date.today().isoformat(), api_name, answer)
+        shutil.rmtree(logs / name, ignore_errors=True)
+        capture = Capture(name, version, mode.value, datetime.date.today().isoformat(), api_name, answer, refused)
         path = write_capture(capture)
         summaries.append(
             f"{name}: {version} {mode} resolved in {resolve_s:.1f}s, ready in {start_s:.1f}s, "
@@ -122,11 +133,46 @@ def capture_line(line: Line, wanted: set[str] | None, logs: Path) -> list[str]:
     return summaries
 
 
+MAVEN_METADATA = "https://repo1.maven.org/maven2/org/apache/kafka/kafka_2.13/maven-metadata.xml"
+
+
+def check_newest() -> list[str]:
+    """Lines where Maven Central has a newer patch than ``LINES`` tries first, and lines missing."""
+    with urllib.request.urlopen(MAVEN_METADATA, timeout=30) as response:
+        root = ElementTree.fromstring(response.read())
+    newest: dict[str, tuple[int, ...]] = {}
+    for element in root.iter("version"):
+        text = element.text or ""
+        if re.fullmatch(r"\d+\.\d+\.\d+", text):
+            parts = tuple(int(p) for p in text.split("."))
+            line = f"{parts[0]}.{parts[1]}"
+            newest[line] = max(newest.get(line, parts), parts)
+    pinned = {line.line: tuple(int(p) for p in line.patches[0].split(".")) for line in LINES}
+    oldest = min(pinned.values())
+    notes = []
+    for line, parts in sorted(newest.items(), key=lambda item: item[1]):
+        if parts < oldest:
+            continue
+        if line not in pinned:
+            notes.append(f"{line}: not in LINES; newest on Maven Central is {'.'.join(map(str, parts))}")
+        elif parts > pinned[line]:
+            notes.append(f"{line}: Maven Central has {'.'.join(map(str, parts))}, LINES tries {line} first at "
+                         f"{'.'.join(map(str, pinned[line]))}")  # fmt: skip
+    return notes
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", help="comma-separated capture names (e.g. 3.6,3.6-zk); default: all")
     parser.add_argument("--readme-only", action="store_true", help="only regenerate the README table")
+    parser.add_argument(
+        "--check-newest", action="store_true", help="only compare LINES with Maven Central's list of releases"
+    )
     args = parser.parse_args()
+    if args.check_newest:
+        notes = check_newest()
+        print("\n".join(notes) if notes else "LINES lists the newest patch of every line on Maven Central")
+        return 1 if notes else 0
     wanted = set(args.only.split(",")) if args.only else None
     known = {line.name(mode) for line in LINES for mode in line.modes}
     if wanted is not None and not wanted <= known:
@@ -139,6 +185,8 @@ def main() -> int:
             for summary in capture_line(line, wanted, logs):
                 failures += "FAILED" in summary
                 print(summary, flush=True)
+        if not any(logs.iterdir()):
+            logs.rmdir()
     update_readme(HERE / "README.md")
     return 1 if failures else 0
 

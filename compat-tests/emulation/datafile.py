@@ -13,7 +13,12 @@ recapture shows as a readable diff)::
       "apis": [{"key": 0, "name": "Produce", "min": 0, "max": 9}, ...],      ascending keys
       "supported_features": [{"name": "metadata.version", "min": 1, "max": 14}, ...],
       "finalized_features_epoch": 7,  -1 when the release finalized nothing
-      "finalized_features": [{"name": "metadata.version", "min": 14, "max": 14}, ...]
+      "finalized_features": [{"name": "metadata.version", "min": 14, "max": 14}, ...],
+      "refusals": {                   requests outside the advertised ranges (refusals.py)
+        "unknown_api_key": "closed",  "closed" or "answered", and so on for every case
+        "api_versions_above_max": {"error_code": 35, "apis": [{"key": 18, "min": 0, "max": 3}]},
+        ...
+      }
     }
 """
 
@@ -24,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from probe import Answer
+from refusals import Refusals
 
 from odradek.emulation import parse_release
 
@@ -42,6 +48,7 @@ class Capture:
     captured: str
     api_names: dict[int, str]
     answer: Answer
+    refusals: Refusals
 
 
 def _line(entry: dict[str, object]) -> str:
@@ -52,6 +59,21 @@ def _array(entries: list[dict[str, object]]) -> str:
     if not entries:
         return "[]"
     return "[\n" + ",\n".join(_line(e) for e in entries) + "\n  ]"
+
+
+def _refusals(refusals: Refusals) -> str:
+    listed = [
+        {"key": key, "min": low, "max": high}
+        for key, (low, high) in sorted(refusals.api_versions_above_max_apis.items())
+    ]
+    cases: dict[str, object] = {
+        "unknown_api_key": refusals.unknown_api_key,
+        "version_above_max": refusals.version_above_max,
+        "api_versions_above_max": {"error_code": refusals.api_versions_above_max_error, "apis": listed},
+        "produce_v0": refusals.produce_v0,
+        "list_offsets_v0": refusals.list_offsets_v0,
+    }
+    return "{\n" + ",\n".join(f"    {json.dumps(k)}: {json.dumps(v)}" for k, v in cases.items()) + "\n  }"
 
 
 def render(capture: Capture) -> str:
@@ -80,6 +102,7 @@ def render(capture: Capture) -> str:
     parts.append(f'  "supported_features": {_array(supported)}')
     parts.append(f'  "finalized_features_epoch": {answer.finalized_features_epoch}')
     parts.append(f'  "finalized_features": {_array(finalized)}')
+    parts.append(f'  "refusals": {_refusals(capture.refusals)}')
     return "{\n" + ",\n".join(parts) + "\n}\n"
 
 

@@ -64,6 +64,25 @@ def generated(releases: list[ReleaseApis]) -> str:
         out.append(f"| {r.name} | {r.release} | {r.mode} | {r.captured} | {len(r.apis)} | {supported} | {finalized} |")
     out += [
         "",
+        "### Requests outside the advertised ranges",
+        "",
+        "`closed`: the release closed the connection without answering. ApiVersions above its max is answered "
+        "in v0 form with the error code and the API list shown.",
+        "",
+        "| name | unknown api key | Metadata above max | ApiVersions above max | Produce v0 | ListOffsets v0 |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in releases:
+        f = r.refusals
+        listed = ", ".join(
+            f"{key}: v{low}-{high}" for key, (low, high) in sorted(f.api_versions_above_max_apis.items())
+        )
+        out.append(
+            f"| {r.name} | {f.unknown_api_key} | {f.version_above_max} | error {f.api_versions_above_max_error}, "
+            f"[{listed}] | {f.produce_v0} | {f.list_offsets_v0} |"
+        )
+    out += [
+        "",
         "### What changes from one release to the next",
         "",
         "Each row compares a capture with the one above it (production modes only). "

@@ -21,7 +21,7 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["Mode", "ReleaseApis", "available_releases", "load_release", "parse_release"]
+__all__ = ["Mode", "Outcome", "Refusals", "ReleaseApis", "available_releases", "load_release", "parse_release"]
 
 _PACKAGE = "odradek.emulation"
 _DIRECTORY = "releases"
@@ -34,6 +34,33 @@ class Mode(StrEnum):
 
     KRAFT = "kraft"
     ZOOKEEPER = "zookeeper"
+
+
+class Outcome(StrEnum):
+    """What a client saw after sending one request."""
+
+    #: A response frame carrying the request's correlation id.
+    ANSWERED = "answered"
+    #: The release closed the connection without answering.
+    CLOSED = "closed"
+
+
+@dataclass(frozen=True, slots=True)
+class Refusals:
+    """How the release treated requests outside its advertised ranges, one connection per case."""
+
+    #: A header for the api key one above the highest advertised, no body.
+    unknown_api_key: Outcome
+    #: A Metadata header at one above its advertised max, no body.
+    version_above_max: Outcome
+    #: The error code of the (v0-form) answer to ApiVersions at one above its advertised max.
+    api_versions_above_max_error: int
+    #: The API ranges listed in that answer.
+    api_versions_above_max_apis: Mapping[int, tuple[int, int]]
+    #: A well-formed Produce v0 with no topics: from 4.0 Kafka advertises v0 but refuses it.
+    produce_v0: Outcome
+    #: A well-formed ListOffsets v0 with no topics.
+    list_offsets_v0: Outcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +84,7 @@ class ReleaseApis:
     finalized_features_epoch: int
     #: Feature name -> (lowest, highest) finalized level.
     finalized_features: Mapping[str, tuple[int, int]]
+    refusals: Refusals
 
     def supports(self, api_key: int, version: int) -> bool:
         """Whether the release advertised ``version`` of ``api_key``."""
@@ -120,18 +148,34 @@ def _features(entries: list[Any]) -> Mapping[str, tuple[int, int]]:
     return MappingProxyType(features)
 
 
-def _parse(name: str, data: Any) -> ReleaseApis:
-    if _str(data["name"]) != name:
-        raise ValueError(f"file says it is {data['name']!r}")
+def _api_ranges(entries: list[Any]) -> dict[int, tuple[int, int]]:
     apis: dict[int, tuple[int, int]] = {}
-    api_names: dict[int, str] = {}
-    for entry in data["apis"]:
+    for entry in entries:
         key = _int(entry["key"])
         low, high = _range(entry, f"api key {key}")
         if low < 0:
             raise ValueError(f"api key {key} has a negative min version {low}")
         apis[key] = (low, high)
-        api_names[key] = _str(entry["name"])
+    return apis
+
+
+def _refusals(data: Any) -> Refusals:
+    api_versions = data["api_versions_above_max"]
+    return Refusals(
+        unknown_api_key=Outcome(_str(data["unknown_api_key"])),
+        version_above_max=Outcome(_str(data["version_above_max"])),
+        api_versions_above_max_error=_int(api_versions["error_code"]),
+        api_versions_above_max_apis=MappingProxyType(_api_ranges(api_versions["apis"])),
+        produce_v0=Outcome(_str(data["produce_v0"])),
+        list_offsets_v0=Outcome(_str(data["list_offsets_v0"])),
+    )
+
+
+def _parse(name: str, data: Any) -> ReleaseApis:
+    if _str(data["name"]) != name:
+        raise ValueError(f"file says it is {data['name']!r}")
+    apis = _api_ranges(data["apis"])
+    api_names = {_int(entry["key"]): _str(entry["name"]) for entry in data["apis"]}
     if _API_VERSIONS_KEY not in apis:
         raise ValueError("ApiVersions (key 18) is not advertised")
     return ReleaseApis(
@@ -144,4 +188,5 @@ def _parse(name: str, data: Any) -> ReleaseApis:
         supported_features=_features(data["supported_features"]),
         finalized_features_epoch=_int(data["finalized_features_epoch"]),
         finalized_features=_features(data["finalized_features"]),
+        refusals=_refusals(data["refusals"]),
     )

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from odradek.emulation import Mode, ReleaseApis, available_releases, load_release, parse_release
+from odradek.emulation import Mode, Outcome, ReleaseApis, available_releases, load_release, parse_release
 from odradek.emulation import releases as releases_module
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -51,6 +51,22 @@ def test_every_shipped_release_loads_and_is_consistent(name: str) -> None:
     if release.mode is Mode.KRAFT:
         assert "metadata.version" in release.finalized_features
         assert release.finalized_features_epoch >= 0
+
+
+@pytest.mark.parametrize("name", available_releases())
+def test_refusals_are_consistent_with_the_advertised_ranges(name: str) -> None:
+    release = load_release(name)
+    refusals = release.refusals
+    assert refusals.unknown_api_key is Outcome.CLOSED
+    assert refusals.version_above_max is Outcome.CLOSED
+    assert refusals.api_versions_above_max_error == 35  # UNSUPPORTED_VERSION
+    assert dict(refusals.api_versions_above_max_apis) == {18: release.apis[18]}
+    list_offsets_v0 = Outcome.ANSWERED if release.supports(2, 0) else Outcome.CLOSED
+    assert refusals.list_offsets_v0 is list_offsets_v0
+    # KAFKA-18659: from 4.0 Produce v0-v2 stay advertised for old librdkafka but are refused.
+    assert release.supports(0, 0)
+    produce_v0 = Outcome.CLOSED if _version(release.release) >= (4, 0) else Outcome.ANSWERED
+    assert refusals.produce_v0 is produce_v0
 
 
 def test_the_capture_of_the_reported_release_agrees_with_the_compat_report() -> None:
@@ -114,6 +130,7 @@ def test_a_shipped_file_parses_to_what_load_release_returns() -> None:
         ({"apis": [{"key": "18", "name": "ApiVersions", "min": 0, "max": 3}]}, "expected an integer"),
         ({"mode": "raft"}, "'raft' is not a valid Mode"),
         ({"name": "3.7"}, "file says it is '3.7'"),
+        ({"refusals": {}}, "'api_versions_above_max'"),
         ({"finalized_features": [{"name": "metadata.version", "min": 2, "max": 1}]}, "feature metadata.version"),
     ],
 )
