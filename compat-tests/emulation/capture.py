@@ -55,6 +55,10 @@ class Line:
     patches: tuple[str, ...]
     modes: tuple[Mode, ...]
 
+    def __post_init__(self) -> None:
+        if len(self.modes) == 2 and self.modes[1] is not Mode.ZOOKEEPER:
+            raise ValueError(f"{self.line}: only a ZooKeeper capture can be a line's second mode")
+
     def name(self, mode: Mode) -> str:
         return self.line if mode is self.modes[0] else f"{self.line}-zk"
 

@@ -65,7 +65,7 @@ class Refusals:
 
 @dataclass(frozen=True, slots=True)
 class ReleaseApis:
-    """What one release advertised in ApiVersions on its client listener."""
+    """What one release advertised in ApiVersions on its client listener, and how it refused the rest."""
 
     #: Capture name, e.g. ``"3.6"`` or ``"3.6-zk"``.
     name: str
