@@ -93,7 +93,10 @@ def generated(releases: list[ReleaseApis]) -> str:
     ]
     primary = [r for r in releases if not r.name.endswith("-zk")]
     for old, new in itertools.pairwise(primary):
-        out.append(f"| {old.name} → {new.name} | " + " | ".join(_changes(old, new)) + " |")
+        label = f"{old.name} → {new.name}"
+        if old.mode is not new.mode:
+            label += f" ({old.mode} → {new.mode})"
+        out.append(f"| {label} | " + " | ".join(_changes(old, new)) + " |")
     pairs = [(r, z) for r in releases for z in releases if z.name == f"{r.name}-zk"]
     if pairs:
         out += [
