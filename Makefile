@@ -47,6 +47,12 @@ compat: $(STAMP) compat-deps
 probes: $(STAMP)
 	$(BIN)/python compat-tests/probes/run.py $(PROBE_ARGS)
 
+# ApiVersions captured from real Apache Kafka releases for release emulation (needs java+mvn); rewrites
+# odradek/emulation/releases/*.json and compat-tests/emulation/README.md. EMULATION_ARGS=--only 3.6,3.6-zk
+.PHONY: emulation-capture
+emulation-capture: $(STAMP)
+	$(BIN)/python compat-tests/emulation/capture.py $(EMULATION_ARGS)
+
 # Side by side with Apache Kafka (needs java 17 and mvn); writes benchmarks/results/.
 # BENCH_ARGS=--quick for a fast look; benchmarks/storage_log.py measures the log alone.
 bench: $(STAMP) $(BENCH_STAMP)
