@@ -13,28 +13,31 @@ REBOOTSTRAP_REQUIRED; either error comes without the API list.
 
 from __future__ import annotations
 
-from typing import Any
-
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import Registry, registry
 from odradek.wire.errors import ErrorCode
-from odradek.wire.messages.api_versions import ApiVersionsRequest, ApiVersionsResponse
+from odradek.wire.messages.api_versions import (
+    ApiVersionsRequest,
+    ApiVersionsRequestValue,
+    ApiVersionsResponse,
+    ApiVersionsResponseValue,
+)
 
 __all__ = ["supported_api_entries"]
 
 
-def supported_api_entries(served: Registry) -> list[Any]:
+def supported_api_entries(served: Registry) -> list[ApiVersionsResponseValue.ApiVersion]:
     return [
         ApiVersionsResponse.ApiVersion(api_key=key, min_version=low, max_version=high)
         for key, low, high in served.supported()
     ]
 
 
-def _error(request: Any, code: ErrorCode) -> Any:
+def _error(request: ApiVersionsRequestValue, code: ErrorCode) -> ApiVersionsResponseValue:
     return ApiVersionsResponse(error_code=code)
 
 
-def _expectation_error(ctx: RequestContext, request: Any) -> ErrorCode:
+def _expectation_error(ctx: RequestContext, request: ApiVersionsRequestValue) -> ErrorCode:
     """What a v5 request's expected cluster and node say about this broker (NONE below v5)."""
     cluster_id, node_id = request.cluster_id, request.node_id
     if cluster_id is None and node_id == -1:
@@ -47,7 +50,7 @@ def _expectation_error(ctx: RequestContext, request: Any) -> ErrorCode:
 
 
 @registry.api(ApiVersionsRequest, ApiVersionsResponse, "0-5", _error)
-async def api_versions(ctx: RequestContext, request: Any) -> Any:
+async def api_versions(ctx: RequestContext, request: ApiVersionsRequestValue) -> ApiVersionsResponseValue:
     error = _expectation_error(ctx, request)
     if error is not ErrorCode.NONE:
         return _error(request, error)

@@ -11,7 +11,6 @@ list means every partition.
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from odradek.handlers.context import RequestContext
 from odradek.handlers.metadata import ALL_CLUSTER_OPERATIONS, AUTHORIZED_OPERATIONS_OMITTED
@@ -19,20 +18,24 @@ from odradek.handlers.registry import registry
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.cluster import (
     DescribeClusterRequest,
+    DescribeClusterRequestValue,
     DescribeClusterResponse,
+    DescribeClusterResponseValue,
     DescribeLogDirsRequest,
+    DescribeLogDirsRequestValue,
     DescribeLogDirsResponse,
+    DescribeLogDirsResponseValue,
 )
 
 BROKER_ENDPOINTS, CONTROLLER_ENDPOINTS = 1, 2
 
 
-def _cluster_error(request: Any, code: ErrorCode) -> Any:
+def _cluster_error(request: DescribeClusterRequestValue, code: ErrorCode) -> DescribeClusterResponseValue:
     return DescribeClusterResponse(error_code=code, cluster_id="")
 
 
 @registry.api(DescribeClusterRequest, DescribeClusterResponse, "0-2", _cluster_error)
-async def describe_cluster(ctx: RequestContext, request: Any) -> Any:
+async def describe_cluster(ctx: RequestContext, request: DescribeClusterRequestValue) -> DescribeClusterResponseValue:
     cluster = ctx.cluster
     if request.endpoint_type != BROKER_ENDPOINTS:
         code = (
@@ -65,16 +68,18 @@ _Result = DescribeLogDirsResponse.DescribeLogDirsResult
 _Topic = _Result.DescribeLogDirsTopic
 
 
-def _log_dirs_error(request: Any, code: ErrorCode) -> Any:
+def _log_dirs_error(request: DescribeLogDirsRequestValue, code: ErrorCode) -> DescribeLogDirsResponseValue:
     return DescribeLogDirsResponse(error_code=code)
 
 
 @registry.api(DescribeLogDirsRequest, DescribeLogDirsResponse, "1-5", _log_dirs_error)
-async def describe_log_dirs(ctx: RequestContext, request: Any) -> Any:
+async def describe_log_dirs(ctx: RequestContext, request: DescribeLogDirsRequestValue) -> DescribeLogDirsResponseValue:
     wanted: dict[str, set[int]] | None = None
     if request.topics is not None:
         wanted = {t.topic: set(t.partitions) for t in request.topics}
-    sizes: dict[str, list[Any]] = {}
+    sizes: dict[
+        str, list[DescribeLogDirsResponseValue.DescribeLogDirsResult.DescribeLogDirsTopic.DescribeLogDirsPartition]
+    ] = {}
     for topic, partition, size in ctx.partitions.partition_sizes():
         if wanted is not None and partition not in wanted.get(topic, ()):
             continue

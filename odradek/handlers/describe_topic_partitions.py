@@ -13,14 +13,17 @@ clients (3.8+) and Kafka's topic tool prefer to Metadata.
 
 from __future__ import annotations
 
-from typing import Any
-
 from odradek.cluster.topics import TopicInfo
 from odradek.handlers.context import RequestContext
 from odradek.handlers.metadata import ALL_TOPIC_OPERATIONS
 from odradek.handlers.registry import registry
 from odradek.wire.errors import ErrorCode
-from odradek.wire.messages.metadata import DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse
+from odradek.wire.messages.metadata import (
+    DescribeTopicPartitionsRequest,
+    DescribeTopicPartitionsRequestValue,
+    DescribeTopicPartitionsResponse,
+    DescribeTopicPartitionsResponseValue,
+)
 from odradek.wire.schema import ZERO_UUID
 
 MAX_PARTITIONS_PER_RESPONSE = 2000
@@ -29,13 +32,17 @@ _Topic = DescribeTopicPartitionsResponse.DescribeTopicPartitionsResponseTopic
 _Partition = _Topic.DescribeTopicPartitionsResponsePartition
 
 
-def _error(request: Any, code: ErrorCode) -> Any:
+def _error(request: DescribeTopicPartitionsRequestValue, code: ErrorCode) -> DescribeTopicPartitionsResponseValue:
     return DescribeTopicPartitionsResponse(
         topics=[_Topic(error_code=code, name=t.name, topic_id=ZERO_UUID) for t in request.topics]
     )
 
 
-def _partitions(ctx: RequestContext, info: TopicInfo, first: int, count: int) -> list[Any]:
+def _partitions(
+    ctx: RequestContext, info: TopicInfo, first: int, count: int
+) -> list[
+    DescribeTopicPartitionsResponseValue.DescribeTopicPartitionsResponseTopic.DescribeTopicPartitionsResponsePartition
+]:
     partitions = []
     for index in range(first, first + count):
         leader = ctx.partitions.leadership(info.name, index)
@@ -56,7 +63,9 @@ def _partitions(ctx: RequestContext, info: TopicInfo, first: int, count: int) ->
 
 
 @registry.api(DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse, "0", _error)
-async def describe_topic_partitions(ctx: RequestContext, request: Any) -> Any:
+async def describe_topic_partitions(
+    ctx: RequestContext, request: DescribeTopicPartitionsRequestValue
+) -> DescribeTopicPartitionsResponseValue:
     catalog = ctx.topics
     explicit = bool(request.topics)
     names = sorted({t.name for t in request.topics}) if explicit else sorted(info.name for info in catalog)
@@ -66,7 +75,7 @@ async def describe_topic_partitions(ctx: RequestContext, request: Any) -> Any:
             return _error(request, ErrorCode.INVALID_REQUEST)
         names = [name for name in names if name >= cursor.topic_name]
     budget = min(request.response_partition_limit, MAX_PARTITIONS_PER_RESPONSE)
-    topics: list[Any] = []
+    topics: list[DescribeTopicPartitionsResponseValue.DescribeTopicPartitionsResponseTopic] = []
     next_cursor = None
     for name in names:
         info = catalog.get(name)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import struct
-from typing import Any
+from typing import TypeVar
 
 from odradek.handlers.api_versions import supported_api_entries
 from odradek.handlers.context import ClientConnection, RequestContext, Services
@@ -29,7 +29,7 @@ from odradek.wire.codec import decode_from, encode_into
 from odradek.wire.errors import ErrorCode, ProtocolViolation
 from odradek.wire.messages.api_versions import ApiVersionsResponse
 from odradek.wire.primitives import DecodeError, Part, Reader, Writer
-from odradek.wire.schema import Message
+from odradek.wire.schema import Message, StructValue
 
 __all__ = ["Dispatcher", "Frame", "encode_response_frame"]
 
@@ -41,7 +41,10 @@ log = logging.getLogger("odradek.handlers")
 _SIZE = struct.Struct(">i")
 
 
-def encode_response_frame(api_key: int, version: int, correlation_id: int, message: Message, value: Any) -> Frame:
+T = TypeVar("T", bound=StructValue)
+
+
+def encode_response_frame(api_key: int, version: int, correlation_id: int, message: Message[T], value: T) -> Frame:
     """Size prefix, response header and body, as the pieces of one vectored write.
 
     Record batches of a fetch response are not copied: they stay the buffers the storage layer
@@ -104,7 +107,7 @@ class Dispatcher:
             raise ProtocolViolation("internal error while answering; closing the connection") from None
 
     @staticmethod
-    def _frame(header: RequestHeader, handler: ApiHandler, value: Any) -> Frame:
+    def _frame(header: RequestHeader, handler: ApiHandler, value: StructValue) -> Frame:
         return encode_response_frame(header.api_key, header.api_version, header.correlation_id, handler.response, value)
 
     def _unsupported_api_versions(self, correlation_id: int) -> Frame:

@@ -12,12 +12,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
 from odradek.wire.errors import ErrorCode
-from odradek.wire.messages.coordinator import FindCoordinatorRequest, FindCoordinatorResponse
+from odradek.wire.messages.coordinator import (
+    FindCoordinatorRequest,
+    FindCoordinatorRequestValue,
+    FindCoordinatorResponse,
+    FindCoordinatorResponseValue,
+)
 
 _Coordinator = FindCoordinatorResponse.Coordinator
 
@@ -26,7 +29,7 @@ GROUP, TRANSACTION, SHARE = 0, 1, 2
 _MESSAGES = {ErrorCode.NONE: "NONE", ErrorCode.COORDINATOR_NOT_AVAILABLE: "The coordinator is not available."}
 
 
-def _error(request: Any, code: ErrorCode) -> Any:
+def _error(request: FindCoordinatorRequestValue, code: ErrorCode) -> FindCoordinatorResponseValue:
     keys = request.coordinator_keys or []
     return FindCoordinatorResponse(
         error_code=code,
@@ -50,7 +53,7 @@ def _lookup(ctx: RequestContext, key_type: int) -> tuple[ErrorCode, int, str, in
 
 
 @registry.api(FindCoordinatorRequest, FindCoordinatorResponse, "0-6", _error)
-async def find_coordinator(ctx: RequestContext, request: Any) -> Any:
+async def find_coordinator(ctx: RequestContext, request: FindCoordinatorRequestValue) -> FindCoordinatorResponseValue:
     key_type = request.key_type if ctx.version >= 1 else GROUP
     if ctx.version >= 4:
         coordinators = []

@@ -17,8 +17,6 @@ handlers translate wire messages to its domain values and back.
 
 from __future__ import annotations
 
-from typing import Any
-
 from odradek.coordinator.messages import HeartbeatRequest as Heartbeat
 from odradek.coordinator.messages import JoinRequest, LeaveMember, SyncRequest
 from odradek.handlers.context import RequestContext
@@ -26,19 +24,33 @@ from odradek.handlers.registry import registry
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.groups import (
     DeleteGroupsRequest,
+    DeleteGroupsRequestValue,
     DeleteGroupsResponse,
+    DeleteGroupsResponseValue,
     DescribeGroupsRequest,
+    DescribeGroupsRequestValue,
     DescribeGroupsResponse,
+    DescribeGroupsResponseValue,
     HeartbeatRequest,
+    HeartbeatRequestValue,
     HeartbeatResponse,
+    HeartbeatResponseValue,
     JoinGroupRequest,
+    JoinGroupRequestValue,
     JoinGroupResponse,
+    JoinGroupResponseValue,
     LeaveGroupRequest,
+    LeaveGroupRequestValue,
     LeaveGroupResponse,
+    LeaveGroupResponseValue,
     ListGroupsRequest,
+    ListGroupsRequestValue,
     ListGroupsResponse,
+    ListGroupsResponseValue,
     SyncGroupRequest,
+    SyncGroupRequestValue,
     SyncGroupResponse,
+    SyncGroupResponseValue,
 )
 
 AUTHORIZED_OPERATIONS_OMITTED = -(2**31)
@@ -59,12 +71,12 @@ def client_host(ctx: RequestContext) -> str:
 # ----------------------------------------------------------------------- JoinGroup
 
 
-def _join_error(request: Any, code: ErrorCode) -> Any:
+def _join_error(request: JoinGroupRequestValue, code: ErrorCode) -> JoinGroupResponseValue:
     return JoinGroupResponse(error_code=code, member_id=request.member_id, protocol_name="", leader="")
 
 
 @registry.api(JoinGroupRequest, JoinGroupResponse, "0-9", _join_error)
-async def join_group(ctx: RequestContext, request: Any) -> Any:
+async def join_group(ctx: RequestContext, request: JoinGroupRequestValue) -> JoinGroupResponseValue:
     version = ctx.version
     if not request.group_id:
         # Kafka's answer names no protocol: null where the field is nullable (v7+).
@@ -108,12 +120,12 @@ async def join_group(ctx: RequestContext, request: Any) -> Any:
 # ----------------------------------------------------------------------- SyncGroup
 
 
-def _sync_error(request: Any, code: ErrorCode) -> Any:
+def _sync_error(request: SyncGroupRequestValue, code: ErrorCode) -> SyncGroupResponseValue:
     return SyncGroupResponse(error_code=code, assignment=b"")
 
 
 @registry.api(SyncGroupRequest, SyncGroupResponse, "0-5", _sync_error)
-async def sync_group(ctx: RequestContext, request: Any) -> Any:
+async def sync_group(ctx: RequestContext, request: SyncGroupRequestValue) -> SyncGroupResponseValue:
     if not request.group_id:
         return _sync_error(request, ErrorCode.INVALID_GROUP_ID)
     sync = SyncRequest(
@@ -137,12 +149,12 @@ async def sync_group(ctx: RequestContext, request: Any) -> Any:
 # ----------------------------------------------------------------------- Heartbeat
 
 
-def _heartbeat_error(request: Any, code: ErrorCode) -> Any:
+def _heartbeat_error(request: HeartbeatRequestValue, code: ErrorCode) -> HeartbeatResponseValue:
     return HeartbeatResponse(error_code=code)
 
 
 @registry.api(HeartbeatRequest, HeartbeatResponse, "0-4", _heartbeat_error)
-async def heartbeat(ctx: RequestContext, request: Any) -> Any:
+async def heartbeat(ctx: RequestContext, request: HeartbeatRequestValue) -> HeartbeatResponseValue:
     if not request.group_id:
         return _heartbeat_error(request, ErrorCode.INVALID_GROUP_ID)
     beat = Heartbeat(request.group_id, request.member_id, request.generation_id, request.group_instance_id)
@@ -152,12 +164,12 @@ async def heartbeat(ctx: RequestContext, request: Any) -> Any:
 # ---------------------------------------------------------------------- LeaveGroup
 
 
-def _leave_error(request: Any, code: ErrorCode) -> Any:
+def _leave_error(request: LeaveGroupRequestValue, code: ErrorCode) -> LeaveGroupResponseValue:
     return LeaveGroupResponse(error_code=code)
 
 
 @registry.api(LeaveGroupRequest, LeaveGroupResponse, "0-5", _leave_error)
-async def leave_group(ctx: RequestContext, request: Any) -> Any:
+async def leave_group(ctx: RequestContext, request: LeaveGroupRequestValue) -> LeaveGroupResponseValue:
     if not request.group_id:
         return _leave_error(request, ErrorCode.INVALID_GROUP_ID)
     if ctx.version < 3:
@@ -182,12 +194,12 @@ async def leave_group(ctx: RequestContext, request: Any) -> Any:
 # ------------------------------------------------------------------ DescribeGroups
 
 
-def _describe_error(request: Any, code: ErrorCode) -> Any:
+def _describe_error(request: DescribeGroupsRequestValue, code: ErrorCode) -> DescribeGroupsResponseValue:
     return DescribeGroupsResponse(groups=[_Described(error_code=code, group_id=g) for g in request.groups])
 
 
 @registry.api(DescribeGroupsRequest, DescribeGroupsResponse, "0-6", _describe_error)
-async def describe_groups(ctx: RequestContext, request: Any) -> Any:
+async def describe_groups(ctx: RequestContext, request: DescribeGroupsRequestValue) -> DescribeGroupsResponseValue:
     coordinator = ctx.groups.coordinator
     operations = ALL_GROUP_OPERATIONS if request.include_authorized_operations else AUTHORIZED_OPERATIONS_OMITTED
     groups = []
@@ -232,12 +244,12 @@ async def describe_groups(ctx: RequestContext, request: Any) -> Any:
 # --------------------------------------------------------------------- ListGroups
 
 
-def _list_error(request: Any, code: ErrorCode) -> Any:
+def _list_error(request: ListGroupsRequestValue, code: ErrorCode) -> ListGroupsResponseValue:
     return ListGroupsResponse(error_code=code)
 
 
 @registry.api(ListGroupsRequest, ListGroupsResponse, "0-5", _list_error)
-async def list_groups(ctx: RequestContext, request: Any) -> Any:
+async def list_groups(ctx: RequestContext, request: ListGroupsRequestValue) -> ListGroupsResponseValue:
     listed = ctx.groups.coordinator.list_groups(request.states_filter, request.types_filter)
     return ListGroupsResponse(
         error_code=ErrorCode.NONE,
@@ -256,14 +268,14 @@ async def list_groups(ctx: RequestContext, request: Any) -> Any:
 # ------------------------------------------------------------------- DeleteGroups
 
 
-def _delete_error(request: Any, code: ErrorCode) -> Any:
+def _delete_error(request: DeleteGroupsRequestValue, code: ErrorCode) -> DeleteGroupsResponseValue:
     return DeleteGroupsResponse(
         results=[DeleteGroupsResponse.DeletableGroupResult(group_id=g, error_code=code) for g in request.groups_names]
     )
 
 
 @registry.api(DeleteGroupsRequest, DeleteGroupsResponse, "0-3", _delete_error)
-async def delete_groups(ctx: RequestContext, request: Any) -> Any:
+async def delete_groups(ctx: RequestContext, request: DeleteGroupsRequestValue) -> DeleteGroupsResponseValue:
     names = list(request.groups_names)
     errors = ctx.groups.delete_groups(names)
     return DeleteGroupsResponse(

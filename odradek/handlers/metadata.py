@@ -16,13 +16,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from odradek.cluster.topics import TopicError, TopicInfo, validate_topic_name
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
 from odradek.wire.errors import ErrorCode
-from odradek.wire.messages.metadata import MetadataRequest, MetadataResponse
+from odradek.wire.messages.metadata import (
+    MetadataRequest,
+    MetadataRequestValue,
+    MetadataResponse,
+    MetadataResponseValue,
+)
 from odradek.wire.schema import ZERO_UUID
 
 __all__ = ["topic_metadata"]
@@ -35,11 +38,13 @@ ALL_TOPIC_OPERATIONS = sum(1 << op for op in (3, 4, 5, 6, 7, 8, 10, 11))
 ALL_CLUSTER_OPERATIONS = sum(1 << op for op in (5, 7, 8, 9, 10, 11, 12))
 
 
-def _error(request: Any, code: ErrorCode) -> Any:
+def _error(request: MetadataRequestValue, code: ErrorCode) -> MetadataResponseValue:
     return MetadataResponse(error_code=code)
 
 
-def topic_metadata(ctx: RequestContext, info: TopicInfo, with_operations: bool) -> Any:
+def topic_metadata(
+    ctx: RequestContext, info: TopicInfo, with_operations: bool
+) -> MetadataResponseValue.MetadataResponseTopic:
     partitions = []
     for index in range(info.partitions):
         leader = ctx.partitions.leadership(info.name, index)
@@ -64,7 +69,9 @@ def topic_metadata(ctx: RequestContext, info: TopicInfo, with_operations: bool) 
     )
 
 
-def _missing(name: str | None, code: ErrorCode, with_ops: bool, topic_id: bytes = ZERO_UUID) -> Any:
+def _missing(
+    name: str | None, code: ErrorCode, with_ops: bool, topic_id: bytes = ZERO_UUID
+) -> MetadataResponseValue.MetadataResponseTopic:
     """A topic answered with an error; like Kafka 4.3.1, a named one still carries the topic
     operations when they were asked for (checked with compat-tests/probes/versions.py)."""
     ops = ALL_TOPIC_OPERATIONS if with_ops and name is not None else AUTHORIZED_OPERATIONS_OMITTED
@@ -74,14 +81,14 @@ def _missing(name: str | None, code: ErrorCode, with_ops: bool, topic_id: bytes 
 
 
 @registry.api(MetadataRequest, MetadataResponse, "0-13", _error)
-async def metadata(ctx: RequestContext, request: Any) -> Any:
+async def metadata(ctx: RequestContext, request: MetadataRequestValue) -> MetadataResponseValue:
     cluster = ctx.cluster
     version = ctx.version
     with_ops = bool(request.include_topic_authorized_operations)
     allow_create = (request.allow_auto_topic_creation if version >= 4 else True) and (
         cluster.config.auto_create_topics_enable
     )
-    topics: list[Any] = []
+    topics: list[MetadataResponseValue.MetadataResponseTopic] = []
     if request.topics is None or (version == 0 and not request.topics):
         topics = [topic_metadata(ctx, info, with_ops) for info in ctx.topics]
     elif version >= 10 and any(t.topic_id != ZERO_UUID for t in request.topics):
@@ -102,7 +109,9 @@ async def metadata(ctx: RequestContext, request: Any) -> Any:
     )
 
 
-def _by_ids(ctx: RequestContext, topic_ids: list[bytes], with_ops: bool) -> list[Any]:
+def _by_ids(
+    ctx: RequestContext, topic_ids: list[bytes], with_ops: bool
+) -> list[MetadataResponseValue.MetadataResponseTopic]:
     """Kafka's answer when any requested topic has an id: names in the request are ignored,
     unknown ids come first (UNKNOWN_TOPIC_ID, no name), then the known ones."""
     catalog = ctx.topics
@@ -113,7 +122,9 @@ def _by_ids(ctx: RequestContext, topic_ids: list[bytes], with_ops: bool) -> list
     ]
 
 
-async def _one_topic(ctx: RequestContext, wanted: Any, allow_create: bool, with_ops: bool) -> Any:
+async def _one_topic(
+    ctx: RequestContext, wanted: MetadataRequestValue.MetadataRequestTopic, allow_create: bool, with_ops: bool
+) -> MetadataResponseValue.MetadataResponseTopic:
     catalog = ctx.topics
     if wanted.name is None:
         info = catalog.by_id(wanted.topic_id)

@@ -18,8 +18,6 @@ against the catalog and translate to and from the wire messages.
 
 from __future__ import annotations
 
-from typing import Any
-
 from odradek.coordinator.coordinator import CommitPartition
 from odradek.coordinator.offsets import CommitIdentity
 from odradek.coordinator.records import OffsetCommitValue
@@ -28,11 +26,17 @@ from odradek.handlers.registry import registry
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.offsets import (
     OffsetCommitRequest,
+    OffsetCommitRequestValue,
     OffsetCommitResponse,
+    OffsetCommitResponseValue,
     OffsetDeleteRequest,
+    OffsetDeleteRequestValue,
     OffsetDeleteResponse,
+    OffsetDeleteResponseValue,
     OffsetFetchRequest,
+    OffsetFetchRequestValue,
     OffsetFetchResponse,
+    OffsetFetchResponseValue,
 )
 from odradek.wire.schema import ZERO_UUID
 
@@ -47,7 +51,12 @@ _DeleteTopic = OffsetDeleteResponse.OffsetDeleteResponseTopic
 _DeletePartition = _DeleteTopic.OffsetDeleteResponsePartition
 
 
-def _topic_name(ctx: RequestContext, topic: Any, by_id: bool) -> str | None:
+def _topic_name(
+    ctx: RequestContext,
+    topic: OffsetCommitRequestValue.OffsetCommitRequestTopic
+    | OffsetFetchRequestValue.OffsetFetchRequestGroup.OffsetFetchRequestTopics,
+    by_id: bool,
+) -> str | None:
     if by_id:
         info = ctx.topics.by_id(topic.topic_id)
         return info.name if info is not None else None
@@ -67,7 +76,7 @@ def _partition_exists(ctx: RequestContext, topic: str, partition: int) -> bool:
 # --------------------------------------------------------------------- OffsetCommit
 
 
-def _commit_error(request: Any, code: ErrorCode) -> Any:
+def _commit_error(request: OffsetCommitRequestValue, code: ErrorCode) -> OffsetCommitResponseValue:
     return OffsetCommitResponse(
         topics=[
             _CommitTopic(
@@ -81,7 +90,7 @@ def _commit_error(request: Any, code: ErrorCode) -> Any:
 
 
 @registry.api(OffsetCommitRequest, OffsetCommitResponse, "2-10", _commit_error)
-async def offset_commit(ctx: RequestContext, request: Any) -> Any:
+async def offset_commit(ctx: RequestContext, request: OffsetCommitRequestValue) -> OffsetCommitResponseValue:
     if not request.group_id:
         return _commit_error(request, ErrorCode.INVALID_GROUP_ID)
     by_id = ctx.version >= 10
@@ -126,7 +135,7 @@ async def offset_commit(ctx: RequestContext, request: Any) -> Any:
 # ---------------------------------------------------------------------- OffsetFetch
 
 
-def _fetch_error(request: Any, code: ErrorCode) -> Any:
+def _fetch_error(request: OffsetFetchRequestValue, code: ErrorCode) -> OffsetFetchResponseValue:
     if request.groups:
         return OffsetFetchResponse(groups=[_FetchGroup(group_id=g.group_id, error_code=code) for g in request.groups])
     return OffsetFetchResponse(error_code=code)
@@ -162,14 +171,14 @@ def _fetch_group(
     return ErrorCode.NONE, rows
 
 
-def _single_group(ctx: RequestContext, request: Any) -> Any:
-    wanted = None
+def _single_group(ctx: RequestContext, request: OffsetFetchRequestValue) -> OffsetFetchResponseValue:
+    wanted: list[tuple[str | None, bytes, int]] | None = None
     if request.topics is not None:
         wanted = [(t.name, ZERO_UUID, p) for t in request.topics for p in t.partition_indexes]
     error, rows = _fetch_group(ctx, request.group_id, wanted)
     if error is not ErrorCode.NONE and ctx.version < 2:
         rows = [(t, i, p, None, error) for t, i, p in wanted or []]
-    topics: dict[str, list[Any]] = {}
+    topics: dict[str, list[OffsetFetchResponseValue.OffsetFetchResponseTopic.OffsetFetchResponsePartition]] = {}
     for topic, _, partition, value, p_error in rows:
         offset, epoch, metadata = _committed(value)
         topics.setdefault(topic or "", []).append(
@@ -187,7 +196,7 @@ def _single_group(ctx: RequestContext, request: Any) -> Any:
     )
 
 
-def _many_groups(ctx: RequestContext, request: Any) -> Any:
+def _many_groups(ctx: RequestContext, request: OffsetFetchRequestValue) -> OffsetFetchResponseValue:
     by_id = ctx.version >= 10
     groups = []
     for group in request.groups:
@@ -199,7 +208,12 @@ def _many_groups(ctx: RequestContext, request: Any) -> Any:
                 for p in t.partition_indexes
             ]
         error, rows = _fetch_group(ctx, group.group_id, wanted)
-        topics: dict[tuple[str | None, bytes], list[Any]] = {}
+        topics: dict[
+            tuple[str | None, bytes],
+            list[
+                OffsetFetchResponseValue.OffsetFetchResponseGroup.OffsetFetchResponseTopics.OffsetFetchResponsePartitions
+            ],
+        ] = {}
         for topic, topic_id, partition, value, p_error in rows:
             offset, epoch, metadata = _committed(value)
             topics.setdefault((topic, topic_id), []).append(
@@ -225,7 +239,7 @@ def _many_groups(ctx: RequestContext, request: Any) -> Any:
 
 
 @registry.api(OffsetFetchRequest, OffsetFetchResponse, "1-10", _fetch_error)
-async def offset_fetch(ctx: RequestContext, request: Any) -> Any:
+async def offset_fetch(ctx: RequestContext, request: OffsetFetchRequestValue) -> OffsetFetchResponseValue:
     if ctx.version >= 8:
         return _many_groups(ctx, request)
     return _single_group(ctx, request)
@@ -234,18 +248,18 @@ async def offset_fetch(ctx: RequestContext, request: Any) -> Any:
 # --------------------------------------------------------------------- OffsetDelete
 
 
-def _delete_error(request: Any, code: ErrorCode) -> Any:
+def _delete_error(request: OffsetDeleteRequestValue, code: ErrorCode) -> OffsetDeleteResponseValue:
     return OffsetDeleteResponse(error_code=code)
 
 
 @registry.api(OffsetDeleteRequest, OffsetDeleteResponse, "0", _delete_error)
-async def offset_delete(ctx: RequestContext, request: Any) -> Any:
+async def offset_delete(ctx: RequestContext, request: OffsetDeleteRequestValue) -> OffsetDeleteResponseValue:
     if not request.group_id:
         return _delete_error(request, ErrorCode.INVALID_GROUP_ID)
     # Kafka answers in the order it learns: the partitions it refuses itself (unknown topic or
     # partition), topic by topic, then the coordinator's answers appended to their topic's entry
     # (a topic with no refused partition is first named there, so it comes after).
-    answered: dict[str, list[Any]] = {}
+    answered: dict[str, list[OffsetDeleteResponseValue.OffsetDeleteResponseTopic.OffsetDeleteResponsePartition]] = {}
     known: list[tuple[str, int]] = []
     for topic in request.topics:
         for p in topic.partitions:

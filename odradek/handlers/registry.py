@@ -4,23 +4,34 @@ Handler modules register ``(api key, min version, max version)`` with their requ
 response schemas; ApiVersions is computed from here and never listed by hand.
 Invariant: one registration per API key (a second one fails at import time), and the
 registered range lies inside the request schema's valid versions.
+
+`Registry.api` is generic: a handler typed ``(ctx, request: ProduceRequestValue) ->
+ProduceResponseValue | None`` registers with ``ProduceRequest``/``ProduceResponse`` (typed
+``Message[ProduceRequestValue]``/``Message[ProduceResponseValue]`` by their stubs), and mypy
+checks that handler, error responder and schemas agree.  The registry itself holds handlers of
+every API, so what it stores is typed ``Any``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from odradek.wire.errors import ErrorCode
-from odradek.wire.schema import Message
+from odradek.wire.schema import Message, StructValue
 
 if TYPE_CHECKING:
     from odradek.handlers.context import RequestContext
 
-__all__ = ["ApiHandler", "ErrorResponder", "HandlerFn", "Registry", "registry"]
+__all__ = ["ApiHandler", "ErrorResponder", "Handler", "HandlerFn", "Registry", "registry"]
 
-HandlerFn = Callable[["RequestContext", Any], Awaitable[Any]]
+Req = TypeVar("Req", bound=StructValue)
+Resp = TypeVar("Resp", bound=StructValue)
+
+Handler = Callable[["RequestContext", Req], Awaitable[Resp | None]]
+"""A handler of one API: its request value in, its response value (or None: no answer) out."""
+HandlerFn = Handler[Any, Any]
 ErrorResponder = Callable[[Any, ErrorCode], Any]
 
 
@@ -73,12 +84,16 @@ class Registry:
         return handler is not None and handler.min_version <= version <= handler.max_version
 
     def api(
-        self, request: Message, response: Message, versions: str, error_response: ErrorResponder
-    ) -> Callable[[HandlerFn], HandlerFn]:
+        self,
+        request: Message[Req],
+        response: Message[Resp],
+        versions: str,
+        error_response: Callable[[Req, ErrorCode], Resp],
+    ) -> Callable[[Handler[Req, Resp]], Handler[Req, Resp]]:
         """Decorator form: ``@registry.api(ProduceRequest, ProduceResponse, "0-13", produce_error)``."""
         low, _, high = versions.partition("-")
 
-        def decorate(fn: HandlerFn) -> HandlerFn:
+        def decorate(fn: Handler[Req, Resp]) -> Handler[Req, Resp]:
             self.register(ApiHandler(request, response, int(low), int(high or low), fn, error_response))
             return fn
 

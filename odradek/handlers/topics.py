@@ -16,7 +16,8 @@ every deletion gets TOPIC_DELETION_DISABLED.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from collections.abc import Sequence
+from typing import cast
 
 from odradek.cluster.topics import TopicError
 from odradek.config import InvalidConfig, topic_configs, validate
@@ -25,9 +26,13 @@ from odradek.handlers.registry import registry
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.topics import (
     CreateTopicsRequest,
+    CreateTopicsRequestValue,
     CreateTopicsResponse,
+    CreateTopicsResponseValue,
     DeleteTopicsRequest,
+    DeleteTopicsRequestValue,
     DeleteTopicsResponse,
+    DeleteTopicsResponseValue,
 )
 from odradek.wire.schema import ZERO_UUID
 
@@ -40,13 +45,15 @@ class _Refused(Exception):
         self.code = code
 
 
-def _create_error(request: Any, code: ErrorCode) -> Any:
+def _create_error(request: CreateTopicsRequestValue, code: ErrorCode) -> CreateTopicsResponseValue:
     return CreateTopicsResponse(
         topics=[_Result(name=t.name, error_code=code, error_message=None) for t in request.topics]
     )
 
 
-def _check_assignments(ctx: RequestContext, assignments: list[Any]) -> int:
+def _check_assignments(
+    ctx: RequestContext, assignments: list[CreateTopicsRequestValue.CreatableTopic.CreatableReplicaAssignment]
+) -> int:
     """Kafka's checks of a manual assignment, partition by partition in its order (broker ids
     sorted, so the lowest offending id is named); returns the replication factor."""
     node_id = ctx.cluster.node_id
@@ -85,7 +92,7 @@ def _check_assignments(ctx: RequestContext, assignments: list[Any]) -> int:
     return replication
 
 
-def _plan(ctx: RequestContext, topic: Any) -> tuple[int, int, dict[str, str]]:
+def _plan(ctx: RequestContext, topic: CreateTopicsRequestValue.CreatableTopic) -> tuple[int, int, dict[str, str]]:
     """Check one creatable topic; return (partitions, replication factor, configs) or raise _Refused."""
     config = ctx.cluster.config
     try:
@@ -128,12 +135,12 @@ def _plan(ctx: RequestContext, topic: Any) -> tuple[int, int, dict[str, str]]:
             validate(entry.name, entry.value)
         except InvalidConfig as exc:
             raise _Refused(ErrorCode.INVALID_CONFIG, str(exc)) from None
-        configs[entry.name] = entry.value
+        configs[entry.name] = cast(str, entry.value)  # validate() refuses a null value
     return partitions, replication, configs
 
 
 @registry.api(CreateTopicsRequest, CreateTopicsResponse, "2-7", _create_error)
-async def create_topics(ctx: RequestContext, request: Any) -> Any:
+async def create_topics(ctx: RequestContext, request: CreateTopicsRequestValue) -> CreateTopicsResponseValue:
     counts = Counter(t.name for t in request.topics)
     results = []
     for topic in request.topics:
@@ -163,7 +170,7 @@ def _success(
     partitions: int,
     replication: int,
     configs: dict[str, str],
-) -> Any:
+) -> CreateTopicsResponseValue.CreatableTopicResult:
     described = [
         CreateTopicsResponse.CreatableTopicResult.CreatableTopicConfigs(
             name=definition.name,
@@ -188,13 +195,13 @@ def _success(
 _Deleted = DeleteTopicsResponse.DeletableTopicResult
 
 
-def _delete_error(request: Any, code: ErrorCode) -> Any:
-    names = request.topic_names or [t.name for t in request.topics]
+def _delete_error(request: DeleteTopicsRequestValue, code: ErrorCode) -> DeleteTopicsResponseValue:
+    names: Sequence[str | None] = request.topic_names or [t.name for t in request.topics]
     return DeleteTopicsResponse(responses=[_Deleted(name=name, error_code=code) for name in names])
 
 
 @registry.api(DeleteTopicsRequest, DeleteTopicsResponse, "1-6", _delete_error)
-async def delete_topics(ctx: RequestContext, request: Any) -> Any:
+async def delete_topics(ctx: RequestContext, request: DeleteTopicsRequestValue) -> DeleteTopicsResponseValue:
     if ctx.version >= 6:
         wanted = [(t.name, t.topic_id) for t in request.topics]
     else:
@@ -208,7 +215,9 @@ _UNKNOWN_MESSAGES = {
 }
 
 
-def _delete_one(ctx: RequestContext, name: str | None, topic_id: bytes) -> Any:
+def _delete_one(
+    ctx: RequestContext, name: str | None, topic_id: bytes
+) -> DeleteTopicsResponseValue.DeletableTopicResult:
     """One deletion; refusals carry Kafka 4.3.1's messages (checked with compat-tests/probes)."""
     if name is None and topic_id == ZERO_UUID:
         return _Deleted(

@@ -41,7 +41,7 @@ import struct
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from odradek.wire.codegen import (
     FIXED,
@@ -57,7 +57,7 @@ from odradek.wire.codegen import (
     type_name,
 )
 from odradek.wire.primitives import DecodeError, Reader, Writer
-from odradek.wire.schema import ArrayOf, Field, Message, Primitive, Struct
+from odradek.wire.schema import ArrayOf, Field, Message, Primitive, Struct, StructValue
 
 __all__ = [
     "DecodeError",
@@ -69,6 +69,9 @@ __all__ = [
     "generated_source",
 ]
 
+
+T = TypeVar("T", bound=StructValue)
+"""A message's value class: `decode` of a ``Message[T]`` gives a ``T``, `encode` takes one."""
 
 _compiled: dict[tuple[Struct, int, bool], _Compiled] = {}
 _in_progress: set[tuple[Struct, int, bool]] = set()
@@ -96,23 +99,25 @@ def _run_decoder(message: Message, version: int, buf: memoryview, pos: int) -> t
     return value, end
 
 
-def decode_from(message: Message, version: int, r: Reader) -> Any:
+def decode_from(message: Message[T], version: int, r: Reader) -> T:
     """Decode one value of ``message`` at ``version`` from the reader's position, advancing it."""
     buf = r.buf if r.end == len(r.buf) else r.buf[: r.end]
+    value: T
     value, r.pos = _run_decoder(message, version, buf, r.pos)
     return value
 
 
-def decode(message: Message, version: int, data: bytes | bytearray | memoryview) -> Any:
+def decode(message: Message[T], version: int, data: bytes | bytearray | memoryview) -> T:
     """Decode a whole buffer; trailing bytes are an error."""
     buf = data if isinstance(data, memoryview) else memoryview(data)
+    value: T
     value, pos = _run_decoder(message, version, buf, 0)
     if pos != len(buf):
         raise DecodeError(f"{message.name} v{version}: {len(buf) - pos} trailing bytes")
     return value
 
 
-def encode_into(message: Message, version: int, value: Any, w: Writer) -> None:
+def encode_into(message: Message[T], version: int, value: T, w: Writer) -> None:
     """Append ``value`` as ``message`` at ``version`` to ``w``."""
     encoder = _encoders.get((message, version))
     if encoder is None:
@@ -120,7 +125,7 @@ def encode_into(message: Message, version: int, value: Any, w: Writer) -> None:
     encoder(w, value)
 
 
-def encode(message: Message, version: int, value: Any) -> bytes:
+def encode(message: Message[T], version: int, value: T) -> bytes:
     w = Writer()
     encode_into(message, version, value, w)
     return w.getvalue()

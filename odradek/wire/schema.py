@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, cast
 
 __all__ = [
     "BOOL",
@@ -230,7 +230,8 @@ class StructValue:
     unknown_tags: dict[int, bytes]
 
     if TYPE_CHECKING:
-
+        # The generated stubs (`odradek.wire.stubgen`) give each value class its own fields and
+        # keyword-only constructor; this one is all a class without a stub offers.
         def __init__(self, **values: Any) -> None: ...
 
     __hash__ = None  # type: ignore[assignment]
@@ -239,8 +240,17 @@ class StructValue:
         inner = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in self._schema.fields)
         return f"{type(self).__name__}({inner})"
 
-    def __getattr__(self, name: str) -> Any:  # pragma: no cover - only for mypy's benefit
-        raise AttributeError(name)
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeVar
+
+    V = TypeVar("V", bound=StructValue, default=Any)
+else:
+    from typing import TypeVar
+
+    V = TypeVar("V", bound=StructValue)
+"""The value class of a `Message`.  A message without a generated stub is ``Message[Any]``
+(the default is for type checkers only: Python 3.11's TypeVar takes none)."""
 
 
 @dataclass(eq=False)
@@ -337,8 +347,12 @@ class Kind(Enum):
 
 
 @dataclass(eq=False)
-class Message:
-    """A top-level request or response: a struct plus its API key and version ranges."""
+class Message(Generic[V]):
+    """A top-level request or response: a struct plus its API key and version ranges.
+
+    ``V`` is its value class; the generated stubs declare each message as a subclass of
+    ``Message[<name>Value]`` with a typed ``__call__`` and its nested classes as attributes.
+    """
 
     name: str
     api_key: int
@@ -363,21 +377,29 @@ class Message:
         self.valid = Versions.parse(valid)
         self.flexible = Versions.parse(flexible)
         self.struct = Struct(name, fields)
+        self._cls = cast("type[V]", self.struct.cls)
 
     @property
-    def cls(self) -> type[StructValue]:
-        return self.struct.cls
+    def cls(self) -> type[V]:
+        return self._cls
 
-    def __call__(self, **values: Any) -> Any:
-        """Build a value of this message: ``MetadataResponse(topics=[...])``."""
-        return self.struct.cls(**values)
+    def __call__(self, *args: Any, **values: Any) -> V:
+        """Build a value of this message: ``MetadataResponse(topics=[...])``.
 
-    def __getattr__(self, name: str) -> Any:
-        """Nested struct classes by name: ``ProduceResponse.TopicProduceResponse``."""
-        struct = self.__dict__.get("struct")
-        if struct is not None and hasattr(struct.cls, name) and name[:1].isupper():
-            return getattr(struct.cls, name)
-        raise AttributeError(name)
+        Value classes take keywords only, so any ``args`` raise TypeError; the gradual
+        signature is what lets each generated stub narrow it to the message's own keywords.
+        """
+        return self._cls(*args, **values)
+
+    if not TYPE_CHECKING:
+        # Hidden from type checkers: the stubs declare every nested class, so a misspelt one is
+        # a type error rather than Any.
+        def __getattr__(self, name: str) -> Any:
+            """Nested struct classes by name: ``ProduceResponse.TopicProduceResponse``."""
+            struct = self.__dict__.get("struct")
+            if struct is not None and hasattr(struct.cls, name) and name[:1].isupper():
+                return getattr(struct.cls, name)
+            raise AttributeError(name)
 
     def is_flexible(self, version: int) -> bool:
         return version in self.flexible

@@ -20,7 +20,7 @@ NETWORK = {"asyncio", "socket"}
 ALLOWED: dict[str, tuple[str, ...]] = {
     "odradek.wire": (),
     "odradek.storage": ("odradek.wire.records", "odradek.clock"),
-    "odradek.txn": ("odradek.wire", "odradek.storage", "odradek.clock"),
+    "odradek.txn": ("odradek.wire", "odradek.storage", "odradek.clock", "odradek.coordinator.placement"),
     "odradek.partition": (
         "odradek.storage",
         "odradek.txn",

@@ -68,3 +68,7 @@ ApiVersionsResponse = Message(
         Field("zk_migration_ready", BOOL, "3+", tag=3, tagged="3+", ignorable=True),
     ],
 )
+
+# The value classes, under the names their generated stub gives them (`odradek.wire.stubgen`).
+ApiVersionsRequestValue = ApiVersionsRequest.cls
+ApiVersionsResponseValue = ApiVersionsResponse.cls

@@ -142,3 +142,11 @@ SaslHandshakeResponse = Message(
         Field("mechanisms", ArrayOf(STRING), "0+"),
     ],
 )
+
+# The value classes, under the names their generated stub gives them (`odradek.wire.stubgen`).
+DescribeClusterRequestValue = DescribeClusterRequest.cls
+DescribeClusterResponseValue = DescribeClusterResponse.cls
+DescribeLogDirsRequestValue = DescribeLogDirsRequest.cls
+DescribeLogDirsResponseValue = DescribeLogDirsResponse.cls
+SaslHandshakeRequestValue = SaslHandshakeRequest.cls
+SaslHandshakeResponseValue = SaslHandshakeResponse.cls

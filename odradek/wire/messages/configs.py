@@ -186,3 +186,11 @@ IncrementalAlterConfigsResponse = Message(
         Field("responses", ArrayOf(_INCREMENTAL_ALTER_CONFIGS_ALTER_CONFIGS_RESOURCE_RESPONSE), "0+"),
     ],
 )
+
+# The value classes, under the names their generated stub gives them (`odradek.wire.stubgen`).
+AlterConfigsRequestValue = AlterConfigsRequest.cls
+AlterConfigsResponseValue = AlterConfigsResponse.cls
+DescribeConfigsRequestValue = DescribeConfigsRequest.cls
+DescribeConfigsResponseValue = DescribeConfigsResponse.cls
+IncrementalAlterConfigsRequestValue = IncrementalAlterConfigsRequest.cls
+IncrementalAlterConfigsResponseValue = IncrementalAlterConfigsResponse.cls

@@ -50,3 +50,7 @@ FindCoordinatorResponse = Message(
         Field("coordinators", ArrayOf(_COORDINATOR), "4+"),
     ],
 )
+
+# The value classes, under the names their generated stub gives them (`odradek.wire.stubgen`).
+FindCoordinatorRequestValue = FindCoordinatorRequest.cls
+FindCoordinatorResponseValue = FindCoordinatorResponse.cls

@@ -170,3 +170,7 @@ FetchResponse = Message(
         Field("node_endpoints", ArrayOf(_NODE_ENDPOINT), "16+", tag=0, tagged="16+"),
     ],
 )
+
+# The value classes, under the names their generated stub gives them (`odradek.wire.stubgen`).
+FetchRequestValue = FetchRequest.cls
+FetchResponseValue = FetchResponse.cls

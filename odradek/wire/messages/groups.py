@@ -307,3 +307,19 @@ DeleteGroupsResponse = Message(
         Field("results", ArrayOf(_DELETABLE_GROUP_RESULT), "0+"),
     ],
 )
+
+# The value classes, under the names their generated stub gives them (`odradek.wire.stubgen`).
+DeleteGroupsRequestValue = DeleteGroupsRequest.cls
+DeleteGroupsResponseValue = DeleteGroupsResponse.cls
+DescribeGroupsRequestValue = DescribeGroupsRequest.cls
+DescribeGroupsResponseValue = DescribeGroupsResponse.cls
+HeartbeatRequestValue = HeartbeatRequest.cls
+HeartbeatResponseValue = HeartbeatResponse.cls
+JoinGroupRequestValue = JoinGroupRequest.cls
+JoinGroupResponseValue = JoinGroupResponse.cls
+LeaveGroupRequestValue = LeaveGroupRequest.cls
+LeaveGroupResponseValue = LeaveGroupResponse.cls
+ListGroupsRequestValue = ListGroupsRequest.cls
+ListGroupsResponseValue = ListGroupsResponse.cls
+SyncGroupRequestValue = SyncGroupRequest.cls
+SyncGroupResponseValue = SyncGroupResponse.cls

@@ -70,3 +70,7 @@ ListOffsetsResponse = Message(
         Field("topics", ArrayOf(_LIST_OFFSETS_TOPIC_RESPONSE), "0+"),
     ],
 )
+
+# The value classes, under the names their generated stub gives them (`odradek.wire.stubgen`).
+ListOffsetsRequestValue = ListOffsetsRequest.cls
+ListOffsetsResponseValue = ListOffsetsResponse.cls

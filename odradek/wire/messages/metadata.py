@@ -151,3 +151,9 @@ DescribeTopicPartitionsResponse = Message(
         Field("next_cursor", _CURSOR, "0+", nullable="0+", default=None),
     ],
 )
+
+# The value classes, under the names their generated stub gives them (`odradek.wire.stubgen`).
+DescribeTopicPartitionsRequestValue = DescribeTopicPartitionsRequest.cls
+DescribeTopicPartitionsResponseValue = DescribeTopicPartitionsResponse.cls
+MetadataRequestValue = MetadataRequest.cls
+MetadataResponseValue = MetadataResponse.cls

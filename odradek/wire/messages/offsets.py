@@ -360,3 +360,15 @@ DeleteRecordsResponse = Message(
         Field("topics", ArrayOf(_DELETE_RECORDS_TOPIC_RESULT), "0+"),
     ],
 )
+
+# The value classes, under the names their generated stub gives them (`odradek.wire.stubgen`).
+DeleteRecordsRequestValue = DeleteRecordsRequest.cls
+DeleteRecordsResponseValue = DeleteRecordsResponse.cls
+OffsetCommitRequestValue = OffsetCommitRequest.cls
+OffsetCommitResponseValue = OffsetCommitResponse.cls
+OffsetDeleteRequestValue = OffsetDeleteRequest.cls
+OffsetDeleteResponseValue = OffsetDeleteResponse.cls
+OffsetFetchRequestValue = OffsetFetchRequest.cls
+OffsetFetchResponseValue = OffsetFetchResponse.cls
+OffsetForLeaderEpochRequestValue = OffsetForLeaderEpochRequest.cls
+OffsetForLeaderEpochResponseValue = OffsetForLeaderEpochResponse.cls

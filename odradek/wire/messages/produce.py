@@ -116,3 +116,7 @@ ProduceResponse = Message(
         Field("node_endpoints", ArrayOf(_NODE_ENDPOINT), "10+", tag=0, tagged="10+"),
     ],
 )
+
+# The value classes, under the names their generated stub gives them (`odradek.wire.stubgen`).
+ProduceRequestValue = ProduceRequest.cls
+ProduceResponseValue = ProduceResponse.cls

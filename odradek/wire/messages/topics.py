@@ -186,3 +186,11 @@ CreatePartitionsResponse = Message(
         Field("results", ArrayOf(_CREATE_PARTITIONS_TOPIC_RESULT), "0+"),
     ],
 )
+
+# The value classes, under the names their generated stub gives them (`odradek.wire.stubgen`).
+CreatePartitionsRequestValue = CreatePartitionsRequest.cls
+CreatePartitionsResponseValue = CreatePartitionsResponse.cls
+CreateTopicsRequestValue = CreateTopicsRequest.cls
+CreateTopicsResponseValue = CreateTopicsResponse.cls
+DeleteTopicsRequestValue = DeleteTopicsRequest.cls
+DeleteTopicsResponseValue = DeleteTopicsResponse.cls

@@ -247,3 +247,15 @@ TxnOffsetCommitResponse = Message(
         Field("topics", ArrayOf(_TXN_OFFSET_COMMIT_RESPONSE_TOPIC), "0+"),
     ],
 )
+
+# The value classes, under the names their generated stub gives them (`odradek.wire.stubgen`).
+AddOffsetsToTxnRequestValue = AddOffsetsToTxnRequest.cls
+AddOffsetsToTxnResponseValue = AddOffsetsToTxnResponse.cls
+AddPartitionsToTxnRequestValue = AddPartitionsToTxnRequest.cls
+AddPartitionsToTxnResponseValue = AddPartitionsToTxnResponse.cls
+EndTxnRequestValue = EndTxnRequest.cls
+EndTxnResponseValue = EndTxnResponse.cls
+InitProducerIdRequestValue = InitProducerIdRequest.cls
+InitProducerIdResponseValue = InitProducerIdResponse.cls
+TxnOffsetCommitRequestValue = TxnOffsetCommitRequest.cls
+TxnOffsetCommitResponseValue = TxnOffsetCommitResponse.cls
