@@ -55,7 +55,9 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
 
 
 def _list(args: argparse.Namespace) -> int:
-    groups = admin_for(args).list_groups()
+    admin = admin_for(args)
+    admin.topics()
+    groups = admin.list_groups()
     out = Output(args.json)
     if out.as_json:
         out.json([{"group": g.group, "state": g.state, "type": g.type} for g in groups])
