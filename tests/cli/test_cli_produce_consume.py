@@ -111,9 +111,9 @@ def test_start_positions_and_stop_conditions(cli: Cli, broker: BrokerProcess, to
         cli("consume", "--topic", topic_name, "--from-beginning", "--max-messages", "7", "--json", *b).out
     )
     at = everything[5]["timestamp"]
-    first = next(i for i, r in enumerate(everything) if r["timestamp"] >= at)
-    assert values("--from-timestamp", str(at)) == [r["value"] for r in everything[first:]]
-    assert first <= 5
+    start = next(i for i, r in enumerate(everything) if r["timestamp"] >= at)
+    assert values("--from-timestamp", str(at)) == [r["value"] for r in everything[start:]]
+    assert start <= 5
     assert values() == []
     assert values("--partition", "0", "--offset", "latest") == []
 
