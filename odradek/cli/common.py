@@ -197,7 +197,7 @@ def progress(err: Console, unit: str) -> Progress:
     """
     return Progress(
         TextColumn("{task.description}"),
-        BarColumn(),
+        BarColumn(bar_width=24),
         TaskProgressColumn(),
         _CountColumn(unit),
         TimeElapsedColumn(),
