@@ -32,7 +32,7 @@ def member(cli: Cli, broker: BrokerProcess, topic_name: str) -> Iterator[Consume
     for _ in range(100):
         message = consumer.poll(0.2)
         if message is not None and message.error() is None:
-            consumer.commit(message, asynchronous=False)
+            consumer.commit(message=message, asynchronous=False)
             break
     assert len(consumer.assignment()) == 2
     yield consumer
