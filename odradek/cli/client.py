@@ -32,6 +32,7 @@ from confluent_kafka.admin import (
 )
 
 from odradek.cli.common import CommandError, parse_key_values
+from odradek.wire.errors import ErrorCode
 
 __all__ = [
     "TP",
@@ -46,6 +47,7 @@ __all__ = [
     "admin_for",
     "base_config",
     "describe_error",
+    "error_name",
 ]
 
 TP = tuple[str, int]
@@ -62,11 +64,20 @@ def base_config(bootstrap: str, extra: Mapping[str, str]) -> dict[str, Any]:
     return {"bootstrap.servers": bootstrap, "log_level": 0, **extra}
 
 
+def error_name(error: KafkaError) -> str:
+    """Kafka's own name of a broker error code (``UNKNOWN_TOPIC_OR_PARTITION``, where librdkafka
+    says ``UNKNOWN_TOPIC_OR_PART``); librdkafka's name for its local errors (``_TRANSPORT``)."""
+    code = error.code()
+    if code in ErrorCode._value2member_map_:
+        return ErrorCode(code).name
+    return error.name()
+
+
 def describe_error(exc: BaseException) -> str:
-    """A one-line description of a client exception, e.g. ``UNKNOWN_TOPIC_OR_PART: ...``."""
+    """A one-line description of a client exception, e.g. ``UNKNOWN_TOPIC_OR_PARTITION: ...``."""
     if isinstance(exc, KafkaException) and exc.args and isinstance(exc.args[0], KafkaError):
         error: KafkaError = exc.args[0]
-        return f"{error.name()}: {error.str()}"
+        return f"{error_name(error)}: {error.str()}"
     if isinstance(exc, concurrent.futures.TimeoutError):
         return "timed out"
     return str(exc) or type(exc).__name__
@@ -166,11 +177,11 @@ class Admin:
                     p.leader,
                     tuple(p.replicas),
                     tuple(p.isrs),
-                    None if p.error is None else p.error.name(),
+                    None if p.error is None else error_name(p.error),
                 )
                 for _, p in sorted(info.partitions.items())
             )
-            result.append(TopicInfo(name, partitions, None if info.error is None else info.error.name()))
+            result.append(TopicInfo(name, partitions, None if info.error is None else error_name(info.error)))
         return result
 
     def topic(self, name: str) -> TopicInfo:
@@ -180,7 +191,7 @@ class Admin:
                 if info.error is not None:
                     raise CommandError(f"topic {name!r}: {info.error}")
                 return info
-        raise CommandError(f"topic {name!r}: UNKNOWN_TOPIC_OR_PART")
+        raise CommandError(f"topic {name!r}: UNKNOWN_TOPIC_OR_PARTITION")
 
     def create_topic(
         self, name: str, partitions: int, replication: int, configs: Mapping[str, str], validate_only: bool
@@ -284,7 +295,9 @@ class Admin:
         result = self._wait(futures[group], f"reset offsets of group {group!r}")
         for tp in result.topic_partitions:
             if tp.error is not None:
-                raise CommandError(f"reset offsets of group {group!r}: {tp.topic}-{tp.partition}: {tp.error.name()}")
+                raise CommandError(
+                    f"reset offsets of group {group!r}: {tp.topic}-{tp.partition}: {error_name(tp.error)}"
+                )
 
     def delete_group(self, group: str) -> None:
         futures = self._client.delete_consumer_groups([group], request_timeout=self._timeout)

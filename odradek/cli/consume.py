@@ -33,7 +33,7 @@ from confluent_kafka import (
     TopicPartition,
 )
 
-from odradek.cli.client import base_config, describe_error
+from odradek.cli.client import base_config, describe_error, error_name
 from odradek.cli.common import (
     DEFAULT_TIMEOUT_MS,
     CommandError,
@@ -182,7 +182,7 @@ def _partitions(consumer: Consumer, args: argparse.Namespace, wait_s: float) -> 
         ) from None
     topic = metadata.topics.get(args.topic)
     if topic is None or topic.error is not None:
-        reason = "UNKNOWN_TOPIC_OR_PART" if topic is None or topic.error is None else topic.error.name()
+        reason = "UNKNOWN_TOPIC_OR_PARTITION" if topic is None or topic.error is None else error_name(topic.error)
         raise CommandError(f"topic {args.topic!r}: {reason}")
     existing = sorted(topic.partitions)
     for p in args.partition or []:
@@ -237,7 +237,7 @@ def _consume(args: argparse.Namespace) -> int:
                 if error.code() == KafkaError._PARTITION_EOF:
                     continue
                 if error.fatal() or not error.retriable():
-                    raise CommandError(f"{error.name()}: {error.str()}")
+                    raise CommandError(f"{error_name(error)}: {error.str()}")
                 continue
             printer(message)
             count += 1

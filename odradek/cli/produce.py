@@ -23,7 +23,7 @@ from typing import IO, Any
 
 from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
-from odradek.cli.client import base_config, describe_error
+from odradek.cli.client import base_config, describe_error, error_name
 from odradek.cli.common import CommandError, Output, UsageError, add_client_arguments, leaf, parse_key_values, progress
 
 __all__ = ["LineFormat", "register"]
@@ -190,7 +190,7 @@ class _Delivery:
             return
         self.failed += 1
         if self.first_error is None:
-            self.first_error = f"{error.name()}: {error.str()}"
+            self.first_error = f"{error_name(error)}: {error.str()}"
 
 
 def _producer_config(args: argparse.Namespace) -> dict[str, Any]:

@@ -209,7 +209,7 @@ def _delete(args: argparse.Namespace) -> int:
     try:
         admin.delete_topic(args.topic)
     except CommandError as exc:
-        if not (args.if_exists and "UNKNOWN_TOPIC" in str(exc)):
+        if not (args.if_exists and "UNKNOWN_TOPIC_OR_PARTITION" in str(exc)):
             raise
     out = Output(args.json)
     if out.as_json:

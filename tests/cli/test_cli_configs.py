@@ -54,7 +54,7 @@ def test_topic_configs_describe_and_alter(cli: Cli, broker: BrokerProcess, topic
     invalid = cli("configs", "alter", "--topic", topic_name, "--add-config", "retention.ms=soon", *b)
     assert invalid.code == 1 and "INVALID_CONFIG" in invalid.err and invalid.err.count("\n") == 1
     unknown = cli("configs", "describe", "--topic", f"{topic_name}-absent", *b)
-    assert unknown.code == 1 and "UNKNOWN_TOPIC_OR_PART" in unknown.err
+    assert unknown.code == 1 and "UNKNOWN_TOPIC_OR_PARTITION" in unknown.err
 
 
 def test_broker_configs_describe_and_alter(cli: Cli, broker: BrokerProcess) -> None:

@@ -37,5 +37,5 @@ def test_python_m_odradek_exit_codes_and_uncoloured_output(broker: BrokerProcess
     assert bad.returncode == 2 and bad.stderr.splitlines()[-1] == "odradek: error: unrecognized arguments: --bogus"
     missing = run("topics", "describe", "--topic", "absent-topic", "--bootstrap-server", broker.bootstrap)
     assert missing.returncode == 1 and missing.stderr == (
-        "odradek topics describe: error: topic 'absent-topic': UNKNOWN_TOPIC_OR_PART\n"
+        "odradek topics describe: error: topic 'absent-topic': UNKNOWN_TOPIC_OR_PARTITION\n"
     )

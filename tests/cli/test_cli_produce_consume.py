@@ -121,7 +121,10 @@ def test_start_positions_and_stop_conditions(cli: Cli, broker: BrokerProcess, to
 def test_unknown_topic_or_partition_is_exit_1(cli: Cli, broker: BrokerProcess, topic_name: str) -> None:
     b = ("--bootstrap-server", broker.bootstrap)
     unknown = cli("consume", "--topic", topic_name, "--timeout-ms", "1000", *b)
-    assert (unknown.code, unknown.err) == (1, f"odradek consume: error: topic {topic_name!r}: UNKNOWN_TOPIC_OR_PART\n")
+    assert (unknown.code, unknown.err) == (
+        1,
+        f"odradek consume: error: topic {topic_name!r}: UNKNOWN_TOPIC_OR_PARTITION\n",
+    )
     cli("topics", "create", "--topic", topic_name, "--partitions", "1", *b)
     wrong = cli("consume", "--topic", topic_name, "--partition", "4", "--timeout-ms", "1000", *b)
     assert (wrong.code, wrong.err) == (1, f"odradek consume: error: topic {topic_name!r} has no partition 4\n")

@@ -50,10 +50,10 @@ def test_unknown_topic_is_exit_1_and_describe_does_not_create_it(
     b = ("--bootstrap-server", broker.bootstrap)
     result = cli("topics", "describe", "--topic", topic_name, *b)
     assert result.code == 1
-    assert result.err == f"odradek topics describe: error: topic {topic_name!r}: UNKNOWN_TOPIC_OR_PART\n"
+    assert result.err == f"odradek topics describe: error: topic {topic_name!r}: UNKNOWN_TOPIC_OR_PARTITION\n"
     assert topic_name not in cli("topics", "list", *b).out
     deleted = cli("topics", "delete", "--topic", topic_name, *b)
-    assert deleted.code == 1 and "UNKNOWN_TOPIC_OR_PART" in deleted.err
+    assert deleted.code == 1 and "UNKNOWN_TOPIC_OR_PARTITION" in deleted.err
     assert cli("topics", "delete", "--topic", topic_name, "--if-exists", *b).code == 0
 
 
@@ -66,7 +66,7 @@ def test_creating_an_existing_topic_fails_unless_if_not_exists(
     assert again.code == 1 and "TOPIC_ALREADY_EXISTS" in again.err and again.err.count("\n") == 1
     assert cli("topics", "create", "--topic", topic_name, "--if-not-exists", *b).code == 0
     bad = cli("topics", "create", "--topic", "bad/name", *b)
-    assert bad.code == 1 and "TOPIC_EXCEPTION: Topic name is invalid" in bad.err
+    assert bad.code == 1 and "INVALID_TOPIC_EXCEPTION: Topic name is invalid" in bad.err
 
 
 def test_partitions_may_only_grow(cli: Cli, broker: BrokerProcess, topic_name: str) -> None:
