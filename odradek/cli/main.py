@@ -1,5 +1,5 @@
-"""The ``odradek`` command: ``odradek run`` starts a broker in the foreground; every other
-command is a Kafka client (see `odradek.cli.commands`) dispatched from here.
+"""The ``odradek`` command: ``odradek run`` starts a broker in the foreground; every command
+registered with a handler (the Kafka clients of `odradek.cli.commands`) is dispatched from here.
 
 SIGINT and SIGTERM stop a broker gracefully: the listener closes, every log is flushed and closed
 cleanly (so the next start does no recovery scan), and the process exits 0.
@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as exc:  # --help (0) or a usage error (2)
         return exc.code if isinstance(exc.code, int) else 2
-    if args.command != "run":
+    if getattr(args, "handler", None) is not None:
         return dispatch(args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     overrides = list(args.override)
