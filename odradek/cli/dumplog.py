@@ -7,7 +7,8 @@ control flags, stored CRC and whether it matches), ``.index`` files (offset -> p
 timestamp, sizes, sequence and header keys; ``--print-data-log`` adds keys, values and header
 values too.  ``--offsets-decoder`` (automatic in a ``__consumer_offsets-N`` directory) shows
 records as the group coordinator's committed offsets and group metadata; control records show
-their transaction marker.  A torn tail (an incomplete last batch) is reported, not an error.
+their transaction marker.  ``--verify-index`` checks every index entry against the ``.log``.
+A torn tail (an incomplete last batch) is reported, not an error.
 
 Nothing here talks to a broker, and the file is only read: dumping a live broker's directory is
 safe.  The decoders are the broker's own (`odradek.wire.records`, `odradek.coordinator.records`).
@@ -50,6 +51,7 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument("--deep-iteration", action="store_true", help="show every record, not only batches")
     parser.add_argument("--print-data-log", action="store_true", help="show record keys, values and headers")
     parser.add_argument("--offsets-decoder", action="store_true", help="decode __consumer_offsets records")
+    parser.add_argument("--verify-index", action="store_true", help="check each index entry against the segment's .log")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
@@ -190,21 +192,45 @@ def _batches(buf: bytes, deep: bool, data: bool, offsets_decoder: bool) -> Itera
         yield {"torn_tail": {"position": end, "bytes": len(buf) - end}}
 
 
-def _index_entries(path: Path, buf: bytes) -> Iterator[dict[str, Any]]:
+def _segment_batches(path: Path) -> list[tuple[int, BatchHeader]]:
+    """``(position, header)`` of every complete batch of the ``.log`` beside an index file."""
+    log = path.with_suffix(".log")
+    try:
+        return list(iter_batches(log.read_bytes()))
+    except OSError as exc:
+        raise CommandError(f"{log}: {exc.strerror}") from None
+    except CorruptBatchError as exc:
+        raise CommandError(f"{log}: {exc}") from None
+
+
+def _index_entries(path: Path, buf: bytes, verify: bool) -> Iterator[dict[str, Any]]:
+    """The entries; with ``verify``, each says whether the log agrees: an offset entry must point
+    at a batch holding its offset, a time entry must name a batch's last offset and its max timestamp."""
     base = _base_offset(path)
     entry = _OFFSET_ENTRY if path.suffix == ".index" else _TIME_ENTRY
+    batches = _segment_batches(path) if verify else []
+    by_position = dict(batches)
+    by_last_offset = {h.last_offset: h for _, h in batches}
     whole = len(buf) - len(buf) % entry.size
     for at in range(0, whole, entry.size):
         first, second = entry.unpack_from(buf, at)
+        item: dict[str, Any]
         if path.suffix == ".index":
-            yield {"offset": base + first, "position": second}
+            item = {"offset": base + first, "position": second}
+            header = by_position.get(second)
+            ok = header is not None and header.base_offset <= base + first <= header.last_offset
         else:
-            yield {"timestamp": first, "offset": base + second}
+            item = {"timestamp": first, "offset": base + second}
+            header = by_last_offset.get(base + second)
+            ok = header is not None and header.max_timestamp == first
+        if verify:
+            item["matches_log"] = ok
+        yield item
     if whole < len(buf):
         yield {"torn_tail": {"position": whole, "bytes": len(buf) - whole}}
 
 
-def dump_file(path: Path, deep: bool, data: bool, offsets_decoder: bool) -> dict[str, Any]:
+def dump_file(path: Path, deep: bool, data: bool, offsets_decoder: bool, verify_index: bool) -> dict[str, Any]:
     """Everything `dump-log` shows about one file, as JSON-ready data."""
     try:
         buf = path.read_bytes()
@@ -214,7 +240,7 @@ def dump_file(path: Path, deep: bool, data: bool, offsets_decoder: bool) -> dict
         _base_offset(path)
         decoder = offsets_decoder or path.parent.name.startswith("__consumer_offsets-")
         return {"file": str(path), "batches": list(_batches(buf, deep, data, decoder))}
-    return {"file": str(path), "entries": list(_index_entries(path, buf))}
+    return {"file": str(path), "entries": list(_index_entries(path, buf, verify_index))}
 
 
 def _line(item: dict[str, Any], skip: tuple[str, ...] = ()) -> str:
@@ -224,7 +250,10 @@ def _line(item: dict[str, Any], skip: tuple[str, ...] = ()) -> str:
 
 
 def _dump_log(args: argparse.Namespace) -> int:
-    dumps = [dump_file(path, args.deep_iteration, args.print_data_log, args.offsets_decoder) for path in _files(args)]
+    dumps = [
+        dump_file(path, args.deep_iteration, args.print_data_log, args.offsets_decoder, args.verify_index)
+        for path in _files(args)
+    ]
     out = Output(args.json)
     if out.as_json:
         out.json(dumps)

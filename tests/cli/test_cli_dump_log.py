@@ -117,3 +117,29 @@ def test_index_files_are_decoded_against_their_base_offset(cli: Cli, tmp_path: P
         {"torn_tail": {"position": 16, "bytes": 2}},
     ]
     assert timeindex["entries"] == [{"timestamp": 0x19000000000, "offset": 105}]
+
+
+def test_verify_index_checks_entries_against_the_log(
+    cli: Cli, broker: BrokerProcess, topic_name: str, tmp_path: Path
+) -> None:
+    b = ("--bootstrap-server", broker.bootstrap)
+    cli("topics", "create", "--topic", topic_name, "--partitions", "1", "--config", "index.interval.bytes=1", *b)
+    for n in range(3):
+        cli("produce", "--topic", topic_name, *b, stdin=b"r%d\n" % n)
+    broker.restart()  # index entries reach the disk when the log is flushed or closed
+    directory = broker.data_dir / f"{topic_name}-0"
+
+    index, log, timeindex = _dump(cli, str(directory), "--verify-index")
+    positions = [batch["position"] for batch in log["batches"]]
+    # As in Kafka, the first batch of a segment gets no entry: the interval is counted from it.
+    assert [(e["offset"], e["position"]) for e in index["entries"]] == [(1, positions[1]), (2, positions[2])]
+    assert all(e["matches_log"] for e in index["entries"] + timeindex["entries"])
+    assert timeindex["entries"]
+
+    for suffix in (".log", ".index"):
+        shutil.copy(directory / f"{SEGMENT}{suffix}", tmp_path / f"{SEGMENT}{suffix}")
+    tampered = bytearray((tmp_path / f"{SEGMENT}.index").read_bytes())
+    tampered[7] ^= 0x01  # the first entry's position now points inside a batch
+    (tmp_path / f"{SEGMENT}.index").write_bytes(bytes(tampered))
+    [checked] = _dump(cli, str(tmp_path / f"{SEGMENT}.index"), "--verify-index")
+    assert [e["matches_log"] for e in checked["entries"]] == [False, True]
