@@ -1,6 +1,7 @@
-"""The ``odradek`` command: ``odradek run`` starts a broker in the foreground.
+"""The ``odradek`` command: ``odradek run`` starts a broker in the foreground; every command
+registered with a handler (the Kafka clients of `odradek.cli.commands`) is dispatched from here.
 
-SIGINT and SIGTERM stop it gracefully: the listener closes, every log is flushed and closed
+SIGINT and SIGTERM stop a broker gracefully: the listener closes, every log is flushed and closed
 cleanly (so the next start does no recovery scan), and the process exits 0.
 """
 
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from odradek.broker import Broker
+from odradek.cli.commands import dispatch, register_commands
 from odradek.config import ConfigError, load_config
 
 __all__ = ["main"]
@@ -39,6 +41,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="a broker config, e.g. num.partitions=3",
     )
+    register_commands(commands)
     return parser
 
 
@@ -56,7 +59,12 @@ async def _serve(broker: Broker) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a usage error (2)
+        return exc.code if isinstance(exc.code, int) else 2
+    if getattr(args, "handler", None) is not None:
+        return dispatch(args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     overrides = list(args.override)
     if args.host is not None:
