@@ -17,6 +17,7 @@ from typing import Any
 
 from odradek.broker import Broker
 from odradek.config import ConfigError, load_config
+from odradek.pipeline import cli as spark_load
 
 __all__ = ["main"]
 
@@ -39,6 +40,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="a broker config, e.g. num.partitions=3",
     )
+    spark_load.register(commands)
     return parser
 
 
@@ -57,6 +59,8 @@ async def _serve(broker: Broker) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == spark_load.COMMAND:
+        return spark_load.run(args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     overrides = list(args.override)
     if args.host is not None:
