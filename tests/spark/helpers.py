@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -10,6 +11,9 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 Header = tuple[str, bytes | None]
+
+#: librdkafka's connection chatter goes through logging (captured by pytest), not straight to stderr.
+LOG = logging.getLogger("tests.spark.kafka")
 
 
 @dataclass(frozen=True)
@@ -32,8 +36,10 @@ class Kafka:
 
     def __init__(self, bootstrap: str) -> None:
         self.bootstrap = bootstrap
-        self.admin = AdminClient({"bootstrap.servers": bootstrap})
-        self.producer = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True, "linger.ms": 5})
+        self.admin = AdminClient({"bootstrap.servers": bootstrap}, logger=LOG)
+        self.producer = Producer(
+            {"bootstrap.servers": bootstrap, "enable.idempotence": True, "linger.ms": 5}, logger=LOG
+        )
 
     def create_topic(self, name: str, partitions: int = 2) -> str:
         futures = self.admin.create_topics([NewTopic(name, num_partitions=partitions, replication_factor=1)])
@@ -65,7 +71,7 @@ class Kafka:
     def read_all(self, topic: str, partitions: int) -> list[tuple[int, int, bytes | None, bytes | None]]:
         """Every record of the topic as (partition, offset, key, value), read up to the high watermark."""
         config = {"bootstrap.servers": self.bootstrap, "group.id": unique_topic("g"), "enable.auto.commit": False}
-        consumer = Consumer(config)
+        consumer = Consumer(config, logger=LOG)
         try:
             ends = {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=30) for p in range(partitions)}
             wanted = sum(high - low for low, high in ends.values())
