@@ -7,6 +7,7 @@ import json
 import time
 from typing import Any
 
+import pytest
 from pyspark.sql import DataFrame, SparkSession
 
 from tests.spark.helpers import Kafka, Record, unique_topic
@@ -107,3 +108,13 @@ def test_min_partitions_splits_ranges_without_losing_or_repeating(spark: SparkSe
     got = _values(frame)
     assert len(got) == len(set(got)) == 40
     assert [(p, o) for p, o, _ in got] == [(p, o) for p in range(2) for o in range(20)]
+
+
+def test_a_starting_timestamp_after_every_record_reads_nothing_or_fails(spark: SparkSession, kafka: Kafka) -> None:
+    topic = kafka.create_topic(unique_topic(), partitions=2)
+    base = _timestamped(topic, kafka)
+    later = json.dumps({topic: {"0": base + 10_000, "1": base + 3000}})
+    frame = _read(spark, kafka, topic, startingOffsetsByTimestamp=later, startingOffsetsByTimestampStrategy="latest")
+    assert sorted(bytes(r.value) for r in frame.collect()) == [b"1-3"]
+    with pytest.raises(Exception, match="No offset matched"):
+        _read(spark, kafka, topic, startingOffsetsByTimestamp=later).collect()

@@ -11,6 +11,7 @@ from pyspark.sql import SparkSession
 
 from odradek.cli.main import main
 from odradek.pipeline.loader import LoadRequest, check, load, read_committed
+from odradek.pipeline.manifest import OutputDirectory
 from odradek.pipeline.offsets import BrokerQueryError
 from tests.spark.committed import Row, committed_rows
 from tests.spark.helpers import Kafka, Record, unique_topic
@@ -35,7 +36,7 @@ def test_loads_only_what_is_new_and_every_record_exactly_once(
     kafka.produce_values(a, 2, 6, start=10)
     second = load(spark, request)
     assert {(r.partition, r.start, r.end) for r in second.ranges} == {(0, 5, 8), (1, 5, 8)}
-    assert committed_rows(request.output) == topic_rows(kafka, a, 2) + topic_rows(kafka, b, 1)
+    assert committed_rows(request.output) == sorted(topic_rows(kafka, a, 2) + topic_rows(kafka, b, 1))
     assert all(name.startswith(f"{second.run}/topic={a}/date=") for name in second.files)
 
     frame = read_committed(spark, request.output)
@@ -114,3 +115,21 @@ def test_cli_names_an_unknown_topic(capsys: pytest.CaptureFixture[str], kafka: K
     assert code == 2
     assert "topic 'missing-one' does not exist" in err
     assert not out.exists()
+
+
+def test_records_deleted_before_a_run_fail_it_or_are_skipped(spark: SparkSession, kafka: Kafka, tmp_path: Path) -> None:
+    topic = kafka.create_topic(unique_topic(), partitions=1)
+    kafka.produce_values(topic, 1, 5)
+    strict = LoadRequest(kafka.bootstrap, tmp_path / "out", topics=(topic,))
+    load(spark, strict)
+    kafka.produce_values(topic, 1, 10, start=5)
+    kafka.delete_records_before(topic, 0, 8)
+    with pytest.raises(Exception, match="Some data may have been lost"):
+        load(spark, strict)
+    assert [m.sequence for m in OutputDirectory(strict.output).manifests()] == [1]
+    result = load(spark, LoadRequest(kafka.bootstrap, strict.output, topics=(topic,), fail_on_data_loss=False))
+    assert [(r.start, r.end) for r in result.ranges] == [(5, 15)]
+    assert [o for _, _, o, _, _ in committed_rows(strict.output)] == [*range(5), *range(8, 15)]
+    assert sorted(p.name for p in strict.output.glob("run=*")) == [
+        m.run for m in OutputDirectory(strict.output).manifests()
+    ]
