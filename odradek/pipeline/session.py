@@ -47,6 +47,7 @@ def build_session(
         "spark.jars": ",".join(str(jar) for jar in jars),
         "spark.sql.session.timeZone": "UTC",
         "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
     }
     if master.startswith("local"):
         settings["spark.driver.host"] = "127.0.0.1"

@@ -62,7 +62,13 @@ def test_a_load_killed_at_any_step_and_run_again_neither_loses_nor_repeats(kafka
     topics = [kafka.create_topic(unique_topic("crash"), partitions=2) for _ in range(2)]
     output = tmp_path / "out"
     argv = ["--bootstrap-server", kafka.bootstrap, "--output", str(output), "--master", "local[2]"]
-    argv += ["--conf", "spark.sql.shuffle.partitions=2"]
+    # C1 only: these JVMs live seconds, and six of them start on two cores.
+    argv += [
+        "--conf",
+        "spark.sql.shuffle.partitions=2",
+        "--conf",
+        "spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1",
+    ]
     for topic in topics:
         argv += ["--topic", topic]
     produced = 0
