@@ -3,10 +3,14 @@
 Spark's start-up (a JVM, about 15 s on two cores) is paid once. The broker is ``python -m odradek run``
 (real clock: Spark's consumers long-poll). Without java or mvn every test here is skipped with a reason
 that says so; with both, the connector jars are resolved from Maven Central into the user's cache.
+
+``ODRADEK_SPARK_TEST_BOOTSTRAP=HOST:PORT`` runs the same tests against a broker already running there
+(Apache Kafka, to tell a difference in odradek from a difference in Spark) instead of starting one.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -52,15 +56,19 @@ def spark(connector_jars: list[Path]) -> Iterator[SparkSession]:
 
 
 @pytest.fixture(scope="session")
-def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerProcess]:
+def bootstrap(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    external = os.environ.get("ODRADEK_SPARK_TEST_BOOTSTRAP")
+    if external:
+        yield external
+        return
     proc = BrokerProcess(tmp_path_factory.mktemp("spark-broker-data"))
     proc.start()
-    yield proc
+    yield proc.bootstrap
     proc.stop()
 
 
 @pytest.fixture(scope="session")
-def kafka(broker: BrokerProcess) -> Iterator[Kafka]:
-    client = Kafka(broker.bootstrap)
+def kafka(bootstrap: str) -> Iterator[Kafka]:
+    client = Kafka(bootstrap)
     yield client
     client.close()
