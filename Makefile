@@ -21,6 +21,14 @@ $(BENCH_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test,bench]'
 	touch $(BENCH_STAMP)
 
+# PySpark and pyarrow for tests/spark and `odradek spark-load` (Spark's Kafka connector jars come from
+# Maven Central through mvn at run time, into ~/.cache/odradek/spark-<version>).
+SPARK_STAMP := $(VENV)/.spark-installed
+
+$(SPARK_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[test,spark]'
+	touch $(SPARK_STAMP)
+
 run: $(STAMP)
 	$(BIN)/python -m odradek run --host 127.0.0.1 --port 9092 --data-dir $(DATA_DIR)
 
@@ -28,12 +36,15 @@ lint: $(STAMP)
 	$(BIN)/ruff check odradek tests benchmarks
 	$(BIN)/ruff format --check odradek tests benchmarks
 
-typecheck: $(STAMP)
+typecheck: $(STAMP) $(SPARK_STAMP)
 	$(BIN)/mypy
 
 # pytest exits 5 when it collects nothing: that is a failure here, never a silent pass.
-test: $(STAMP) lint typecheck
-	$(BIN)/python -m pytest -q -p no:cacheprovider tests
+# tests/spark runs as its own step after the rest: one JVM and one SparkSession for all of it
+# (its tests skip, loudly, where java or mvn is missing).
+test: $(STAMP) $(SPARK_STAMP) lint typecheck
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests --ignore=tests/spark
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/spark
 
 # The matrix needs java+mvn, go, node (all on the project's machines) and kcat (a Debian package).
 # A missing toolchain skips its column with a loud line; it never fails the run by itself.

@@ -19,6 +19,7 @@ from typing import Any
 from odradek.broker import Broker
 from odradek.cli.commands import dispatch, register_commands
 from odradek.config import ConfigError, load_config
+from odradek.pipeline import cli as spark_load
 
 __all__ = ["main"]
 
@@ -42,6 +43,7 @@ def _parser() -> argparse.ArgumentParser:
         help="a broker config, e.g. num.partitions=3",
     )
     register_commands(commands)
+    spark_load.register(commands)
     return parser
 
 
@@ -65,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else 2
     if getattr(args, "handler", None) is not None:
         return dispatch(args)
+    if args.command == spark_load.COMMAND:
+        return spark_load.run(args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     overrides = list(args.override)
     if args.host is not None:
