@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import procs
-from harness.kafka import _cluster_id, _complete, _download, _libs
+from harness.kafka import _LOG4J2, _cluster_id, _complete, _download, _libs
 from harness.net import HOST, BrokerStartError, free_port, wait_ready
 
 from odradek.emulation import Mode
@@ -36,16 +36,6 @@ from odradek.emulation import Mode
 START_TIMEOUT_S = 180.0
 BROKER_JVM = ("-Xmx512m", "-XX:+UseG1GC", "-Djava.awt.headless=true")
 ZOOKEEPER_JVM = ("-Xmx128m", "-Djava.awt.headless=true")
-
-_LOG4J2 = """\
-status = warn
-appender.out.type = Console
-appender.out.name = STDOUT
-appender.out.layout.type = PatternLayout
-appender.out.layout.pattern = [%d] %p %m (%c)%n
-rootLogger.level = INFO
-rootLogger.appenderRef.out.ref = STDOUT
-"""
 
 
 @dataclass(frozen=True, slots=True)
