@@ -30,9 +30,9 @@ data directory and applied to every topic without its own override at once.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from enum import IntEnum
-from typing import Any
+from typing import cast
 
 from odradek.cluster.topics import TopicError, validate_topic_name
 from odradek.config import (
@@ -53,11 +53,17 @@ from odradek.handlers.registry import registry
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.configs import (
     AlterConfigsRequest,
+    AlterConfigsRequestValue,
     AlterConfigsResponse,
+    AlterConfigsResponseValue,
     DescribeConfigsRequest,
+    DescribeConfigsRequestValue,
     DescribeConfigsResponse,
+    DescribeConfigsResponseValue,
     IncrementalAlterConfigsRequest,
+    IncrementalAlterConfigsRequestValue,
     IncrementalAlterConfigsResponse,
+    IncrementalAlterConfigsResponseValue,
 )
 
 
@@ -82,7 +88,7 @@ _Entry = _Result.DescribeConfigsResourceResult
 _Synonym = _Entry.DescribeConfigsSynonym
 
 
-def _describe_error(request: Any, code: ErrorCode) -> Any:
+def _describe_error(request: DescribeConfigsRequestValue, code: ErrorCode) -> DescribeConfigsResponseValue:
     return DescribeConfigsResponse(
         results=[
             _Result(
@@ -97,7 +103,9 @@ def _describe_error(request: Any, code: ErrorCode) -> Any:
     )
 
 
-def _entry(config: DescribedConfig, include_synonyms: bool) -> Any:
+def _entry(
+    config: DescribedConfig, include_synonyms: bool
+) -> DescribeConfigsResponseValue.DescribeConfigsResult.DescribeConfigsResourceResult:
     synonyms = [_Synonym(name=s.name, value=s.value, source=s.source) for s in config.synonyms]
     return _Entry(
         name=config.name,
@@ -127,7 +135,9 @@ def _broker_id(ctx: RequestContext, name: str, *, allow_empty: bool) -> None:
         raise _Refused(ErrorCode.INVALID_REQUEST, f"Unexpected broker id, expected {expected}, but received {name}")
 
 
-def _describe_one(ctx: RequestContext, resource: Any, include_synonyms: bool) -> list[Any]:
+def _describe_one(
+    ctx: RequestContext, resource: DescribeConfigsRequestValue.DescribeConfigsResource, include_synonyms: bool
+) -> list[DescribeConfigsResponseValue.DescribeConfigsResult.DescribeConfigsResourceResult]:
     kind, name = resource.resource_type, resource.resource_name
     keys = list(resource.configuration_keys) if resource.configuration_keys else None
     broker = ctx.cluster
@@ -158,7 +168,7 @@ def _type_name(kind: int) -> str:
 
 
 @registry.api(DescribeConfigsRequest, DescribeConfigsResponse, "1-4", _describe_error)
-async def describe_configs(ctx: RequestContext, request: Any) -> Any:
+async def describe_configs(ctx: RequestContext, request: DescribeConfigsRequestValue) -> DescribeConfigsResponseValue:
     results = []
     for resource in request.resources:
         # Kafka 4.3.1 answers an empty message, not null, unless it has words for the error.
@@ -205,11 +215,26 @@ def _check_alterable(kind: int, keys: list[str]) -> None:
         raise _Refused(ErrorCode.INVALID_REQUEST, f"Unexpected resource type {_type_name(kind)}")
 
 
-def _check_broker_resource(ctx: RequestContext, name: str, configs: list[Any], *, incremental: bool) -> bool:
+_BrokerResource = (
+    AlterConfigsRequestValue.AlterConfigsResource | IncrementalAlterConfigsRequestValue.AlterConfigsResource
+)
+"""A BROKER resource of AlterConfigs or of IncrementalAlterConfigs (whose configs carry an operation)."""
+_IncrementalConfig = IncrementalAlterConfigsRequestValue.AlterConfigsResource.AlterableConfig
+
+
+def _check_broker_resource(
+    ctx: RequestContext,
+    name: str,
+    configs: Sequence[AlterConfigsRequestValue.AlterConfigsResource.AlterableConfig | _IncrementalConfig],
+) -> bool:
     """Kafka's first checks of a BROKER alteration; return whether it is per-broker."""
     if len({c.name for c in configs}) != len(configs):
         raise _Refused(ErrorCode.INVALID_REQUEST, "Error due to duplicate config keys")
-    nulls = [c.name for c in configs if c.value is None and not (incremental and c.config_operation == OpType.DELETE)]
+    nulls = [
+        c.name
+        for c in configs
+        if c.value is None and not (isinstance(c, _IncrementalConfig) and c.config_operation == OpType.DELETE)
+    ]
     if nulls:
         raise _Refused(ErrorCode.INVALID_REQUEST, f"Null value not supported for : {', '.join(nulls)}")
     if not name:
@@ -224,22 +249,21 @@ def _check_broker_resource(ctx: RequestContext, name: str, configs: list[Any], *
     return True
 
 
-def _alter_broker(ctx: RequestContext, resource: Any, validate_only: bool, *, incremental: bool) -> None:
+def _alter_broker(ctx: RequestContext, resource: _BrokerResource, validate_only: bool) -> None:
     """Validate a BROKER resource's change, then persist and apply it unless ``validate_only``."""
-    configs = list(resource.configs)
-    per_broker = _check_broker_resource(ctx, resource.resource_name, configs, incremental=incremental)
+    per_broker = _check_broker_resource(ctx, resource.resource_name, resource.configs)
     broker = ctx.cluster
     try:
-        if incremental:
-            for change in configs:
+        if isinstance(resource, IncrementalAlterConfigsRequestValue.AlterConfigsResource):
+            for change in resource.configs:
                 if change.config_operation not in tuple(OpType):
                     raise _Refused(ErrorCode.INVALID_REQUEST, f"Unknown operations type {change.config_operation}")
             config = broker.config
             current = config.dynamic_broker_configs if per_broker else config.dynamic_default_configs
-            changes = [(c.name, c.config_operation, c.value) for c in configs]
+            changes = [(c.name, c.config_operation, c.value) for c in resource.configs]
             props = {name: value or "" for name, value in apply_incremental(current, changes, Scope.BROKER).items()}
         else:
-            props = {c.name: c.value for c in configs}
+            props = {c.name: cast(str, c.value) for c in resource.configs}  # nulls were refused above
         validate_layer(broker.config, props, per_broker=per_broker)
     except DynamicConfigError as exc:
         code = ErrorCode.INVALID_CONFIG if exc.invalid_config else ErrorCode.INVALID_REQUEST
@@ -251,7 +275,7 @@ def _alter_broker(ctx: RequestContext, resource: Any, validate_only: bool, *, in
 _AlterResponse = AlterConfigsResponse.AlterConfigsResourceResponse
 
 
-def _alter_error(request: Any, code: ErrorCode) -> Any:
+def _alter_error(request: AlterConfigsRequestValue, code: ErrorCode) -> AlterConfigsResponseValue:
     return AlterConfigsResponse(
         responses=[
             _AlterResponse(
@@ -263,13 +287,13 @@ def _alter_error(request: Any, code: ErrorCode) -> Any:
 
 
 @registry.api(AlterConfigsRequest, AlterConfigsResponse, "0-2", _alter_error)
-async def alter_configs(ctx: RequestContext, request: Any) -> Any:
+async def alter_configs(ctx: RequestContext, request: AlterConfigsRequestValue) -> AlterConfigsResponseValue:
     responses = []
     for resource in request.resources:
         code, message = ErrorCode.NONE, None
         try:
             if resource.resource_type == ResourceType.BROKER:
-                _alter_broker(ctx, resource, request.validate_only, incremental=False)
+                _alter_broker(ctx, resource, request.validate_only)
             else:
                 _check_alterable(resource.resource_type, [c.name for c in resource.configs])
                 configs = {c.name: c.value for c in resource.configs}
@@ -298,7 +322,9 @@ def _incremental_topic(current: Mapping[str, str], changes: list[tuple[str, int,
 _IncrementalResponse = IncrementalAlterConfigsResponse.AlterConfigsResourceResponse
 
 
-def _incremental_error(request: Any, code: ErrorCode) -> Any:
+def _incremental_error(
+    request: IncrementalAlterConfigsRequestValue, code: ErrorCode
+) -> IncrementalAlterConfigsResponseValue:
     return IncrementalAlterConfigsResponse(
         responses=[
             _IncrementalResponse(
@@ -310,13 +336,15 @@ def _incremental_error(request: Any, code: ErrorCode) -> Any:
 
 
 @registry.api(IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, "0-1", _incremental_error)
-async def incremental_alter_configs(ctx: RequestContext, request: Any) -> Any:
+async def incremental_alter_configs(
+    ctx: RequestContext, request: IncrementalAlterConfigsRequestValue
+) -> IncrementalAlterConfigsResponseValue:
     responses = []
     for resource in request.resources:
         code, message = ErrorCode.NONE, None
         try:
             if resource.resource_type == ResourceType.BROKER:
-                _alter_broker(ctx, resource, request.validate_only, incremental=True)
+                _alter_broker(ctx, resource, request.validate_only)
             else:
                 _check_alterable(resource.resource_type, [c.name for c in resource.configs])
                 info = ctx.topics.get(resource.resource_name)

@@ -14,18 +14,21 @@ as Kafka does.  ``timeout_ms`` is moot on one replica.
 
 from __future__ import annotations
 
-from typing import Any
-
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
 from odradek.wire.errors import ErrorCode
-from odradek.wire.messages.offsets import DeleteRecordsRequest, DeleteRecordsResponse
+from odradek.wire.messages.offsets import (
+    DeleteRecordsRequest,
+    DeleteRecordsRequestValue,
+    DeleteRecordsResponse,
+    DeleteRecordsResponseValue,
+)
 
 _TopicResult = DeleteRecordsResponse.DeleteRecordsTopicResult
 _PartitionResult = _TopicResult.DeleteRecordsPartitionResult
 
 
-def _error(request: Any, code: ErrorCode) -> Any:
+def _error(request: DeleteRecordsRequestValue, code: ErrorCode) -> DeleteRecordsResponseValue:
     return DeleteRecordsResponse(
         topics=[
             _TopicResult(
@@ -41,7 +44,7 @@ def _error(request: Any, code: ErrorCode) -> Any:
 
 
 @registry.api(DeleteRecordsRequest, DeleteRecordsResponse, "0-2", _error)
-async def delete_records(ctx: RequestContext, request: Any) -> Any:
+async def delete_records(ctx: RequestContext, request: DeleteRecordsRequestValue) -> DeleteRecordsResponseValue:
     topics = []
     for topic in request.topics:
         partitions = []

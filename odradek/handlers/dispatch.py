@@ -87,7 +87,7 @@ class Dispatcher:
                 return self._unsupported_api_versions(header.correlation_id)
             raise ProtocolViolation(f"{handler.request.name} version {version} is not supported")
         try:
-            request = decode_from(handler.request, version, reader)
+            request: StructValue = decode_from(handler.request, version, reader)
         except (DecodeError, ValueError) as exc:
             raise ProtocolViolation(f"unparsable {handler.request.name} v{version}: {exc}") from None
         context = RequestContext(self._services, header, connection)

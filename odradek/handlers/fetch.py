@@ -26,14 +26,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from odradek.fetch_sessions import FINAL_EPOCH, INITIAL_EPOCH, FetchSession, SessionPartition
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
 from odradek.storage.region import FileRegion
 from odradek.wire.errors import ErrorCode
-from odradek.wire.messages.fetch import FetchRequest, FetchResponse
+from odradek.wire.messages.fetch import FetchRequest, FetchRequestValue, FetchResponse, FetchResponseValue
 from odradek.wire.primitives import SPILL_BYTES
 from odradek.wire.schema import ZERO_UUID
 
@@ -54,11 +53,11 @@ class _Read:
     records: bytes | FileRegion = b""
 
 
-def _error(request: Any, code: ErrorCode) -> Any:
+def _error(request: FetchRequestValue, code: ErrorCode) -> FetchResponseValue:
     return FetchResponse(error_code=code, session_id=0)
 
 
-def _requested_partitions(ctx: RequestContext, request: Any) -> list[SessionPartition]:
+def _requested_partitions(ctx: RequestContext, request: FetchRequestValue) -> list[SessionPartition]:
     catalog = ctx.topics
     parts = []
     for topic in request.topics:
@@ -113,7 +112,7 @@ def _read_all(ctx: RequestContext, parts: list[SessionPartition], max_bytes: int
     return results
 
 
-def _resolve_session(ctx: RequestContext, request: Any) -> tuple[FetchSession | None, ErrorCode, bool]:
+def _resolve_session(ctx: RequestContext, request: FetchRequestValue) -> tuple[FetchSession | None, ErrorCode, bool]:
     """(session or None for sessionless, top-level error, whether the response is full)."""
     cache = ctx.fetch_sessions
     if ctx.version < 7:
@@ -138,7 +137,7 @@ def _resolve_session(ctx: RequestContext, request: Any) -> tuple[FetchSession | 
 
 
 @registry.api(FetchRequest, FetchResponse, "4-18", _error)
-async def fetch(ctx: RequestContext, request: Any) -> Any:
+async def fetch(ctx: RequestContext, request: FetchRequestValue) -> FetchResponseValue:
     session, error, full = _resolve_session(ctx, request)
     if error != ErrorCode.NONE:
         return FetchResponse(error_code=error, session_id=0, responses=[])
@@ -173,17 +172,19 @@ async def fetch(ctx: RequestContext, request: Any) -> Any:
     )
 
 
-def _forgotten_name(ctx: RequestContext, forgotten: Any) -> str:
+def _forgotten_name(ctx: RequestContext, forgotten: FetchRequestValue.ForgottenTopic) -> str:
     if ctx.version >= 13:
         info = ctx.topics.by_id(forgotten.topic_id)
         return info.name if info is not None else ""
-    return str(forgotten.topic)
+    return forgotten.topic
 
 
 _UNREAD = (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.UNKNOWN_TOPIC_ID)
 
 
-def _aborted(error: ErrorCode, committed: bool) -> list[Any] | None:
+def _aborted(
+    error: ErrorCode, committed: bool
+) -> list[FetchResponseValue.FetchableTopicResponse.PartitionData.AbortedTransaction] | None:
     """Kafka's aborted-transactions field: an empty list for a partition refused before any read
     (unknown topic or partition) and for read_committed reads, null for read_uncommitted reads
     and failed reads (checked against Kafka 4.3.1 with compat-tests/probes)."""
@@ -192,8 +193,10 @@ def _aborted(error: ErrorCode, committed: bool) -> list[Any] | None:
     return [] if committed and error == ErrorCode.NONE else None
 
 
-def _respond(ctx: RequestContext, results: list[_Read], full: bool, committed: bool) -> list[Any]:
-    topics: dict[tuple[str, bytes], list[Any]] = {}
+def _respond(
+    ctx: RequestContext, results: list[_Read], full: bool, committed: bool
+) -> list[FetchResponseValue.FetchableTopicResponse]:
+    topics: dict[tuple[str, bytes], list[FetchResponseValue.FetchableTopicResponse.PartitionData]] = {}
     for r in results:
         part = r.part
         unchanged = not part.changed(r.high_watermark, r.last_stable_offset, r.log_start_offset)

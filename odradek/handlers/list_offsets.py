@@ -12,18 +12,21 @@ ours -> UNKNOWN_LEADER_EPOCH.  The lookups and the leader epoch are the partitio
 
 from __future__ import annotations
 
-from typing import Any
-
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
 from odradek.wire.errors import ErrorCode
-from odradek.wire.messages.list_offsets import ListOffsetsRequest, ListOffsetsResponse
+from odradek.wire.messages.list_offsets import (
+    ListOffsetsRequest,
+    ListOffsetsRequestValue,
+    ListOffsetsResponse,
+    ListOffsetsResponseValue,
+)
 
 _TopicResponse = ListOffsetsResponse.ListOffsetsTopicResponse
 _PartitionResponse = _TopicResponse.ListOffsetsPartitionResponse
 
 
-def _error(request: Any, code: ErrorCode) -> Any:
+def _error(request: ListOffsetsRequestValue, code: ErrorCode) -> ListOffsetsResponseValue:
     return ListOffsetsResponse(
         topics=[
             _TopicResponse(
@@ -37,7 +40,9 @@ def _error(request: Any, code: ErrorCode) -> Any:
     )
 
 
-def _lookup(ctx: RequestContext, topic: str, partition: Any) -> Any:
+def _lookup(
+    ctx: RequestContext, topic: str, partition: ListOffsetsRequestValue.ListOffsetsTopic.ListOffsetsPartition
+) -> ListOffsetsResponseValue.ListOffsetsTopicResponse.ListOffsetsPartitionResponse:
     index = partition.partition_index
     found = ctx.partitions.list_offset(topic, index, partition.timestamp, partition.current_leader_epoch)
     if found.error != ErrorCode.NONE:
@@ -52,7 +57,7 @@ def _lookup(ctx: RequestContext, topic: str, partition: Any) -> Any:
 
 
 @registry.api(ListOffsetsRequest, ListOffsetsResponse, "1-11", _error)
-async def list_offsets(ctx: RequestContext, request: Any) -> Any:
+async def list_offsets(ctx: RequestContext, request: ListOffsetsRequestValue) -> ListOffsetsResponseValue:
     return ListOffsetsResponse(
         topics=[
             _TopicResponse(name=t.name, partitions=[_lookup(ctx, t.name, p) for p in t.partitions])

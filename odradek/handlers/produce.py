@@ -14,19 +14,22 @@ Not implemented yet: transactions.
 
 from __future__ import annotations
 
-from typing import Any
-
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
 from odradek.partition.results import AppendResult
 from odradek.wire.errors import ErrorCode
-from odradek.wire.messages.produce import ProduceRequest, ProduceResponse
+from odradek.wire.messages.produce import (
+    ProduceRequest,
+    ProduceRequestValue,
+    ProduceResponse,
+    ProduceResponseValue,
+)
 
 _TopicResponse = ProduceResponse.TopicProduceResponse
 _PartitionResponse = _TopicResponse.PartitionProduceResponse
 
 
-def _error(request: Any, code: ErrorCode) -> Any:
+def _error(request: ProduceRequestValue, code: ErrorCode) -> ProduceResponseValue:
     return ProduceResponse(
         responses=[
             _TopicResponse(
@@ -39,7 +42,7 @@ def _error(request: Any, code: ErrorCode) -> Any:
     )
 
 
-def _answer(index: int, result: AppendResult) -> Any:
+def _answer(index: int, result: AppendResult) -> ProduceResponseValue.TopicProduceResponse.PartitionProduceResponse:
     if result.error is ErrorCode.NONE:
         return _PartitionResponse(
             index=index,
@@ -63,11 +66,11 @@ def _answer(index: int, result: AppendResult) -> Any:
 
 
 @registry.api(ProduceRequest, ProduceResponse, "0-13", _error)
-async def produce(ctx: RequestContext, request: Any) -> Any:
+async def produce(ctx: RequestContext, request: ProduceRequestValue) -> ProduceResponseValue | None:
     responses = []
     acks_valid = request.acks in (-1, 0, 1)
     for topic_data in request.topic_data:
-        name = topic_data.name
+        name: str | None = topic_data.name
         if ctx.version >= 13:
             by_id = ctx.topics.by_id(topic_data.topic_id)
             name = by_id.name if by_id is not None else None
@@ -80,8 +83,11 @@ async def produce(ctx: RequestContext, request: Any) -> Any:
             elif name is None:
                 result = AppendResult(ErrorCode.UNKNOWN_TOPIC_ID)
             else:
+                records = data.records
+                # The codec decodes a record set as a zero-copy view of the request frame.
+                assert records is None or isinstance(records, memoryview), "a decoded record set is a memoryview"
                 now_ms = ctx.clock.time_ms()
-                result = ctx.partitions.append(name, data.index, data.records, ctx.version, now_ms)
+                result = ctx.partitions.append(name, data.index, records, ctx.version, now_ms)
             partitions.append(_answer(data.index, result))
         responses.append(
             _TopicResponse(name=topic_data.name, topic_id=topic_data.topic_id, partition_responses=partitions)

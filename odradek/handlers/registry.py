@@ -9,7 +9,8 @@ registered range lies inside the request schema's valid versions.
 ProduceResponseValue | None`` registers with ``ProduceRequest``/``ProduceResponse`` (typed
 ``Message[ProduceRequestValue]``/``Message[ProduceResponseValue]`` by their stubs), and mypy
 checks that handler, error responder and schemas agree.  The registry itself holds handlers of
-every API, so what it stores is typed ``Any``.
+every API, so what it stores takes an ``Any`` request (a handler of one API takes no other
+value) and answers some `StructValue`.
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ Resp = TypeVar("Resp", bound=StructValue)
 
 Handler = Callable[["RequestContext", Req], Awaitable[Resp | None]]
 """A handler of one API: its request value in, its response value (or None: no answer) out."""
-HandlerFn = Handler[Any, Any]
-ErrorResponder = Callable[[Any, ErrorCode], Any]
+HandlerFn = Handler[Any, StructValue]
+ErrorResponder = Callable[[Any, ErrorCode], StructValue]
 
 
 @dataclass(frozen=True, slots=True)
