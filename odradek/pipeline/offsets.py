@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from confluent_kafka import KafkaException, TopicPartition
-from confluent_kafka.admin import AdminClient, OffsetSpec  # type: ignore[attr-defined]  # re-exported, untyped
+from confluent_kafka.admin import AdminClient, OffsetSpec
 
 __all__ = ["BrokerQueryError", "OffsetBounds", "offset_bounds", "resolve_topics"]
 
