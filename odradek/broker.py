@@ -19,6 +19,7 @@ from collections.abc import Generator, Mapping
 from pathlib import Path
 
 from odradek.clock import Clock, SystemClock
+from odradek.cluster.features import KAFKA_4_4, FeatureLevels
 from odradek.cluster.meta_properties import read_or_create_meta
 from odradek.cluster.topics import TopicCatalog, TopicInfo
 from odradek.config import BrokerConfig, log_config_for, with_layer
@@ -91,6 +92,10 @@ class _ClusterInfo:
     def config(self) -> BrokerConfig:
         return self._broker.config
 
+    @property
+    def features(self) -> FeatureLevels:
+        return self._broker.features
+
     def set_dynamic_configs(self, props: Mapping[str, str], *, per_broker: bool) -> None:
         self._broker.set_dynamic_configs(props, per_broker=per_broker)
 
@@ -100,6 +105,9 @@ class Broker:
 
     def __init__(self, config: BrokerConfig, clock: Clock | None = None, fs: FileSystem | None = None) -> None:
         self.config = config
+        #: The cluster's feature versions (ApiVersions v3+); a test may finalize other levels
+        #: before `start`.
+        self.features: FeatureLevels = KAFKA_4_4
         self.clock: Clock = clock or SystemClock()
         #: Every timer of the broker runs here: on a `ManualClock`, only when the test advances it.
         self.scheduler = Scheduler(self.clock)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from odradek.clock import Clock
+from odradek.cluster.features import FeatureLevels
 from odradek.cluster.topics import TopicInfo
 from odradek.config import BrokerConfig
 from odradek.coordinator.coordinator import CommitPartition, GroupCoordinator
@@ -124,6 +125,11 @@ class ClusterView(Protocol):
     @property
     def config(self) -> BrokerConfig:
         """The broker config with its dynamic layers (a new object after every change)."""
+        ...
+
+    @property
+    def features(self) -> FeatureLevels:
+        """The supported feature ranges and finalized levels (a new object after every change)."""
         ...
 
     def set_dynamic_configs(self, props: Mapping[str, str], *, per_broker: bool) -> None: ...
