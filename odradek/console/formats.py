@@ -1,6 +1,7 @@
 """How the message browser shows a key, a value or a header: as text, as JSON or as hex.
 
-- ``text``: UTF-8, with bytes that are not UTF-8 shown as ``\\xNN`` escapes;
+- ``text``: UTF-8, with bytes that are not UTF-8 and control characters other than newline and tab
+  shown as ``\\xNN`` escapes;
 - ``json``: pretty-printed when the bytes parse as JSON, else the text with a note saying so;
 - ``hex``: 16 bytes a line, offset, hex and printable ASCII, like ``hexdump -C``.
 
@@ -25,8 +26,11 @@ class Shown:
     note: str | None = None
 
 
+_CONTROLS = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F] if chr(c) not in "\n\t"}
+
+
 def _text(data: bytes) -> str:
-    return data.decode("utf-8", errors="backslashreplace")
+    return data.decode("utf-8", errors="backslashreplace").translate(_CONTROLS)
 
 
 def _hex(data: bytes) -> str:
