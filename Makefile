@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DATA_DIR ?= ./data
 
-.PHONY: run test lint typecheck compat compat-deps probes bench clean
+.PHONY: run test lint typecheck browser-deps compat compat-deps probes bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,10 +39,18 @@ lint: $(STAMP)
 typecheck: $(STAMP) $(SPARK_STAMP)
 	$(BIN)/mypy
 
+# The console's browser tests drive Debian's Chromium (never a browser build Playwright downloads).
+# Where it cannot be installed they skip, naming the reason in pytest's summary.
+CHROMIUM := /usr/bin/chromium
+
+browser-deps:
+	@test -x $(CHROMIUM) || (apt-get update -qq && apt-get install -y -qq chromium) >/dev/null 2>&1 \
+		|| echo "!!! chromium could not be installed: the browser tests of tests/console will be skipped"
+
 # pytest exits 5 when it collects nothing: that is a failure here, never a silent pass.
 # tests/spark runs as its own step after the rest: one JVM and one SparkSession for all of it
 # (its tests skip, loudly, where java or mvn is missing).
-test: $(STAMP) $(SPARK_STAMP) lint typecheck
+test: $(STAMP) $(SPARK_STAMP) lint typecheck browser-deps
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests --ignore=tests/spark
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/spark
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import signal
 from typing import Any
 
@@ -100,5 +101,6 @@ def _console(args: argparse.Namespace) -> int:
     try:
         asyncio.run(_serve(args, listen))
     except OSError as exc:
-        raise CommandError(f"cannot listen on {args.listen}: {exc.strerror or exc}") from None
+        reason = os.strerror(exc.errno) if exc.errno else str(exc)
+        raise CommandError(f"cannot listen on {args.listen}: {reason}") from None
     return 0

@@ -20,8 +20,9 @@ __all__ = ["LagHistory", "LagSample", "lag_chart"]
 
 TP = tuple[str, int]
 
-_WIDTH, _HEIGHT = 720, 240
-_LEFT, _RIGHT, _TOP, _BOTTOM = 56, 160, 16, 28
+_WIDTH, _HEIGHT = 860, 240
+_LEFT, _RIGHT, _TOP, _BOTTOM = 56, 260, 16, 28
+_LABEL = 30
 _COLOURS = ("#2563eb", "#dc2626", "#16a34a", "#d97706", "#7c3aed", "#0891b2", "#db2777", "#4b5563")
 _MAX_LINES = len(_COLOURS)
 
@@ -58,6 +59,11 @@ class LagHistory:
 
 def _clock(time_ms: int) -> str:
     return datetime.fromtimestamp(time_ms / 1000, UTC).strftime("%H:%M:%S")
+
+
+def _short(label: str) -> str:
+    """A legend label that fits: long topic names keep their end (the partition number)."""
+    return label if len(label) <= _LABEL else "…" + label[-(_LABEL - 1) :]
 
 
 def lag_chart(samples: list[LagSample], title: str) -> Markup:
@@ -109,7 +115,8 @@ def lag_chart(samples: list[LagSample], title: str) -> Markup:
         legend_y = _TOP + 14 * index + 8
         parts.append(
             f'<rect x="{_WIDTH - _RIGHT + 12}" y="{legend_y - 8}" width="10" height="10" fill="{colour}"/>'
-            f'<text x="{_WIDTH - _RIGHT + 28}" y="{legend_y + 1}" font-size="11">{escape(label)}: {values[-1]}</text>'
+            f'<text x="{_WIDTH - _RIGHT + 28}" y="{legend_y + 1}" font-size="11">{escape(_short(label))}: {values[-1]}'
+            f"<title>{escape(label)}</title></text>"
         )
     parts.append("</svg>")
     return Markup("".join(parts))

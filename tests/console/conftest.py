@@ -101,27 +101,30 @@ def _records(partition: int) -> list[tuple[bytes | None, bytes]]:
     return rows
 
 
-def _build_scene(bootstrap: str) -> Scene:
-    suffix = uuid.uuid4().hex[:8]
-    scene = Scene(bootstrap, f"orders-{suffix}", f"billing-{suffix}", f"idle-{suffix}")
+def create_topic(bootstrap: str, topic: str, partitions: int) -> None:
     admin = AdminClient({"bootstrap.servers": bootstrap})
-    futures = admin.create_topics([NewTopic(scene.topic, 2, 1), NewTopic(scene.idle_topic, 1, 1)])
-    for future in futures.values():
+    for future in admin.create_topics([NewTopic(topic, partitions, 1)]).values():
         future.result(30)
+
+
+def lagging_group(bootstrap: str, topic: str, group: str) -> None:
+    """Create ``topic`` (two partitions of `_records`) and commit ``group`` at
+    `CONSUMED_PER_PARTITION` in each partition, so the group lags by the rest."""
+    create_topic(bootstrap, topic, 2)
     producer = Producer({"bootstrap.servers": bootstrap, "acks": "all"})
     for partition in (0, 1):
         for key, value in _records(partition):
-            producer.produce(scene.topic, value, key, partition=partition, headers=[("source", b"tests")])
+            producer.produce(topic, value, key, partition=partition, headers=[("source", b"tests")])
     assert producer.flush(30) == 0
     consumer = Consumer(
         {
             "bootstrap.servers": bootstrap,
-            "group.id": scene.group,
+            "group.id": group,
             "auto.offset.reset": "earliest",
             "enable.auto.commit": False,
         }
     )
-    consumer.subscribe([scene.topic])
+    consumer.subscribe([topic])
     read = {0: 0, 1: 0}
     while sum(read.values()) < 2 * CONSUMED_PER_PARTITION:
         message = consumer.poll(1.0)
@@ -133,6 +136,13 @@ def _build_scene(bootstrap: str) -> Scene:
             read[partition] += 1
             consumer.commit(message, asynchronous=False)
     consumer.close()
+
+
+def _build_scene(bootstrap: str) -> Scene:
+    suffix = uuid.uuid4().hex[:8]
+    scene = Scene(bootstrap, f"orders-{suffix}", f"billing-{suffix}", f"idle-{suffix}")
+    lagging_group(bootstrap, scene.topic, scene.group)
+    create_topic(bootstrap, scene.idle_topic, 1)
     return scene
 
 

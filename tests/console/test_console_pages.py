@@ -90,7 +90,7 @@ def test_group_page_shows_lag_per_partition_and_a_chart(console: ConsoleProcess,
         assert time.monotonic() < deadline, "the sampler never took two samples"
         time.sleep(0.2)
     totals = re.findall(r'data-series="total".*?points="([^"]+)"', chart)
-    assert totals and f">total: {2 * lag}</text>" in chart
+    assert totals and f">total: {2 * lag}<title>total</title></text>" in chart
     assert f'data-series="{scene.topic}-0"' in chart
 
 
