@@ -29,8 +29,9 @@ $(SPARK_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test,spark]'
 	touch $(SPARK_STAMP)
 
+# RUN_ARGS adds options, e.g. RUN_ARGS="--console 127.0.0.1:8080" for the web console beside the broker.
 run: $(STAMP)
-	$(BIN)/python -m odradek run --host 127.0.0.1 --port 9092 --data-dir $(DATA_DIR)
+	$(BIN)/python -m odradek run --host 127.0.0.1 --port 9092 --data-dir $(DATA_DIR) $(RUN_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check odradek tests benchmarks
@@ -61,6 +62,12 @@ compat-deps:
 
 compat: $(STAMP) compat-deps
 	$(BIN)/python compat-tests/run.py --extras $(COMPAT_ARGS)
+
+# The odradek command line against Apache Kafka and odradek, outputs compared, and dump-log against Kafka's
+# DumpLogSegments on the same files (needs java+mvn); writes compat-tests/report/cli.{json,md}.
+.PHONY: compat-cli
+compat-cli: $(STAMP)
+	$(BIN)/python compat-tests/cli/run.py $(COMPAT_CLI_ARGS)
 
 # Exact raw requests to Apache Kafka and odradek, answers compared field by field (needs java+mvn).
 probes: $(STAMP)
