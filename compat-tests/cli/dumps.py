@@ -172,7 +172,11 @@ def compare_dumps(tools: Tools, data_dirs: dict[str, Path], log_dir: Path) -> li
             theirs = {path: kafka_snapshot_entries(lines) for path, lines in _by_file(run.stdout)}
             ours = {d["file"]: d["producers"] for d in _ours(snapshots)}
             _compare_files(result, theirs, ours)
-            result.detail = f"{len(snapshots)} files, {sum(map(len, ours.values()))} entries"
+            entries = sum(map(len, ours.values()))
+            result.detail = f"{len(snapshots)} files, {entries} producer entries"
+            if entries == 0:
+                result.status = "fail"
+                result.problems.append("no producer entry in any snapshot: nothing was compared")
         results.append(result)
 
         segments = sorted(p for p in data_dir.glob("__transaction_state-*/*.log") if p.stat().st_size > 0)

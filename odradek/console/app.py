@@ -193,7 +193,7 @@ async def messages(request: web.Request) -> web.Response:
     records = await _off_loop(view.browse, name, partition, offset, end, limit)
     if not records and note is None:
         note = f"No records at or after offset {offset} yet (the log ends at {end})."
-    partitions = (await _off_loop(view.topic, name)).partitions
+    partitions = await _off_loop(view.partition_ids, name)
     return _render(
         request,
         "messages.html",

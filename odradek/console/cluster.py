@@ -17,7 +17,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from confluent_kafka import Consumer, KafkaError, KafkaException, Message, Producer, TopicPartition
+from confluent_kafka import (
+    TIMESTAMP_LOG_APPEND_TIME,
+    Consumer,
+    KafkaError,
+    KafkaException,
+    Message,
+    Producer,
+    TopicPartition,
+)
 
 from odradek.cli.client import (
     TP,
@@ -221,6 +229,9 @@ class ClusterView:
     def topic_names(self) -> list[str]:
         return [t.name for t in self._call(self._admin.topics) if not _internal(t.name)]
 
+    def partition_ids(self, topic: str) -> list[int]:
+        return [p.partition for p in self._topic(topic).partitions]
+
     def partition_range(self, topic: str, partition: int) -> tuple[int, int]:
         """The partition's log start and end offsets; 404 for an unknown topic or partition."""
         info = self._topic(topic)
@@ -285,7 +296,7 @@ class ClusterView:
             int(message.partition() or 0),
             int(message.offset() or 0),
             int(timestamp),
-            "LogAppendTime" if kind == 2 else "CreateTime",
+            "LogAppendTime" if kind == TIMESTAMP_LOG_APPEND_TIME else "CreateTime",
             message.key(),
             message.value(),
             tuple((k, v.encode() if isinstance(v, str) else v) for k, v in pairs),

@@ -48,9 +48,9 @@ class Page:
 
 
 class ConsoleProcess:
-    def __init__(self, bootstrap: str, log_path: Path) -> None:
+    def __init__(self, bootstrap: str, log_path: Path, timeout_ms: int = 10_000) -> None:
         command = [sys.executable, "-m", "odradek", "console", "--bootstrap-server", bootstrap]
-        command += ["--listen", "127.0.0.1:0", "--sample-interval-ms", "200", "--timeout-ms", "10000"]
+        command += ["--listen", "127.0.0.1:0", "--sample-interval-ms", "200", "--timeout-ms", str(timeout_ms)]
         with open(log_path, "a") as log:
             self.process = subprocess.Popen(
                 command, stdout=subprocess.PIPE, stderr=log, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"}

@@ -7,10 +7,11 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import urllib.request
 from pathlib import Path
 
-from tests.console.conftest import CONSOLE_READY
+from tests.console.conftest import CONSOLE_READY, ConsoleProcess, Page
 from tests.integration.conftest import READY_PREFIX
 
 
@@ -81,3 +82,22 @@ def test_a_port_in_use_is_one_line_and_exit_1() -> None:
     assert run.stderr.strip().splitlines() == [
         f"odradek console: error: cannot listen on 127.0.0.1:{port}: Address already in use"
     ]
+
+
+def test_an_unreachable_cluster_is_a_502_page_and_never_blocks_other_pages(tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        dead = f"127.0.0.1:{probe.getsockname()[1]}"
+    console = ConsoleProcess(dead, tmp_path / "console.log", timeout_ms=5000)
+    try:
+        slow: list[Page] = []
+        waiting = threading.Thread(target=lambda: slow.append(console.get("/topics")))
+        waiting.start()
+        style = console.get("/static/console.css")  # answered while /topics waits for the cluster
+        assert style.status == 200 and waiting.is_alive()
+        waiting.join(timeout=60)
+        [page] = slow
+        assert page.status == 502 and f"cannot reach a broker at {dead}" in page.text
+        assert "Traceback" not in page.text
+    finally:
+        assert console.stop() == 0
