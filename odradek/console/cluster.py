@@ -13,9 +13,9 @@ error.  Its message is one readable sentence for the page.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from confluent_kafka import (
     TIMESTAMP_LOG_APPEND_TIME,
@@ -57,6 +57,9 @@ __all__ = [
 ]
 
 MAX_BROWSE = 500
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 class ConsoleError(Exception):
@@ -160,16 +163,18 @@ class ClusterView:
                 self._producer.flush(self.timeout_ms / 1000)
                 self._producer = None
 
-    def _call(self, fn: Any, *args: Any) -> Any:
+    @staticmethod
+    def _call(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """``fn(*args)`` with a client failure turned into a 502 page."""
         try:
-            return fn(*args)
+            return fn(*args, **kwargs)
         except CommandError as exc:
             raise ConsoleError(502, str(exc)) from None
 
     def overview(self) -> Overview:
-        cluster: ClusterInfo = self._call(self._admin.cluster)
-        topics: list[TopicInfo] = self._call(self._admin.topics)
-        groups: list[GroupListing] = self._call(self._admin.list_groups)
+        cluster = self._call(self._admin.cluster)
+        topics = self._call(self._admin.topics)
+        groups = self._call(self._admin.list_groups)
         visible = [t for t in topics if not _internal(t.name)]
         return Overview(
             cluster,
@@ -180,16 +185,16 @@ class ClusterView:
         )
 
     def _brokers(self) -> list[tuple[str, int]]:
-        cluster: ClusterInfo = self._call(self._admin.cluster)
+        cluster = self._call(self._admin.cluster)
         return [(b.host, b.port) for b in cluster.brokers]
 
     def _offsets(self, partitions: list[TP]) -> tuple[dict[TP, int], dict[TP, int]]:
-        start: dict[TP, int] = self._call(self._admin.list_offsets, partitions, "earliest")
-        end: dict[TP, int] = self._call(self._admin.list_offsets, partitions, "latest")
+        start = self._call(self._admin.list_offsets, partitions, "earliest")
+        end = self._call(self._admin.list_offsets, partitions, "latest")
         return start, end
 
     def topics(self) -> list[TopicSummary]:
-        topics: list[TopicInfo] = self._call(self._admin.topics)
+        topics = self._call(self._admin.topics)
         partitions = [(t.name, p.partition) for t in topics for p in t.partitions if p.error is None]
         start, end = self._offsets(partitions)
         sizes = partition_sizes(self._brokers(), self.timeout_ms / 1000)
@@ -211,7 +216,7 @@ class ClusterView:
     def _topic(self, name: str) -> TopicInfo:
         for info in self._call(self._admin.topics, name):
             if info.name == name and info.error is None:
-                return info  # type: ignore[no-any-return]
+                return info
         raise ConsoleError(404, f"There is no topic named {name!r} in this cluster.")
 
     def topic(self, name: str) -> TopicDetail:
@@ -219,7 +224,7 @@ class ClusterView:
         tps = [(name, p.partition) for p in info.partitions]
         start, end = self._offsets(tps)
         sizes = partition_sizes(self._brokers(), self.timeout_ms / 1000)
-        configs: list[ConfigInfo] = self._call(self._admin.describe_configs, "topic", name)
+        configs = self._call(self._admin.describe_configs, "topic", name)
         partitions = tuple(
             PartitionDetail(p, start.get((name, p.partition), -1), end.get((name, p.partition), -1), sizes.get(tp))
             for p, tp in zip(info.partitions, tps, strict=True)
@@ -244,7 +249,7 @@ class ClusterView:
 
     def offset_for_time(self, topic: str, partition: int, timestamp_ms: int) -> int:
         """The first offset at or after ``timestamp_ms``; -1 when every record is older."""
-        found: dict[TP, int] = self._call(self._admin.list_offsets, [(topic, partition)], timestamp_ms)
+        found = self._call(self._admin.list_offsets, [(topic, partition)], timestamp_ms)
         return found[(topic, partition)]
 
     def browse(self, topic: str, partition: int, offset: int, end: int, limit: int) -> list[BrowsedRecord]:
@@ -303,22 +308,22 @@ class ClusterView:
         )
 
     def groups(self) -> list[GroupListing]:
-        return self._call(self._admin.list_groups)  # type: ignore[no-any-return]
+        return self._call(self._admin.list_groups)
 
     def group(self, name: str) -> GroupDetail:
         listed = {g.group for g in self.groups()}
         if name not in listed:
             raise ConsoleError(404, f"There is no consumer group named {name!r} in this cluster.")
-        info: GroupInfo = self._call(self._admin.describe_group, name)
-        lag: list[PartitionLag] = self._call(self._admin.group_lag, info)
+        info = self._call(self._admin.describe_group, name)
+        lag = self._call(self._admin.group_lag, info)
         return GroupDetail(info, tuple(lag))
 
     def all_lag(self) -> dict[str, dict[TP, int]]:
         """Every group's lag per partition it has committed offsets for (the sampler's question)."""
         result: dict[str, dict[TP, int]] = {}
         for listing in self.groups():
-            committed: dict[TP, int] = self._call(self._admin.committed, listing.group)
-            end: dict[TP, int] = self._call(self._admin.list_offsets, list(committed), "latest")
+            committed = self._call(self._admin.committed, listing.group)
+            end = self._call(self._admin.list_offsets, list(committed), "latest")
             result[listing.group] = {tp: max(end[tp] - offset, 0) for tp, offset in committed.items() if tp in end}
         return result
 
