@@ -336,7 +336,11 @@ class ClusterView:
         headers: list[tuple[str, bytes]],
     ) -> Produced:
         """Write one record with acks=all and wait for its offset."""
-        self._topic(topic)
+        partitions = [p.partition for p in self._topic(topic).partitions]
+        if partition is not None and partition not in partitions:
+            raise ConsoleError(
+                400, f"Topic {topic!r} has no partition {partition} (it has {len(partitions)} partitions)."
+            )
         outcome: list[tuple[KafkaError | None, Message[Any, Any]]] = []
         kwargs: dict[str, Any] = {"key": key, "value": value, "headers": headers}
         if partition is not None:

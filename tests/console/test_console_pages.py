@@ -106,6 +106,10 @@ def test_produce_a_test_message(console: ConsoleProcess, scene: Scene) -> None:
     assert foreign.status == 403
     bad_header = console.post("/produce", {**form, "headers": "no equals sign"})
     assert bad_header.status == 400 and "NAME=VALUE" in bad_header.text
+    no_partition = console.post("/produce", {**form, "partition": "9"})
+    assert no_partition.status == 400 and "has no partition 9 (it has 1 partitions)" in no_partition.text
+    no_topic = console.post("/produce", {**form, "topic": "no-such-topic"})
+    assert no_topic.status == 404 and "There is no topic named" in no_topic.text
 
 
 @pytest.mark.parametrize(
