@@ -6,8 +6,8 @@ configs), ``/topics/{topic}/messages`` (the message browser), ``/groups`` and
 form that writes one test record).  No page needs JavaScript.
 
 Invariants:
-- the event loop never waits on the cluster: every `ClusterView` call runs in a worker thread
-  (``asyncio.to_thread``);
+- the event loop never waits on the cluster: every `ClusterView` call runs on one of the console's
+  own worker threads;
 - a bad request is a readable page with its HTTP status (404 unknown topic, partition, group or
   page; 400 a malformed parameter or an offset outside the log; 502 the cluster failed), and an
   unexpected exception is a 500 page with no traceback (the traceback goes to the log);
@@ -18,8 +18,10 @@ Invariants:
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -44,6 +46,8 @@ VIEW: web.AppKey[ClusterView] = web.AppKey("view", ClusterView)
 HISTORY: web.AppKey[LagHistory] = web.AppKey("history", LagHistory)
 TEMPLATES: web.AppKey[jinja2.Environment] = web.AppKey("templates", jinja2.Environment)
 SAMPLER: web.AppKey[asyncio.Task[None]] = web.AppKey("sampler", asyncio.Task)
+WORKERS: web.AppKey[ThreadPoolExecutor] = web.AppKey("workers", ThreadPoolExecutor)
+WORKER_THREADS = 4
 
 DEFAULT_LIMIT = 20
 STATIC = Path(__file__).with_name("static")
@@ -93,8 +97,10 @@ def _error(request: web.Request, status: int, reason: str) -> web.Response:
     return response
 
 
-async def _off_loop(fn: Callable[..., T], *args: Any) -> T:
-    return await asyncio.to_thread(fn, *args)
+async def _off_loop(app: web.Application, fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` on one of the console's own worker threads (never the loop's default executor,
+    which a broker beside the console uses for its compaction jobs and fsyncs)."""
+    return await asyncio.get_running_loop().run_in_executor(app[WORKERS], functools.partial(fn, *args))
 
 
 @web.middleware
@@ -145,17 +151,17 @@ def _timestamp_param(request: web.Request) -> int | None:
 
 
 async def overview(request: web.Request) -> web.Response:
-    info = await _off_loop(request.app[VIEW].overview)
+    info = await _off_loop(request.app, request.app[VIEW].overview)
     return _render(request, "overview.html", overview=info)
 
 
 async def topics(request: web.Request) -> web.Response:
-    summaries = await _off_loop(request.app[VIEW].topics)
+    summaries = await _off_loop(request.app, request.app[VIEW].topics)
     return _render(request, "topics.html", topics=summaries)
 
 
 async def topic(request: web.Request) -> web.Response:
-    detail = await _off_loop(request.app[VIEW].topic, request.match_info["topic"])
+    detail = await _off_loop(request.app, request.app[VIEW].topic, request.match_info["topic"])
     show_all = request.query.get("configs") == "all"
     configs = [c for c in detail.configs if show_all or not c.is_default]
     return _render(request, "topic.html", topic=detail, configs=configs, all_configs=show_all)
@@ -175,10 +181,10 @@ async def messages(request: web.Request) -> web.Response:
         raise ConsoleError(400, f"format must be one of {', '.join(FORMATS)}, not {fmt!r}.")
     if offset is not None and timestamp is not None:
         raise ConsoleError(400, "Give an offset or a timestamp, not both.")
-    start, end = await _off_loop(view.partition_range, name, partition)
+    start, end = await _off_loop(request.app, view.partition_range, name, partition)
     note = None
     if timestamp is not None:
-        offset = await _off_loop(view.offset_for_time, name, partition, timestamp)
+        offset = await _off_loop(request.app, view.offset_for_time, name, partition, timestamp)
         if offset < 0:
             offset = end
             note = f"No record of partition {partition} has a timestamp at or after {_when(timestamp)}."
@@ -190,10 +196,10 @@ async def messages(request: web.Request) -> web.Response:
             f"Offset {offset} is out of range: partition {partition} of {name!r} holds offsets "
             f"{start} to {end - 1}" + (" (it is empty)." if start == end else "."),
         )
-    records = await _off_loop(view.browse, name, partition, offset, end, limit)
+    records = await _off_loop(request.app, view.browse, name, partition, offset, end, limit)
     if not records and note is None:
         note = f"No records at or after offset {offset} yet (the log ends at {end})."
-    partitions = await _off_loop(view.partition_ids, name)
+    partitions = await _off_loop(request.app, view.partition_ids, name)
     return _render(
         request,
         "messages.html",
@@ -226,7 +232,7 @@ def _shown(record: BrowsedRecord, fmt: str) -> dict[str, Any]:
 
 
 async def groups(request: web.Request) -> web.Response:
-    listings = await _off_loop(request.app[VIEW].groups)
+    listings = await _off_loop(request.app, request.app[VIEW].groups)
     history = request.app[HISTORY]
     latest = {g.group: samples[-1].total for g in listings if (samples := history.samples(g.group))}
     return _render(request, "groups.html", groups=listings, latest=latest)
@@ -234,7 +240,7 @@ async def groups(request: web.Request) -> web.Response:
 
 async def group(request: web.Request) -> web.Response:
     name = request.match_info["group"]
-    detail = await _off_loop(request.app[VIEW].group, name)
+    detail = await _off_loop(request.app, request.app[VIEW].group, name)
     chart = lag_chart(request.app[HISTORY].samples(name), f"lag of group {name} over time")
     return _render(request, "group.html", group=detail, chart=chart)
 
@@ -246,7 +252,7 @@ async def group_chart(request: web.Request) -> web.Response:
 
 
 async def produce_form(request: web.Request) -> web.Response:
-    names = await _off_loop(request.app[VIEW].topic_names)
+    names = await _off_loop(request.app, request.app[VIEW].topic_names)
     return _render(request, "produce.html", topics=names, chosen=request.query.get("topic", ""), produced=None)
 
 
@@ -280,9 +286,9 @@ async def produce(request: web.Request) -> web.Response:
         headers.append((header.strip(), value.encode()))
     key = key_text.encode() if key_text else None
     produced = await _off_loop(
-        request.app[VIEW].produce, topic_name, partition, key, str(form.get("value", "")).encode(), headers
+        request.app, request.app[VIEW].produce, topic_name, partition, key, str(form.get("value", "")).encode(), headers
     )
-    names = await _off_loop(request.app[VIEW].topic_names)
+    names = await _off_loop(request.app, request.app[VIEW].topic_names)
     return _render(request, "produce.html", topics=names, chosen=topic_name, produced=produced)
 
 
@@ -292,7 +298,7 @@ async def _sample(app: web.Application, interval_s: float, clock: Clock) -> None
     failing = False
     while True:
         try:
-            lag = await _off_loop(app[VIEW].all_lag)
+            lag = await _off_loop(app, app[VIEW].all_lag)
         except ConsoleError as exc:
             if not failing:
                 log.warning("lag sample failed: %s", exc.reason)
@@ -309,6 +315,7 @@ def create_app(view: ClusterView, history: LagHistory, sample_interval_s: float,
     app[VIEW] = view
     app[HISTORY] = history
     app[TEMPLATES] = _environment()
+    app[WORKERS] = ThreadPoolExecutor(WORKER_THREADS, thread_name_prefix="odradek-console")
     app.add_routes(
         [
             web.get("/", overview),
@@ -330,7 +337,8 @@ def create_app(view: ClusterView, history: LagHistory, sample_interval_s: float,
     async def stop(app: web.Application) -> None:
         app[SAMPLER].cancel()
         await asyncio.gather(app[SAMPLER], return_exceptions=True)
-        await _off_loop(view.close)
+        await _off_loop(app, view.close)
+        app[WORKERS].shutdown(wait=False, cancel_futures=True)
 
     app.on_startup.append(start_sampler)
     app.on_cleanup.append(stop)
