@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 import shutil
+import struct
 from pathlib import Path
 from typing import Any
+
+import crc32c
 
 from odradek.txn.log_records import TransactionLogRecord, TransactionLogValue, encode_record
 from odradek.txn.txn_state import TxnState
@@ -209,3 +212,52 @@ def test_transaction_state_records_are_decoded(cli: Cli, tmp_path: Path) -> None
     assert "transaction_state" not in plain["batches"][0]["records"][0]
     [flagged] = _dump(cli, str(elsewhere), "--deep-iteration", "--transaction-log-decoder")
     assert flagged["batches"][1]["records"][0]["transaction_state"]["state"] == "Ongoing"
+
+
+# A snapshot Apache Kafka 4.4.0 wrote for a transactional producer (a committed transaction of three
+# records), and what its DumpLogSegments printed for it:
+# producerId: 0 producerEpoch: 0 coordinatorEpoch: 0 currentTxnFirstOffset: OptionalLong.empty
+# lastTimestamp: 1795616000472 firstSequence: 0 lastSequence: 2 lastOffset: 2 offsetDelta: 2 timestamp: 1795616000472
+KAFKA_SNAPSHOT = bytes.fromhex(
+    "00018506878a000000010000000000000000000000000002000000000000000200000002000001a2130dc9d800000000ffffffffffffffff"
+)
+
+
+def test_a_snapshot_written_by_apache_kafka_reads_as_its_own_tool_reads_it(cli: Cli, tmp_path: Path) -> None:
+    path = tmp_path / "00000000000000000004.snapshot"
+    path.write_bytes(KAFKA_SNAPSHOT)
+    [dump] = _dump(cli, str(path))
+    assert dump["producers"] == [
+        {
+            "producer_id": 0,
+            "producer_epoch": 0,
+            "coordinator_epoch": 0,
+            "current_txn_first_offset": None,
+            "last_timestamp": 1795616000472,
+            "first_sequence": 0,
+            "last_sequence": 2,
+            "last_offset": 2,
+            "offset_delta": 2,
+            "timestamp": 1795616000472,
+        }
+    ]
+
+
+def test_an_open_transaction_and_a_producer_without_batches_in_a_snapshot(cli: Cli, tmp_path: Path) -> None:
+    entries = struct.pack(">qhiqiqiq", 9, 3, 7, 40, 2, 1000, 5, 38) + struct.pack(
+        ">qhiqiqiq", 10, 1, -1, -1, 0, 0, -1, -1
+    )
+    body = struct.pack(">i", 2) + entries
+    path = tmp_path / "00000000000000000041.snapshot"
+    path.write_bytes(struct.pack(">hI", 1, crc32c.crc32c(body)) + body)
+    [dump] = _dump(cli, str(path))
+    open_txn, bare = dump["producers"]
+    assert (open_txn["coordinator_epoch"], open_txn["current_txn_first_offset"]) == (5, 38)
+    assert (open_txn["first_sequence"], open_txn["last_sequence"], open_txn["last_offset"]) == (5, 7, 40)
+    assert bare == {
+        "producer_id": 10,
+        "producer_epoch": 1,
+        "coordinator_epoch": -1,
+        "current_txn_first_offset": None,
+        "last_timestamp": 0,
+    }
