@@ -19,6 +19,8 @@ NETWORK = {"asyncio", "socket"}
 # layer -> the odradek modules it may import (its own package always allowed)
 ALLOWED: dict[str, tuple[str, ...]] = {
     "odradek.wire": (),
+    # The console is a Kafka client: it reaches a cluster only through the command line's client.
+    "odradek.console": ("odradek.cli.client", "odradek.cli.common", "odradek.cli.logdirs", "odradek.clock"),
     "odradek.storage": ("odradek.wire.records", "odradek.clock"),
     "odradek.txn": ("odradek.wire", "odradek.storage", "odradek.clock", "odradek.coordinator.placement"),
     "odradek.partition": (
