@@ -50,7 +50,7 @@ async def describe_cluster(ctx: RequestContext, request: DescribeClusterRequestV
             endpoint_type=request.endpoint_type,
             cluster_id=cluster.cluster_id,
         )
-    host, port = cluster.advertised
+    host, port = ctx.advertised
     node = cluster.node_id
     return DescribeClusterResponse(
         error_code=ErrorCode.NONE,

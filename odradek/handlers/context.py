@@ -26,6 +26,7 @@ from odradek.coordinator.messages import JoinRequest, JoinResult, LeaveMember, L
 from odradek.coordinator.offsets import CommitIdentity
 from odradek.fetch_sessions import FetchSessionCache
 from odradek.partition.results import AppendResult, Leadership, OffsetResult, ReadResult
+from odradek.security.principal import ClientIdentity
 from odradek.wire.api import RequestHeader
 from odradek.wire.errors import ErrorCode
 
@@ -42,10 +43,12 @@ __all__ = [
 
 
 class ClientConnection(Protocol):
-    """The little a handler may know about the connection a request came on."""
+    """The little a handler may know about the connection a request came on: its address, whether it
+    is closed, and who it speaks for (principal, listener; `odradek.security.principal`)."""
 
     peer: str
     closed: bool
+    identity: ClientIdentity
 
 
 class PartitionsView(Protocol):
@@ -178,6 +181,15 @@ class RequestContext:
     @property
     def version(self) -> int:
         return self.header.api_version
+
+    @property
+    def identity(self) -> ClientIdentity:
+        return self.connection.identity
+
+    @property
+    def advertised(self) -> tuple[str, int]:
+        """This broker's endpoint on the listener the request came in on (Kafka advertises that one)."""
+        return self.connection.identity.advertised or self.services.cluster.advertised
 
     @property
     def partitions(self) -> PartitionsView:

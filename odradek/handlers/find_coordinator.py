@@ -45,7 +45,7 @@ def _lookup(ctx: RequestContext, key_type: int) -> tuple[ErrorCode, int, str, in
     if key_type == GROUP:
         if not ctx.groups.ensure_topic():
             return ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, "", -1
-        host, port = ctx.cluster.advertised
+        host, port = ctx.advertised
         return ErrorCode.NONE, ctx.cluster.node_id, host, port
     if key_type in (TRANSACTION, SHARE):
         return ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, "", -1

@@ -96,7 +96,7 @@ async def metadata(ctx: RequestContext, request: MetadataRequestValue) -> Metada
     else:
         for wanted in request.topics:
             topics.append(await _one_topic(ctx, wanted, allow_create, with_ops))
-    host, port = cluster.advertised
+    host, port = ctx.advertised
     return MetadataResponse(
         brokers=[MetadataResponse.MetadataResponseBroker(node_id=cluster.node_id, host=host, port=port)],
         cluster_id=cluster.cluster_id,

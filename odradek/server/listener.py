@@ -1,11 +1,17 @@
-"""The TCP listener: accepts connections and hands each one a `Connection`."""
+"""A listener: accepts connections (over TLS when given a context) and hands each one a `Connection`.
+
+``prepare`` (the broker's security setup for this listener) runs on each connection once it is made,
+after the TLS handshake; a handshake that does not finish within ``handshake_timeout_s`` closes the
+connection, so a client that stalls it holds nothing.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import ssl
 
-from odradek.server.connection import Connection, Dispatch, MayWait
+from odradek.server.connection import Connection, Dispatch, MayWait, Prepare
 
 __all__ = ["Listener"]
 
@@ -13,7 +19,23 @@ log = logging.getLogger("odradek.server")
 
 
 class Listener:
-    def __init__(self, dispatch: Dispatch, may_wait: MayWait, host: str, port: int, max_frame_bytes: int) -> None:
+    def __init__(
+        self,
+        dispatch: Dispatch,
+        may_wait: MayWait,
+        host: str,
+        port: int,
+        max_frame_bytes: int,
+        *,
+        name: str = "PLAINTEXT",
+        ssl_context: ssl.SSLContext | None = None,
+        prepare: Prepare | None = None,
+        handshake_timeout_s: float = 60.0,
+    ) -> None:
+        self.name = name
+        self._ssl = ssl_context
+        self._prepare = prepare
+        self._handshake_timeout_s = handshake_timeout_s
         self._dispatch = dispatch
         self._may_wait = may_wait
         self._host = host
@@ -30,14 +52,26 @@ class Listener:
         return int(self._server.sockets[0].getsockname()[1])
 
     def _new_connection(self) -> Connection:
-        conn = Connection(self._dispatch, self._may_wait, self._max_frame_bytes, self.connections.discard)
+        conn = Connection(
+            self._dispatch, self._may_wait, self._max_frame_bytes, self.connections.discard, self._prepare
+        )
         self.connections.add(conn)
         return conn
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
-        self._server = await loop.create_server(self._new_connection, self._host, self._port, reuse_address=True)
-        log.info("listening on %s:%d", self._host, self.port)
+        if self._ssl is None:
+            self._server = await loop.create_server(self._new_connection, self._host, self._port, reuse_address=True)
+        else:
+            self._server = await loop.create_server(
+                self._new_connection,
+                self._host,
+                self._port,
+                reuse_address=True,
+                ssl=self._ssl,
+                ssl_handshake_timeout=self._handshake_timeout_s,
+            )
+        log.info("listening on %s:%d (%s)", self._host, self.port, self.name)
 
     async def stop(self) -> None:
         if self._server is None:
