@@ -35,7 +35,7 @@ from odradek.partition.topics import Topics
 from odradek.scheduler import Scheduler, Timer
 from odradek.security.listener_setup import ListenerSecurity
 from odradek.security.listeners import listener_specs
-from odradek.security.scram_store import SCRAM_FILE, ScramStore
+from odradek.security.services import SecurityServices
 from odradek.server.listener import Listener
 from odradek.storage.cleaner import CleanerConfig, Job
 from odradek.storage.filesystem import FileSystem, OsFileSystem
@@ -149,8 +149,8 @@ class Broker:
             fs, self.data_dir, self.clock, config_for=self._log_config, cleaner_config=self._cleaner_config()
         )
         self.producer_ids = ProducerIdAllocator(fs, str(self.data_dir / "producer_ids"))
-        self.scram = ScramStore(fs, str(self.data_dir / SCRAM_FILE))
-        self.scram.load()
+        self.security = SecurityServices.open(fs, str(self.data_dir), self.config.security, self.clock)
+        self.security.throttle.scheduler = self.scheduler
         self.partitions = Partitions(fs, self.logs, self.catalog, self.config.node_id, self.scheduler)
         self.topics = Topics(self.catalog, self.partitions, self._topic_log_config, self._sync_creations_soon)
         self.topics.reconcile()
@@ -172,6 +172,7 @@ class Broker:
             fetch_sessions=self.fetch_sessions,
             producer_ids=self.producer_ids,
             clock=self.clock,
+            security=self.security,
         )
         dispatcher = Dispatcher(services, self.registry)
         await self._start_listeners(dispatcher)
@@ -182,7 +183,7 @@ class Broker:
         max_request = self.config.socket_request_max_bytes
         idle_ms = int(self.config.security.get("connections.max.idle.ms", "600000"))
         for index, spec in enumerate(listener_specs(self.config)):
-            security = ListenerSecurity(spec, self.config.security, self.clock, max_request, self.scram.lookup)
+            security = ListenerSecurity(spec, self.config.security, self.clock, max_request, self.security.scram.lookup)
             listener = Listener(
                 dispatcher,
                 dispatcher.may_wait,

@@ -24,6 +24,9 @@ _MODULES = (
     "delete_records",
     "configs",
     "sasl",
+    "scram",
+    "acls",
+    "quotas",
 )
 
 

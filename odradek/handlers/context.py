@@ -15,7 +15,7 @@ at start-up; the dispatcher wraps it with each request's header and connection.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from odradek.clock import Clock
@@ -26,7 +26,9 @@ from odradek.coordinator.messages import JoinRequest, JoinResult, LeaveMember, L
 from odradek.coordinator.offsets import CommitIdentity
 from odradek.fetch_sessions import FetchSessionCache
 from odradek.partition.results import AppendResult, Leadership, OffsetResult, ReadResult
+from odradek.security.acl import AclOperation, ResourceType
 from odradek.security.principal import ClientIdentity
+from odradek.security.services import SecurityServices
 from odradek.wire.api import RequestHeader
 from odradek.wire.errors import ErrorCode
 
@@ -170,6 +172,8 @@ class Services:
     fetch_sessions: FetchSessionCache
     producer_ids: ProducerIds
     clock: Clock
+    security: SecurityServices = field(default_factory=SecurityServices.permissive)
+    """The authorizer and its ACLs, SCRAM credentials, client quotas (`odradek.security.services`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +189,22 @@ class RequestContext:
     @property
     def identity(self) -> ClientIdentity:
         return self.connection.identity
+
+    @property
+    def security(self) -> SecurityServices:
+        return self.services.security
+
+    def authorize(self, operation: AclOperation, kind: ResourceType, name: str) -> bool:
+        """Whether this request's principal may do ``operation`` on the resource (always, without an
+        authorizer)."""
+        return self.services.security.authorizer.authorize(self.connection.identity, operation, kind, name)
+
+    def authorize_cluster(self, operation: AclOperation) -> bool:
+        return self.authorize(operation, ResourceType.CLUSTER, "kafka-cluster")
+
+    def authorized_operations(self, kind: ResourceType, name: str, operations: Iterable[AclOperation]) -> int:
+        """Kafka's authorized-operations bitfield: bit ``op`` set for each of ``operations`` allowed."""
+        return sum(1 << op for op in operations if self.authorize(op, kind, name))
 
     @property
     def advertised(self) -> tuple[str, int]:

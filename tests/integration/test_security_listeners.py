@@ -51,7 +51,7 @@ def secured(tmp_path_factory: pytest.TempPathFactory, certs: Certificates) -> It
     for mechanism in ("SCRAM-SHA-256", "SCRAM-SHA-512"):
         salt, stored, server, iterations = ScramMechanism(mechanism).make_auth_info("carol-secret", 4096)
         credential = ScramCredential(salt, stored, server, iterations)
-        broker.call(lambda m=mechanism, c=credential: broker.broker.scram.apply([], [("carol", m, c)]))
+        broker.call(lambda m=mechanism, c=credential: broker.broker.security.scram.apply([], [("carol", m, c)]))
     yield broker
     broker.stop()
 

@@ -37,6 +37,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "odradek.scheduler",
         "odradek.config",
         "odradek.storage.filesystem",
+        "odradek.java_hash",
     ),
     "odradek.coordinator": (
         "odradek.wire",
