@@ -14,7 +14,7 @@ at start-up; the dispatcher wraps it with each request's header and connection.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -51,6 +51,10 @@ class ClientConnection(Protocol):
     peer: str
     closed: bool
     identity: ClientIdentity
+
+    def mute(self, delay: Awaitable[None]) -> None:
+        """Take no further request until ``delay`` completes (a quota's throttle time)."""
+        ...
 
 
 class PartitionsView(Protocol):

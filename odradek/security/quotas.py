@@ -111,6 +111,18 @@ class QuotaManager:
         if found is not None:
             found[1].unrecord(amount)
 
+    def throttle_produce(self, user: str, client_id: str, request_bytes: int) -> int:
+        """Kafka records a produce request's whole size against ``producer_byte_rate``."""
+        return self.record("producer_byte_rate", user, client_id, request_bytes)
+
+    def throttle_fetch(self, user: str, client_id: str, response_bytes: int) -> int:
+        """Kafka records a fetch answer's size against ``consumer_byte_rate``; a throttled fetch is
+        answered without its data, so the recording is taken back."""
+        throttle = self.record("consumer_byte_rate", user, client_id, response_bytes)
+        if throttle > 0:
+            self.unrecord("consumer_byte_rate", user, client_id, response_bytes)
+        return throttle
+
     def delay(self, ms: int) -> Awaitable[None]:
         """A wait of ``ms`` on the broker's clock (the muted connection's)."""
         if self.scheduler is None:
