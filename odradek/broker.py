@@ -183,7 +183,14 @@ class Broker:
         max_request = self.config.socket_request_max_bytes
         idle_ms = int(self.config.security.get("connections.max.idle.ms", "600000"))
         for index, spec in enumerate(listener_specs(self.config)):
-            security = ListenerSecurity(spec, self.config.security, self.clock, max_request, self.security.scram.lookup)
+            security = ListenerSecurity(
+                spec,
+                self.config.security,
+                self.clock,
+                max_request,
+                self.security.scram.lookup,
+                dispatcher.error_answer,
+            )
             listener = Listener(
                 dispatcher,
                 dispatcher.may_wait,

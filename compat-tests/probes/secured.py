@@ -13,6 +13,7 @@ from typing import Any
 from scramp import ScramClient
 
 from odradek.wire.api import ApiKey
+from probes.groups import topic_with, until
 from probes.session import Session
 
 __all__ = ["SECURED_SEQUENCES"]
@@ -33,9 +34,9 @@ def _plain(user: str, password: str) -> bytes:
 
 def _masked(s: Session) -> None:
     """SCRAM answers carry random nonces and signatures: keep only that there were bytes."""
-    response = s.observations[-1].response
-    if isinstance(response, dict) and response.get("auth_bytes"):
-        response["auth_bytes"] = "<scram>"
+    observation = s.observations[-1]
+    if isinstance(observation.response, dict) and observation.response.get("auth_bytes"):
+        observation.response = {**observation.response, "auth_bytes": "<scram>"}
 
 
 def sasl_refusals(s: Session, names: dict[str, str]) -> None:
@@ -214,16 +215,23 @@ def acl_apis(s: Session, names: dict[str, str]) -> None:
         creations=[
             _acl(CLUSTER, "other-cluster", LITERAL, "User:alice", ALTER, ALLOW),
             _acl(TOPIC, "", LITERAL, "User:alice", READ, ALLOW),
-            _acl(TOPIC, topic, ANY, "User:alice", READ, ALLOW),
-            _acl(TOPIC, topic, MATCH, "User:alice", READ, ALLOW),
-            _acl(TOPIC, topic, LITERAL, "User:alice", ANY, ALLOW),
-            _acl(TOPIC, topic, LITERAL, "User:alice", READ, ANY),
             _acl(TOPIC, topic, LITERAL, "alice", READ, ALLOW),
-            _acl(ANY, topic, LITERAL, "User:alice", READ, ALLOW),
-            _acl(0, topic, LITERAL, "User:alice", READ, ALLOW),
-            _acl(TOPIC, topic, LITERAL, "User:alice", 99, ALLOW),
         ],
     )
+    for label, creation in (
+        ("pattern ANY", _acl(TOPIC, topic, ANY, "User:alice", READ, ALLOW)),
+        ("pattern MATCH", _acl(TOPIC, topic, MATCH, "User:alice", READ, ALLOW)),
+        ("operation ANY", _acl(TOPIC, topic, LITERAL, "User:alice", ANY, ALLOW)),
+        ("permission ANY", _acl(TOPIC, topic, LITERAL, "User:alice", READ, ANY)),
+        ("resource type ANY", _acl(ANY, topic, LITERAL, "User:alice", READ, ALLOW)),
+        ("resource type UNKNOWN", _acl(0, topic, LITERAL, "User:alice", READ, ALLOW)),
+        ("operation 99", _acl(TOPIC, topic, LITERAL, "User:alice", 99, ALLOW)),
+    ):
+        alone = Session(s.bootstrap, observations=s.observations)
+        try:
+            alone.call_or_closed(f"create acls: {label}", ApiKey.CREATE_ACLS, 3, creations=[creation])
+        finally:
+            alone.close()
     s.call(
         "create acls",
         ApiKey.CREATE_ACLS,
@@ -246,11 +254,18 @@ def acl_apis(s: Session, names: dict[str, str]) -> None:
         ("deny only", _filter(TOPIC, topic, ANY, None, ANY, DENY)),
         ("group", _filter(GROUP, group, LITERAL)),
         ("cluster", _filter(CLUSTER, None, ANY, "User:bob")),
+    ):
+        s.call(f"describe acls: {label}", ApiKey.DESCRIBE_ACLS, 3, **query)
+    for label, query in (
         ("unknown resource type", _filter(0)),
         ("unknown pattern type", _filter(TOPIC, topic, 0)),
         ("unknown operation", _filter(TOPIC, topic, ANY, None, 0)),
     ):
-        s.call(f"describe acls: {label}", ApiKey.DESCRIBE_ACLS, 3, **query)
+        alone = Session(s.bootstrap, observations=s.observations)
+        try:
+            alone.call_or_closed(f"describe acls: {label}", ApiKey.DESCRIBE_ACLS, 3, **query)
+        finally:
+            alone.close()
     for version in (1, 2):
         s.call(f"describe acls v{version}", ApiKey.DESCRIBE_ACLS, version, **_filter(TOPIC, topic, LITERAL))
     s.call(
@@ -261,7 +276,6 @@ def acl_apis(s: Session, names: dict[str, str]) -> None:
             _filter(TOPIC, topic, LITERAL, "User:alice", READ, ALLOW),
             _filter(TOPIC, None, PREFIXED, "User:bob"),
             _filter(TOPIC, "nothing-here", LITERAL),
-            _filter(0),
         ],
     )
     s.call(
@@ -273,9 +287,138 @@ def acl_apis(s: Session, names: dict[str, str]) -> None:
     s.call("describe acls: nothing left", ApiKey.DESCRIBE_ACLS, 3, **_filter(TOPIC, topic, ANY))
 
 
+def _authenticated(s: Session, names: dict[str, str], user: str) -> Session:
+    session = _sasl_session(s, names)
+    session.call("handshake", ApiKey.SASL_HANDSHAKE, 1, mechanism="PLAIN")
+    session.call("authenticate", ApiKey.SASL_AUTHENTICATE, 2, auth_bytes=_plain(user, f"{user}-secret"))
+    del session.observations[-2:]
+    return session
+
+
+def acl_matrix(s: Session, names: dict[str, str]) -> None:
+    """What alice may do under a few ACLs, asked with raw requests: allowed, denied, prefixed,
+    deny over allow, describe implied, and the authorized-operations bitfields."""
+    run = names["topic"]
+    allowed, denied, prefixed, blocked = f"{run}-allowed", f"{run}-denied", f"{run}-p-one", f"{run}-p-blocked"
+    group, other_group = names["group"], names["other"]
+    for topic in (allowed, denied, prefixed, blocked):
+        topic_with(s, topic, 1)
+    acls = [
+        _acl(TOPIC, allowed, LITERAL, "User:alice", READ, ALLOW),
+        _acl(TOPIC, allowed, LITERAL, "User:alice", WRITE, ALLOW),
+        _acl(TOPIC, f"{run}-p-", PREFIXED, "User:alice", WRITE, ALLOW),
+        _acl(TOPIC, blocked, LITERAL, "User:alice", WRITE, DENY),
+        _acl(TOPIC, denied, LITERAL, "User:bob", ALL, ALLOW),
+        _acl(GROUP, group, LITERAL, "User:alice", READ, ALLOW),
+    ]
+    s.call("create acls", ApiKey.CREATE_ACLS, 3, creations=acls)
+    until(
+        s,
+        lambda: (
+            sum(
+                len(r["acls"])
+                for r in s.call("describe", ApiKey.DESCRIBE_ACLS, 3, **_filter(ANY, None, ANY, "User:alice"))[
+                    "resources"
+                ]
+            )
+            == 5
+        ),
+        "the ACLs to apply",
+    )
+    alice = _authenticated(s, names, "alice")
+    try:
+        every = alice.call(
+            "metadata: every topic",
+            ApiKey.METADATA,
+            12,
+            topics=None,
+            include_topic_authorized_operations=True,
+            include_cluster_authorized_operations=True,
+        )
+        every["topics"] = sorted((t for t in every["topics"] if t["name"].startswith(run)), key=lambda t: t["name"])
+        alice.call(
+            "metadata: named",
+            ApiKey.METADATA,
+            12,
+            topics=[{"name": t} for t in (allowed, denied, prefixed, blocked, f"{run}-missing")],
+            allow_auto_topic_creation=True,
+            include_topic_authorized_operations=True,
+        )
+        record = _records()
+        for topic in (allowed, denied, prefixed, blocked):
+            alice.call(
+                f"produce to {topic[len(run) :]}",
+                ApiKey.PRODUCE,
+                9,
+                acks=1,
+                timeout_ms=5000,
+                topic_data=[{"name": topic, "partition_data": [{"index": 0, "records": record}]}],
+            )
+            alice.call(
+                f"list offsets of {topic[len(run) :]}",
+                ApiKey.LIST_OFFSETS,
+                7,
+                replica_id=-1,
+                isolation_level=0,
+                topics=[{"name": topic, "partitions": [{"partition_index": 0, "timestamp": -1}]}],
+            )
+        for key in (group, other_group):
+            alice.call(f"find coordinator {key == group}", ApiKey.FIND_COORDINATOR, 3, key=key, key_type=0)
+        alice.call(
+            "describe groups",
+            ApiKey.DESCRIBE_GROUPS,
+            5,
+            groups=[group, other_group],
+            include_authorized_operations=True,
+        )
+        alice.call("list groups", ApiKey.LIST_GROUPS, 4, states_filter=[])
+        alice.call(
+            "create topics",
+            ApiKey.CREATE_TOPICS,
+            7,
+            topics=[
+                {"name": f"{run}-new", "num_partitions": 1, "replication_factor": 1, "assignments": [], "configs": []}
+            ],
+            timeout_ms=5000,
+        )
+        alice.call(
+            "delete topics", ApiKey.DELETE_TOPICS, 6, topics=[{"name": allowed}, {"name": denied}], timeout_ms=5000
+        )
+        alice.call(
+            "describe configs",
+            ApiKey.DESCRIBE_CONFIGS,
+            4,
+            resources=[
+                {"resource_type": 2, "resource_name": allowed, "configuration_keys": ["retention.ms"]},
+                {"resource_type": 4, "resource_name": "1", "configuration_keys": ["log.retention.ms"]},
+            ],
+            include_synonyms=False,
+            include_documentation=False,
+        )
+        alice.call("describe cluster", ApiKey.DESCRIBE_CLUSTER, 1, include_cluster_authorized_operations=True)
+        alice.call("describe acls", ApiKey.DESCRIBE_ACLS, 3, **_filter())
+        alice.call("describe scram credentials", ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS, 0, users=None)
+    finally:
+        alice.close()
+    s.call(
+        "delete the ACLs",
+        ApiKey.DELETE_ACLS,
+        3,
+        filters=[_filter(ANY, None, ANY, "User:alice"), _filter(ANY, None, ANY, "User:bob")],
+    )
+
+
+def _records() -> bytes:
+    from odradek.wire.records.builder import build_batch
+    from odradek.wire.records.record import Record
+
+    return build_batch([Record(offset_delta=0, timestamp_delta=0, key=None, value=b"v")], base_timestamp=1)
+
+
 SECURED_SEQUENCES: dict[str, Callable[[Session, dict[str, str]], None]] = {
     "secured.sasl_refusals": sasl_refusals,
     "secured.sasl_plain_flows": sasl_plain_flows,
     "secured.sasl_scram_flows": sasl_scram_flows,
     "secured.acl_apis": acl_apis,
+    "secured.acl_matrix": acl_matrix,
 }

@@ -136,6 +136,20 @@ class Dispatcher:
                 response.throttle_time_ms = delay_ms  # type: ignore[attr-defined]
         return None if response is None else self._frame(header, handler, response)
 
+    def error_answer(self, body: bytearray, code: ErrorCode) -> Frame | None:
+        """The answer to this request frame that carries ``code`` for the whole request (Kafka's
+        ``getErrorResponse``), or None when the frame is not a request this broker can decode."""
+        reader = Reader(body)
+        try:
+            header = decode_request_header(reader, self._registry.is_flexible)
+            handler = self._registry.get(header.api_key)
+            if handler is None or not self._registry.serves(header.api_key, header.api_version):
+                return None
+            request: StructValue = decode_from(handler.request, header.api_version, reader)
+        except (DecodeError, ValueError):
+            return None
+        return self._frame(header, handler, handler.error_response(request, code))
+
     @staticmethod
     def _frame(header: RequestHeader, handler: ApiHandler, value: StructValue) -> Frame:
         return encode_response_frame(header.api_key, header.api_version, header.correlation_id, handler.response, value)

@@ -16,15 +16,19 @@ from typing import Any, Protocol
 
 from odradek.clock import Clock
 from odradek.config.broker import ConfigError
+from odradek.security.java_order import hashmap_order, string_hash
 from odradek.security.listeners import ListenerSpec, listener_setting
 from odradek.security.principal import ClientIdentity, KafkaPrincipal
 from odradek.security.sasl.authenticator import SaslGate, SaslSettings
 from odradek.security.sasl.jaas import parse_jaas
 from odradek.security.sasl.mechanism import SaslServer
+from odradek.security.sasl.oauthbearer import OAuthBearerServer
 from odradek.security.sasl.plain import PlainServer
 from odradek.security.sasl.scram import ScramCredential, ScramServer
 from odradek.security.ssl_principal import MappingRules, subject_name
 from odradek.security.tls import client_auth, server_context
+from odradek.wire.errors import ErrorCode
+from odradek.wire.primitives import Part
 
 __all__ = ["SUPPORTED_MECHANISMS", "ListenerSecurity", "PreparedConnection"]
 
@@ -48,6 +52,7 @@ class PreparedConnection(Protocol):
 
 
 ScramLookup = Callable[[str, str], ScramCredential | None]
+ErrorAnswer = Callable[[bytearray, ErrorCode], list[Part] | None]
 
 
 def _jaas_options(security: Mapping[str, str], listener: str, mechanism: str) -> dict[str, str]:
@@ -73,9 +78,10 @@ class ListenerSecurity:
         clock: Clock,
         max_request_bytes: int,
         scram: ScramLookup,
-        oauth: Callable[[str, Mapping[str, str]], SaslServer] | None = None,
+        error_answer: ErrorAnswer,
     ) -> None:
         self.spec = spec
+        self._error_answer = error_answer
         self.advertised: tuple[str, int] = (spec.advertised_host or spec.host, spec.advertised_port or spec.port)
         self._clock = clock
         self.ssl_context: ssl.SSLContext | None = None
@@ -87,19 +93,19 @@ class ListenerSecurity:
                 self._rules = MappingRules(listener_setting(security, name, "ssl.principal.mapping.rules") or "DEFAULT")
         self._sasl: SaslSettings | None = None
         if spec.protocol.sasl:
-            self._sasl = self._sasl_settings(security, max_request_bytes, scram, oauth)
+            self._sasl = self._sasl_settings(security, max_request_bytes, scram)
 
     def _sasl_settings(
         self,
         security: Mapping[str, str],
         max_request_bytes: int,
         scram: ScramLookup,
-        oauth: Callable[[str, Mapping[str, str]], SaslServer] | None,
     ) -> SaslSettings:
         name = self.spec.name
         text = listener_setting(security, name, "sasl.enabled.mechanisms", "GSSAPI") or ""
         wanted = [m.strip().upper() for m in text.split(",") if m.strip()]
-        mechanisms = tuple(m for m in wanted if m in SUPPORTED_MECHANISMS)
+        # Kafka offers them in the order of its map of mechanisms.
+        mechanisms = tuple(hashmap_order(dict.fromkeys(m for m in wanted if m in SUPPORTED_MECHANISMS), string_hash))
         for dropped in (m for m in wanted if m not in SUPPORTED_MECHANISMS):
             log.warning("listener %s: SASL mechanism %s is not supported and is not offered", name, dropped)
         if not mechanisms:
@@ -110,30 +116,31 @@ class ListenerSecurity:
             if user.startswith("user_")
         }
         oauth_options = _jaas_options(security, name, "OAUTHBEARER")
+        prefix = f"listener.name.{name.lower()}."
         oauth_settings = {
             **{k: v for k, v in security.items() if k.startswith("sasl.oauthbearer.")},
+            **{k[len(prefix) :]: v for k, v in security.items() if k.startswith(prefix + "sasl.oauthbearer.")},
             **{
-                k.split(".", 3)[-1]: v
+                k[len(prefix + "oauthbearer.") :]: v
                 for k, v in security.items()
-                if k.startswith(f"listener.name.{name.lower()}.sasl.oauthbearer.")
+                if k.startswith(prefix + "oauthbearer.sasl.oauthbearer.")
             },
             **{f"jaas.{k}": v for k, v in oauth_options.items()},
         }
+        clock = self._clock
 
         def new_server(mechanism: str) -> SaslServer:
             if mechanism == "PLAIN":
                 return PlainServer(plain_users)
             if mechanism.startswith("SCRAM-"):
                 return ScramServer(mechanism, scram)
-            if oauth is None:
-                raise ConfigError("OAUTHBEARER is not available")
-            return oauth(mechanism, oauth_settings)
+            return OAuthBearerServer(oauth_settings, clock)
 
         reauth = int(listener_setting(security, name, "connections.max.reauth.ms", "0") or "0")
         receive = int(
             listener_setting(security, name, "sasl.server.max.receive.size", str(SASL_SERVER_MAX_RECEIVE_SIZE)) or "0"
         )
-        return SaslSettings(mechanisms, new_server, reauth, receive, max_request_bytes)
+        return SaslSettings(mechanisms, new_server, reauth, receive, max_request_bytes, self._error_answer)
 
     def prepare(self, connection: PreparedConnection) -> None:
         identity = connection.identity

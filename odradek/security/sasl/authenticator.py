@@ -8,12 +8,15 @@ States and what each accepts, as Kafka does:
 - ``HANDSHAKE`` (after ApiVersions): SaslHandshake;
 - ``AUTHENTICATE`` (after SaslHandshake v1): SaslAuthenticate requests;
 - ``RAW`` (after SaslHandshake v0): bare size-prefixed SASL tokens, answered the same way;
-- ``COMPLETE``: everything goes to the dispatcher, except a new SaslHandshake, which starts a
+- ``COMPLETE``: everything goes to the dispatcher, except, when the session expires
+  (``connections.max.reauth.ms`` or the token's lifetime), a new SaslHandshake, which starts a
   re-authentication (KIP-368) with the same mechanism and principal, and any request after the
-  session expired (``connections.max.reauth.ms`` or the token's lifetime), which closes the connection.
+  expiry, which closes the connection.  Without an expiry Kafka does not re-authenticate: the
+  handshake reaches the handler, which answers ILLEGAL_SASL_STATE.
 
-Anything else closes the connection (one log line): another API before authentication, a frame that
-is not a Kafka request, an unsupported version.  A mechanism that is not enabled is answered
+Anything else closes the connection (one log line): another API before the handshake, a frame that
+is not a Kafka request, an unsupported version; another API after the handshake is first answered
+with that API's error answer carrying ILLEGAL_SASL_STATE, as Kafka does.  A mechanism that is not enabled is answered
 UNSUPPORTED_SASL_MECHANISM with the enabled list, a failed authentication SASL_AUTHENTICATION_FAILED
 with Kafka's message; both close the connection once answered.  Until authenticated, frames are
 limited to ``sasl.server.max.receive.size``.
@@ -72,6 +75,8 @@ class SaslSettings:
     reauth_ms: int
     max_receive_bytes: int
     max_request_bytes: int
+    error_answer: Callable[[bytearray, ErrorCode], list[Part] | None]
+    """The dispatcher's error answer of a request frame with one error code (None: not a request)."""
 
 
 def _flexible(api_key: int, version: int) -> bool:
@@ -107,7 +112,7 @@ class SaslGate:
         except DecodeError:
             raise ProtocolViolation("a frame that is not a Kafka request during SASL authentication") from None
         if state is _State.COMPLETE:
-            if header.api_key == ApiKey.SASL_HANDSHAKE:
+            if header.api_key == ApiKey.SASL_HANDSHAKE and self._expires_ms is not None:
                 self._reauthenticating = True
                 return self._handshake(body, header)
             if self._expires_ms is not None and self._clock.time_ms() >= self._expires_ms:
@@ -118,7 +123,11 @@ class SaslGate:
         name = _api_name(header.api_key)
         if state is _State.AUTHENTICATE:
             if header.api_key != ApiKey.SASL_AUTHENTICATE:
-                raise ProtocolViolation(f"Unexpected Kafka request of type {name} during SASL authentication.")
+                reason = f"Unexpected Kafka request of type {name} during SASL authentication."
+                parts = self._settings.error_answer(body, ErrorCode.ILLEGAL_SASL_STATE)
+                if parts is None:
+                    raise ProtocolViolation(reason)
+                return GateAnswer(parts, True, reason)
             return self._authenticate(body, header)
         if header.api_key == ApiKey.API_VERSIONS:
             if state is not _State.HANDSHAKE_OR_VERSIONS:
@@ -208,13 +217,13 @@ class SaslGate:
             )
         self._principal = principal
         self._connection.identity.principal = principal
-        now = self._clock.time_ms()
-        deadlines = [
-            d
-            for d in (server.lifetime_ms, now + self._settings.reauth_ms if self._settings.reauth_ms > 0 else None)
-            if d is not None
-        ]
-        self._expires_ms = min(deadlines) if deadlines else None
+        # Kafka bounds a session only when connections.max.reauth.ms is set: then by it and by the
+        # credential's own expiry (an OAUTHBEARER token's), whichever comes first.
+        self._expires_ms = None
+        if self._settings.reauth_ms > 0:
+            deadline = self._clock.time_ms() + self._settings.reauth_ms
+            lifetime = server.lifetime_ms
+            self._expires_ms = deadline if lifetime is None else min(deadline, lifetime)
         self._state = _State.COMPLETE
         self._reauthenticating = False
         self._connection.set_max_frame_bytes(self._settings.max_request_bytes)
