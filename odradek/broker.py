@@ -33,6 +33,7 @@ from odradek.handlers.registry import Registry
 from odradek.partition.service import Partitions
 from odradek.partition.topics import Topics
 from odradek.scheduler import Scheduler, Timer
+from odradek.security.limits import ConnectionLimits
 from odradek.security.listener_setup import ListenerSecurity
 from odradek.security.listeners import listener_specs
 from odradek.security.services import SecurityServices
@@ -182,6 +183,7 @@ class Broker:
         a listener asked to bind port 0 advertises the port it got."""
         max_request = self.config.socket_request_max_bytes
         idle_ms = int(self.config.security.get("connections.max.idle.ms", "600000"))
+        limits = ConnectionLimits(self.config.security)
         for index, spec in enumerate(listener_specs(self.config)):
             security = ListenerSecurity(
                 spec,
@@ -190,6 +192,7 @@ class Broker:
                 max_request,
                 self.security.scram.lookup,
                 dispatcher.error_answer,
+                limits,
             )
             listener = Listener(
                 dispatcher,
@@ -201,6 +204,7 @@ class Broker:
                 ssl_context=security.ssl_context,
                 prepare=security.prepare,
                 handshake_timeout_s=max(idle_ms, 1) / 1000,
+                idle_ms=idle_ms,
             )
             self._listeners.append(listener)
             self._listener_security.append(security)

@@ -167,15 +167,19 @@ def _row(observation: Observation, normalise: _Normaliser) -> dict[str, Any]:
             response[unordered],
             key=lambda item: str(item.get("name", item.get("user", json.dumps(item, sort_keys=True)))),
         )
-    if observation.api == "DescribeUserScramCredentialsRequest" and isinstance(response, dict):
+    if (
+        observation.api == "DescribeUserScramCredentialsRequest"
+        and isinstance(response, dict)
+        and "results" in response
+    ):
         # Kafka's metadata image keeps credentials in a map keyed by mechanism (an enum's identity
         # hash): the order of a user's mechanisms differs from one JVM to the next.
         for result in response["results"]:
             result["credential_infos"].sort(key=lambda item: item["mechanism"])
-    if observation.api == "DescribeAclsRequest" and isinstance(response, dict):
+    if observation.api == "DescribeAclsRequest" and isinstance(response, dict) and "resources" in response:
         for resource in response["resources"]:
             resource["acls"].sort(key=lambda item: json.dumps(item, sort_keys=True))
-    if observation.api == "DeleteAclsRequest" and isinstance(response, dict):
+    if observation.api == "DeleteAclsRequest" and isinstance(response, dict) and "filter_results" in response:
         for result in response["filter_results"]:
             result["matching_acls"].sort(key=lambda item: json.dumps(item, sort_keys=True))
     if observation.api == "ListGroupsRequest" and isinstance(response, dict):

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Protocol, cast
@@ -84,6 +85,10 @@ class Connection(asyncio.BufferedProtocol):
     ) -> None:
         self._dispatch = dispatch
         self._prepare = prepare
+        #: ``time.monotonic()`` of the last bytes in or out (``connections.max.idle.ms``).
+        self.last_active = time.monotonic()
+        #: Called once when the connection is gone (the limits give its slot back).
+        self.close_callbacks: list[Callable[[], None]] = []
         self.identity = ClientIdentity()
         self.gate: FrameGate | None = None
         self._muted: asyncio.Future[None] | None = None
@@ -131,6 +136,7 @@ class Connection(asyncio.BufferedProtocol):
         return self._decoder.get_buffer()
 
     def buffer_updated(self, nbytes: int) -> None:
+        self.last_active = time.monotonic()
         try:
             frames = self._decoder.buffer_updated(nbytes)
         except FrameError as exc:
@@ -218,6 +224,7 @@ class Connection(asyncio.BufferedProtocol):
     def _send(self, parts: list[Part]) -> None:
         if self.transport is None or self.closed:
             return
+        self.last_active = time.monotonic()
         try:
             write_parts(self.transport, self._socket, parts)
         except OSError as exc:
@@ -248,4 +255,7 @@ class Connection(asyncio.BufferedProtocol):
             self._muted.cancel()
         if self._worker is not None and not self._worker.done():
             self._worker.cancel()
+        callbacks, self.close_callbacks = self.close_callbacks, []
+        for callback in callbacks:
+            callback()
         self._on_close(self)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import ssl
+import time
 
 from odradek.server.connection import Connection, Dispatch, MayWait, Prepare
 
@@ -31,7 +32,10 @@ class Listener:
         ssl_context: ssl.SSLContext | None = None,
         prepare: Prepare | None = None,
         handshake_timeout_s: float = 60.0,
+        idle_ms: int = 0,
     ) -> None:
+        self._idle_ms = idle_ms
+        self._sweeper: asyncio.TimerHandle | None = None
         self.name = name
         self._ssl = ssl_context
         self._prepare = prepare
@@ -72,8 +76,24 @@ class Listener:
                 ssl_handshake_timeout=self._handshake_timeout_s,
             )
         log.info("listening on %s:%d (%s)", self._host, self.port, self.name)
+        if self._idle_ms > 0:
+            self._sweeper = loop.call_later(min(self._idle_ms / 1000, 1.0), self._close_idle)
+
+    def _close_idle(self) -> None:
+        """Close every connection with no bytes in or out for ``connections.max.idle.ms`` (real time,
+        as Kafka's selector measures it: a test's manual clock does not idle connections out), then
+        look again a period later."""
+        now = time.monotonic()
+        limit = self._idle_ms / 1000
+        for conn in list(self.connections):
+            if now - conn.last_active >= limit:
+                conn.abort(f"idle for {int((now - conn.last_active) * 1000)} ms (connections.max.idle.ms)")
+        self._sweeper = asyncio.get_running_loop().call_later(min(limit, 1.0), self._close_idle)
 
     async def stop(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            self._sweeper = None
         if self._server is None:
             return
         self._server.close()
