@@ -59,6 +59,8 @@ _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}
 _NOW_MS = re.compile(r"\b(17[5-9]|1[89]\d)\d{10}\b")
 #: Facts of the machine, not of the broker: where the data directory is and how full the disk.
 _MASKED = {"log_dir", "usable_bytes", "total_bytes"}
+#: Kafka prints its request object in some refusals: its processor and connection ids are its own.
+_REQUEST_OBJECT = re.compile(r"Request\(processor=\d+, connectionId=\S+, session=\S+,")
 _DROPPED = {"throttle_time_ms", "cluster_id", "host", "port"}
 
 
@@ -101,6 +103,7 @@ class _Normaliser:
             for concrete, placeholder in self._names.items():
                 value = value.replace(concrete, placeholder)
             value = _NOW_MS.sub("<now>", value)
+            value = _REQUEST_OBJECT.sub("Request(<connection>,", value)
         return value
 
 

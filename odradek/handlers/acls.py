@@ -2,10 +2,13 @@
 
 Without an authorizer each answers SECURITY_DISABLED, with Kafka's messages.  With one (Kafka's
 StandardAuthorizer semantics, `odradek.security.authorizer`): describing needs DESCRIBE on the
-cluster, creating and deleting ALTER (else CLUSTER_AUTHORIZATION_FAILED).  A binding to create is
-checked as Kafka checks it (a CLUSTER resource is named ``kafka-cluster``, a name is not empty, the
-pattern is LITERAL or PREFIXED, the operation and permission are concrete, the principal is
-``Type:name``) and refused alone with INVALID_REQUEST; the rest are stored durably and apply at once.
+cluster, creating and deleting ALTER (else CLUSTER_AUTHORIZATION_FAILED).  As Kafka 4.4.0 answers
+(compat-tests/probes/secured.py): a filter with an unknown code, or a binding with an unknown
+resource type, pattern type or permission, is a request Kafka cannot parse (the connection closes); a
+binding to create is refused alone: INVALID_REQUEST for a CLUSTER resource not named
+``kafka-cluster``, an empty name, an unknown operation or a principal without a colon,
+UNKNOWN_SERVER_ERROR without a message for ANY or MATCH where a concrete value is needed (Kafka's
+controller fails on them); the rest are stored durably and apply at once.
 Describe answers one resource per pattern, ordered by type, name and pattern type (Kafka's order
 comes from hash sets and is not behaviour).
 """
@@ -23,7 +26,7 @@ from odradek.security.acl import (
     Permission,
     ResourceType,
 )
-from odradek.wire.errors import ErrorCode
+from odradek.wire.errors import ErrorCode, ProtocolViolation
 from odradek.wire.messages.acls import (
     CreateAclsRequest,
     CreateAclsRequestValue,
@@ -42,6 +45,17 @@ from odradek.wire.messages.acls import (
 _NO_AUTHORIZER = "No Authorizer is configured."
 _Resource = DescribeAclsResponse.DescribeAclsResource
 _Matching = DeleteAclsResponse.DeleteAclsFilterResult.DeleteAclsMatchingAcl
+
+
+def _needs(ctx: RequestContext, operation: str) -> str:
+    """Kafka's message for a request refused on the cluster: it prints its request object, whose
+    processor and connection ids are its own (the probes mask them)."""
+    identity = ctx.identity
+    return (
+        f"Request Request(processor=0, connectionId={identity.host}-{ctx.connection.peer}-0-0, "
+        f"session=org.apache.kafka.network.Session@0, listenerName=ListenerName({identity.listener}), "
+        f"securityProtocol={identity.protocol}, buffer=null, envelope=Optional.empty) needs {operation} permission."
+    )
 
 
 def _filter(f: DescribeAclsRequestValue | DeleteAclsRequestValue.DeleteAclsFilter) -> AclBindingFilter:
@@ -68,13 +82,13 @@ async def describe_acls(ctx: RequestContext, request: DescribeAclsRequestValue) 
             error_code=ErrorCode.SECURITY_DISABLED, error_message="No Authorizer is configured on the broker"
         )
     if not ctx.authorize_cluster(AclOperation.DESCRIBE):
-        return DescribeAclsResponse(error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
+        return DescribeAclsResponse(
+            error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED, error_message=_needs(ctx, "DESCRIBE")
+        )
     wanted = _filter(request)
     unknown = wanted.unknown_field()
     if unknown is not None:
-        return DescribeAclsResponse(
-            error_code=ErrorCode.INVALID_REQUEST, error_message=f"The filter has an unknown {unknown}"
-        )
+        raise ProtocolViolation(f"DescribeAcls filter with an unknown {unknown}")
     grouped: dict[tuple[ResourceType, str, PatternType], list[AclBinding]] = {}
     for acl in authorizer.acls:
         if wanted.matches(acl):
@@ -93,7 +107,7 @@ async def describe_acls(ctx: RequestContext, request: DescribeAclsRequestValue) 
         )
         for (kind, name, pattern), acls in sorted(grouped.items())
     ]
-    return DescribeAclsResponse(error_code=ErrorCode.NONE, resources=resources)
+    return DescribeAclsResponse(error_code=ErrorCode.NONE, error_message="", resources=resources)
 
 
 def _create_error(request: CreateAclsRequestValue, code: ErrorCode) -> CreateAclsResponseValue:
@@ -102,24 +116,32 @@ def _create_error(request: CreateAclsRequestValue, code: ErrorCode) -> CreateAcl
     )
 
 
-def _invalid_binding(binding: AclBinding) -> str | None:
-    """Kafka's refusal of a binding to create, or None."""
-    if binding.resource_type in (ResourceType.UNKNOWN, ResourceType.ANY):
-        return f"Invalid resourceType {binding.resource_type.name}"
-    if binding.pattern_type not in (PatternType.LITERAL, PatternType.PREFIXED):
-        return f"Invalid patternType {binding.pattern_type.name}"
-    if binding.operation in (AclOperation.UNKNOWN, AclOperation.ANY):
-        return f"Invalid operation {binding.operation.name}"
-    if binding.permission not in (Permission.ALLOW, Permission.DENY):
-        return f"Invalid permissionType {binding.permission.name}"
+def _invalid_binding(binding: AclBinding) -> tuple[ErrorCode, str | None] | None:
+    """Kafka's refusal of a binding to create, or None (see the module docstring)."""
+    if (
+        binding.resource_type is ResourceType.UNKNOWN
+        or binding.pattern_type is PatternType.UNKNOWN
+        or binding.permission is Permission.UNKNOWN
+    ):
+        raise ProtocolViolation("CreateAcls binding with an unknown resource type, pattern type or permission")
+    if (
+        binding.resource_type is ResourceType.ANY
+        or binding.pattern_type in (PatternType.ANY, PatternType.MATCH)
+        or binding.operation is AclOperation.ANY
+        or binding.permission is Permission.ANY
+    ):
+        return ErrorCode.UNKNOWN_SERVER_ERROR, None
+    if binding.operation is AclOperation.UNKNOWN:
+        return ErrorCode.INVALID_REQUEST, "Invalid operation UNKNOWN"
     if binding.resource_type is ResourceType.CLUSTER and binding.name != CLUSTER_NAME:
-        return "The only valid name for the CLUSTER resource is kafka-cluster"
+        return ErrorCode.INVALID_REQUEST, "The only valid name for the CLUSTER resource is kafka-cluster"
     if not binding.name:
-        return "Invalid empty resource name specified"
+        return ErrorCode.INVALID_REQUEST, "Invalid empty resource name"
     if ":" not in binding.principal:
         return (
+            ErrorCode.INVALID_REQUEST,
             f"Could not parse principal from `{binding.principal}` "
-            "(no colon is present separating the principal type from the principal name)"
+            "(no colon is present separating the principal type from the principal name)",
         )
     return None
 
@@ -150,10 +172,10 @@ async def create_acls(ctx: RequestContext, request: CreateAclsRequestValue) -> C
         )
         refusal = _invalid_binding(binding)
         if refusal is not None:
-            results.append(result(error_code=ErrorCode.INVALID_REQUEST, error_message=refusal))
+            results.append(result(error_code=refusal[0], error_message=refusal[1]))
         else:
             accepted.append(binding)
-            results.append(result(error_code=ErrorCode.NONE))
+            results.append(result(error_code=ErrorCode.NONE, error_message=""))
     if accepted:
         authorizer.add(accepted)
     return CreateAclsResponse(results=results)
@@ -178,6 +200,10 @@ async def delete_acls(ctx: RequestContext, request: DeleteAclsRequestValue) -> D
     if not ctx.authorize_cluster(AclOperation.ALTER):
         return _delete_error(request, ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
     filters = [_filter(f) for f in request.filters]
+    for query in filters:
+        unknown = query.unknown_field()
+        if unknown is not None:
+            raise ProtocolViolation(f"DeleteAcls filter with an unknown {unknown}")
     matched = authorizer.remove(filters)
     return DeleteAclsResponse(
         filter_results=[

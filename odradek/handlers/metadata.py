@@ -15,8 +15,9 @@
 - With an authorizer, as Kafka: a topic the principal may not DESCRIBE is left out of an "every
   topic" answer and answered TOPIC_AUTHORIZATION_FAILED when named (its existence is not disclosed);
   a missing topic it may describe but not CREATE (on the cluster or the topic) is answered
-  TOPIC_AUTHORIZATION_FAILED instead of being created.  Refused topics come first, those refused
-  creation before those refused description, then the rest in request order.
+  TOPIC_AUTHORIZATION_FAILED instead of being created.  The topics answered come first in request
+  order, then those refused creation, then those refused description (Kafka 4.4.0's order for up to
+  four named topics; beyond that its answer follows a Scala hash set).
 """
 
 from __future__ import annotations
@@ -134,7 +135,7 @@ async def metadata(ctx: RequestContext, request: MetadataRequestValue) -> Metada
                 refused_create.append(_refused(name))
             else:
                 topics.append(await _one_topic(ctx, wanted, allow_create, with_ops))
-        topics = refused_create + refused_describe + topics
+        topics += refused_create + refused_describe
     host, port = ctx.advertised
     return MetadataResponse(
         brokers=[MetadataResponse.MetadataResponseBroker(node_id=cluster.node_id, host=host, port=port)],

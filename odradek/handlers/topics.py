@@ -200,7 +200,8 @@ def _success(
 
 
 _Deleted = DeleteTopicsResponse.DeletableTopicResult
-#: Kafka's controller's message for a topic the principal may not create, describe or delete.
+#: Kafka's controller's message for a topic the principal may not create (deletion says "Topic
+#: authorization failed.").
 _DENIED = "Authorization failed."
 
 
@@ -243,7 +244,10 @@ def _delete_one(
         and ctx.authorize(AclOperation.DELETE, ResourceType.TOPIC, checked)
     ):
         return _Deleted(
-            name=name, topic_id=topic_id, error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED, error_message=_DENIED
+            name=name,
+            topic_id=topic_id,
+            error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+            error_message="Topic authorization failed.",
         )
     if info is None:
         code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION if name is not None else ErrorCode.UNKNOWN_TOPIC_ID

@@ -191,7 +191,7 @@ class SaslGate:
         if server.complete and self._expires_ms is not None and header.api_version >= 1:
             lifetime = max(0, self._expires_ms - self._clock.time_ms())
         response = SaslAuthenticateResponse(
-            error_code=ErrorCode.NONE, auth_bytes=challenge, session_lifetime_ms=lifetime
+            error_code=ErrorCode.NONE, error_message="", auth_bytes=challenge, session_lifetime_ms=lifetime
         )
         return GateAnswer(_frame(header, SaslAuthenticateResponse, response), False, "")
 
