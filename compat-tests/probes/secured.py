@@ -39,6 +39,16 @@ def _masked(s: Session) -> None:
         observation.response = {**observation.response, "auth_bytes": "<scram>"}
 
 
+def _versions_answered(s: Session) -> None:
+    """Keep of an ApiVersions answer only that it came and what it says of SASL: its whole content
+    (features, every API's range) is the version probes' subject, not this one's."""
+    observation = s.observations[-1]
+    response = observation.response
+    if isinstance(response, dict) and "api_keys" in response:
+        sasl = [k for k in response["api_keys"] if k["api_key"] in (ApiKey.SASL_HANDSHAKE, ApiKey.SASL_AUTHENTICATE)]
+        observation.response = {"error_code": response["error_code"], "sasl_api_keys": sasl}
+
+
 def sasl_refusals(s: Session, names: dict[str, str]) -> None:
     sessions: list[Session] = []
 
