@@ -64,6 +64,7 @@ def sasl_refusals(s: Session, names: dict[str, str]) -> None:
         one.call_or_closed(
             "api versions", ApiKey.API_VERSIONS, 3, client_software_name="probe", client_software_version="1"
         )
+        _versions_answered(one)
         one.call_or_closed(
             "api versions again", ApiKey.API_VERSIONS, 3, client_software_name="probe", client_software_version="1"
         )
@@ -376,6 +377,14 @@ def acl_matrix(s: Session, names: dict[str, str]) -> None:
             )
         for key in (group, other_group):
             alice.call(f"find coordinator {key == group}", ApiKey.FIND_COORDINATOR, 3, key=key, key_type=0)
+        until(
+            alice,
+            lambda: (
+                alice.call("describe", ApiKey.DESCRIBE_GROUPS, 5, groups=[group])["groups"][0]["error_code"]
+                not in (14, 15, 16)
+            ),
+            "the group coordinator",
+        )
         alice.call(
             "describe groups",
             ApiKey.DESCRIBE_GROUPS,
