@@ -84,5 +84,10 @@ emulation-capture: $(STAMP)
 bench: $(STAMP) $(BENCH_STAMP)
 	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
 
+# The SASL gate before authentication under 100,000 random frames (make test runs a short run).
+.PHONY: fuzz-security
+fuzz-security: $(STAMP)
+	ODRADEK_FUZZ_FRAMES=100000 $(BIN)/python -m pytest -q -p no:cacheprovider tests/unit/security/test_sasl_gate_fuzz.py
+
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache

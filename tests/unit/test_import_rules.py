@@ -33,6 +33,14 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "odradek.cluster.topics",
     ),
     "odradek.config": ("odradek.storage.log_config", "odradek.storage.filesystem", "odradek.java_hash"),
+    "odradek.security": (
+        "odradek.wire",
+        "odradek.clock",
+        "odradek.scheduler",
+        "odradek.config",
+        "odradek.storage.filesystem",
+        "odradek.java_hash",
+    ),
     "odradek.coordinator": (
         "odradek.wire",
         "odradek.clock",
@@ -48,7 +56,14 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "odradek.handlers": ("odradek.broker", "odradek.server", "odradek.cli"),
     "odradek.partition": ("odradek.handlers", "odradek.broker", "odradek.server", "odradek.coordinator"),
 }
-NO_NETWORK = ("odradek.wire", "odradek.storage", "odradek.txn", "odradek.config", "odradek.coordinator.coordinator")
+NO_NETWORK = (
+    "odradek.wire",
+    "odradek.storage",
+    "odradek.txn",
+    "odradek.config",
+    "odradek.coordinator.coordinator",
+    "odradek.security",
+)
 
 
 def _module_name(path: Path) -> str:
