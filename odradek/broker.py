@@ -25,10 +25,12 @@ from odradek.config import BrokerConfig, log_config_for, with_layer
 from odradek.config.dynamic_store import DYNAMIC_CONFIGS_FILE, DynamicConfigStore
 from odradek.coordinator.coordinator import CoordinatorSettings, GroupCoordinator
 from odradek.coordinator.runtime import BrokerOffsetsLog, CoordinatorRuntime
+from odradek.emulation import ReleaseApis
 from odradek.fetch_sessions import FetchSessionCache
 from odradek.handlers import load_handlers
 from odradek.handlers.context import Services
 from odradek.handlers.dispatch import Dispatcher
+from odradek.handlers.emulation import Emulation
 from odradek.handlers.registry import Registry
 from odradek.partition.service import Partitions
 from odradek.partition.topics import Topics
@@ -98,8 +100,17 @@ class _ClusterInfo:
 class Broker:
     """One broker.  Use ``await start()`` / ``await stop()``, or ``async with``."""
 
-    def __init__(self, config: BrokerConfig, clock: Clock | None = None, fs: FileSystem | None = None) -> None:
+    def __init__(
+        self,
+        config: BrokerConfig,
+        clock: Clock | None = None,
+        fs: FileSystem | None = None,
+        *,
+        emulate: ReleaseApis | None = None,
+    ) -> None:
         self.config = config
+        #: The Apache Kafka release whose ApiVersions and refusals this broker answers with, if any.
+        self.emulate = emulate
         self.clock: Clock = clock or SystemClock()
         #: Every timer of the broker runs here: on a `ManualClock`, only when the test advances it.
         self.scheduler = Scheduler(self.clock)
@@ -113,6 +124,7 @@ class Broker:
         self.partitions: Partitions
         self.topics: Topics
         self._listener: Listener | None = None
+        self.dispatcher: Dispatcher
         self._listen_on = (config.host, config.port, config.socket_request_max_bytes)
         self.fetch_sessions = FetchSessionCache(config.max_incremental_fetch_session_cache_slots)
         self._background_syncs: set[asyncio.Future[None]] = set()
@@ -128,7 +140,9 @@ class Broker:
             raise RuntimeError("the broker is not started")
         return self._listener.port
 
-    async def start(self) -> None:
+    async def start(self, *, listen: bool = True) -> None:
+        """Open the data directory and build every service; then listen, unless ``listen`` is
+        False (an embedding owns the listener and routes frames to `dispatcher`)."""
         self.cluster_id = read_or_create_meta(self.fs, str(self.data_dir), self.config.node_id)
         self.dynamic_configs = DynamicConfigStore(self.fs, str(self.data_dir / DYNAMIC_CONFIGS_FILE))
         cluster, own = self.dynamic_configs.load()
@@ -161,7 +175,10 @@ class Broker:
             producer_ids=self.producer_ids,
             clock=self.clock,
         )
-        dispatcher = Dispatcher(services, self.registry)
+        emulation = Emulation(self.emulate, self.registry) if self.emulate is not None else None
+        dispatcher = self.dispatcher = Dispatcher(services, self.registry, emulation)
+        if not listen:
+            return
         self._listener = Listener(dispatcher, dispatcher.may_wait, *self._listen_on)
         await self._listener.start()
         if self.config.advertised_port is None and self.config.port == 0:
@@ -277,6 +294,20 @@ class Broker:
         self.scheduler.cancel_all()
         self._deletion_timer = None
         self.logs.close()
+
+    async def discard(self) -> None:
+        """Stop without making anything durable: every timer cancelled, every file closed
+        unflushed.  For an embedding that deletes the data directory next (a test double's reset)."""
+        if self._listener is not None:
+            await self._listener.stop()
+        await asyncio.gather(*self._background_syncs, return_exceptions=True)
+        if self._cleaner_task is not None:
+            self._cleaner_task.cancel()
+            await asyncio.gather(self._cleaner_task, return_exceptions=True)
+            self._cleaner_task = None
+        self.scheduler.cancel_all()
+        self._deletion_timer = None
+        self.logs.discard()
 
     async def __aenter__(self) -> Broker:
         await self.start()

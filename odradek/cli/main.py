@@ -14,12 +14,18 @@ import signal
 import sys
 from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from odradek.broker import Broker
 from odradek.cli.commands import dispatch, register_commands
 from odradek.config import ConfigError, load_config
+from odradek.config.broker import parse_properties
+from odradek.emulation import load_release
 from odradek.pipeline import cli as spark_load
+from odradek.storage.filesystem import MemoryFileSystem
+
+if TYPE_CHECKING:
+    from odradek.testing.runtime import RuntimeSettings
 
 __all__ = ["main"]
 
@@ -42,22 +48,72 @@ def _parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="a broker config, e.g. num.partitions=3",
     )
+    run.add_argument(
+        "--emulate-kafka",
+        metavar="X.Y",
+        help="answer ApiVersions and refuse requests as that Apache Kafka release did (e.g. 3.6)",
+    )
+    run.add_argument("--storage", choices=("disk", "memory"), default="disk", help="keep data on disk or in memory")
+    run.add_argument(
+        "--port-file",
+        type=Path,
+        help="once ready, write 'port=N' (and 'control.port=M') to this file, for test harnesses",
+    )
+    run.add_argument(
+        "--control-port",
+        type=int,
+        help="serve the test double's HTTP control endpoint on 127.0.0.1 (0 picks a free port)",
+    )
     register_commands(commands)
     spark_load.register(commands)
     return parser
 
 
-async def _serve(broker: Broker) -> None:
+def _write_port_file(path: Path | None, port: int, control_port: int | None) -> None:
+    """``port=N`` (and ``control.port=M``), replaced atomically so a reader never sees half."""
+    if path is None:
+        return
+    lines = f"port={port}\n" + (f"control.port={control_port}\n" if control_port is not None else "")
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(lines)
+    partial.replace(path)
+
+
+async def _until_signalled() -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    log.info("shutting down")
+
+
+async def _serve(broker: Broker, port_file: Path | None) -> None:
     await broker.start()
     # One line a supervisor (or a test harness) can wait for.
     print(f"odradek ready on {broker.config.host}:{broker.port}", flush=True)
-    await stop.wait()
-    log.info("shutting down")
+    _write_port_file(port_file, broker.port, None)
+    await _until_signalled()
     await broker.stop()
+
+
+async def _serve_double(settings: RuntimeSettings, control_port: int, port_file: Path | None) -> None:
+    """A broker with the test double's control endpoint (reset, faults, clock, journal)."""
+    from odradek.testing.control import ControlServer
+    from odradek.testing.runtime import Runtime
+
+    runtime = Runtime(settings)
+    await runtime.open()
+    control = ControlServer(runtime, port=control_port)
+    await control.start()
+    print(f"odradek ready on {runtime.host}:{runtime.port}", flush=True)
+    print(f"odradek control on {control.url}", flush=True)
+    _write_port_file(port_file, runtime.port, control.port)
+    try:
+        await _until_signalled()
+    finally:
+        await control.stop()
+        await runtime.close()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,10 +135,29 @@ def main(argv: list[str] | None = None) -> int:
         overrides.append(f"log.dirs={args.data_dir}")
     try:
         config = load_config(args.config, overrides)
-    except (ConfigError, OSError) as exc:
+        release = load_release(args.emulate_kafka) if args.emulate_kafka is not None else None
+    except (ConfigError, OSError, ValueError) as exc:
         print(f"odradek: {exc}", file=sys.stderr)
         return 2
-    _run_event_loop(_serve(Broker(config)))
+    if args.control_port is not None:
+        from odradek.testing.runtime import RuntimeSettings
+
+        items = parse_properties(args.config.read_text()) if args.config is not None else []
+        for item in overrides:
+            key, _, value = item.partition("=")
+            items.append((key, value))
+        settings = RuntimeSettings(
+            host=config.host,
+            port=config.port,
+            storage=args.storage,
+            data_dir=None if args.storage == "memory" else config.log_dirs,
+            config={key: value for key, value in items if key not in ("host", "port", "log.dirs")},
+            emulate=args.emulate_kafka,
+        )
+        _run_event_loop(_serve_double(settings, args.control_port, args.port_file))
+        return 0
+    fs = MemoryFileSystem() if args.storage == "memory" else None
+    _run_event_loop(_serve(Broker(config, fs=fs, emulate=release), args.port_file))
     return 0
 
 

@@ -47,6 +47,10 @@ class ClientConnection(Protocol):
     peer: str
     closed: bool
 
+    def close(self) -> None:
+        """Close the connection (a test double's injected connection loss)."""
+        ...
+
 
 class PartitionsView(Protocol):
     """Partition data; every answer carries its Kafka error as a value."""

@@ -7,6 +7,11 @@ Error policy (Kafka's):
   the supported ranges, so the client can retry with a version we speak;
 - a handler that raises -> the handler's error response with UNKNOWN_SERVER_ERROR, and the
   traceback in the log (that is our bug, not the client's).
+
+With an emulated release (`odradek.handlers.emulation`), that release's ranges and refusals
+decide instead of the registry's, and its ApiVersions answer replaces ours.  With an
+interceptor (`odradek.handlers.interception`: faults, the request journal), the interceptor is
+awaited around the handler; when there is none, the hot path pays one attribute test.
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ from typing import TypeVar
 
 from odradek.handlers.api_versions import supported_api_entries
 from odradek.handlers.context import ClientConnection, RequestContext, Services
+from odradek.handlers.emulation import Emulation
+from odradek.handlers.interception import Call, Interceptor
 from odradek.handlers.registry import ApiHandler, Registry
 from odradek.wire.api import (
     ApiKey,
@@ -63,9 +70,12 @@ _MAY_WAIT = frozenset({ApiKey.FETCH, ApiKey.JOIN_GROUP, ApiKey.SYNC_GROUP})
 
 
 class Dispatcher:
-    def __init__(self, services: Services, registry: Registry) -> None:
+    def __init__(self, services: Services, registry: Registry, emulation: Emulation | None = None) -> None:
         self._services = services
         self._registry = registry
+        self._emulation = emulation
+        #: Awaited around every handler when set (see the module docstring).
+        self.interceptor: Interceptor | None = None
 
     @staticmethod
     def may_wait(body: bytearray) -> bool:
@@ -82,7 +92,12 @@ class Dispatcher:
         if handler is None:
             raise ProtocolViolation(f"unknown API key {header.api_key}")
         version = header.api_version
-        if not self._registry.serves(header.api_key, version):
+        if self._emulation is not None:
+            refusal = self._emulation.admit(header.api_key, version)
+            if refusal is not None:
+                correlation_id = header.correlation_id
+                return encode_response_frame(ApiKey.API_VERSIONS, 0, correlation_id, ApiVersionsResponse, refusal)
+        elif not self._registry.serves(header.api_key, version):
             if header.api_key == ApiKey.API_VERSIONS:
                 return self._unsupported_api_versions(header.correlation_id)
             raise ProtocolViolation(f"{handler.request.name} version {version} is not supported")
@@ -91,6 +106,8 @@ class Dispatcher:
         except (DecodeError, ValueError) as exc:
             raise ProtocolViolation(f"unparsable {handler.request.name} v{version}: {exc}") from None
         context = RequestContext(self._services, header, connection)
+        if self.interceptor is not None or self._emulation is not None:
+            return await self._answer_slowly(header, handler, request, context)
         try:
             response = await handler.handle(context, request)
             if response is None:
@@ -104,6 +121,36 @@ class Dispatcher:
             return self._frame(header, handler, handler.error_response(request, ErrorCode.UNKNOWN_SERVER_ERROR))
         except Exception:
             log.exception("%s v%d: the error response cannot be encoded either", handler.request.name, version)
+            raise ProtocolViolation("internal error while answering; closing the connection") from None
+
+    async def _answer_slowly(
+        self, header: RequestHeader, handler: ApiHandler, request: StructValue, context: RequestContext
+    ) -> Frame | None:
+        """The request through the interceptor, and an ApiVersions answer as the emulated release's."""
+
+        async def answer(value: StructValue) -> StructValue | None:
+            try:
+                return await handler.handle(context, value)
+            except ProtocolViolation:
+                raise
+            except Exception:
+                peer = context.connection.peer
+                log.exception("%s v%d from %s failed", handler.request.name, header.api_version, peer)
+            return handler.error_response(value, ErrorCode.UNKNOWN_SERVER_ERROR)
+
+        interceptor = self.interceptor
+        if interceptor is None:
+            response = await answer(request)
+        else:
+            response = await interceptor(Call(header, handler, request, context), answer)
+        if response is None or context.connection.closed:
+            return None
+        if self._emulation is not None and header.api_key == ApiKey.API_VERSIONS:
+            response = self._emulation.advertise(response)
+        try:
+            return self._frame(header, handler, response)
+        except Exception:
+            log.exception("%s v%d: the answer cannot be encoded", handler.request.name, header.api_version)
             raise ProtocolViolation("internal error while answering; closing the connection") from None
 
     @staticmethod
