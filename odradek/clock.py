@@ -157,7 +157,8 @@ class SwitchableClock(ManualClock):
         """Stop time where it stands; from now on only `advance` moves it."""
         if self._frozen:
             return
-        self._time_ms, self._monotonic_ns = self.time_ms(), self.monotonic_ns()
+        # Whole milliseconds (rounded up: never backwards), so advances move both clocks alike.
+        self._time_ms, self._monotonic_ns = self.time_ms(), -(-self.monotonic_ns() // 1_000_000) * 1_000_000
         self._frozen = True
         for listener in list(self._listeners):
             listener.clock_switched(True)

@@ -309,8 +309,9 @@ class Broker:
         return self._backend.topics()
 
     def reset(self) -> None:
-        """Remove every topic, group, transaction, fault and journal entry, and resume system
-        time.  Connections stay open, except those with a request in flight, which close."""
+        """Remove every topic, group, transaction, fault and journal entry, resume system time
+        and turn the journal back on or off as ``journal=`` started it.  Connections stay open,
+        except those with a request in flight, which close."""
         self._backend.reset()
 
     def snapshot(self) -> object:

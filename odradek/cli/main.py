@@ -90,9 +90,9 @@ async def _until_signalled() -> None:
 
 async def _serve(broker: Broker, port_file: Path | None) -> None:
     await broker.start()
+    _write_port_file(port_file, broker.port, None)
     # One line a supervisor (or a test harness) can wait for.
     print(f"odradek ready on {broker.config.host}:{broker.port}", flush=True)
-    _write_port_file(port_file, broker.port, None)
     await _until_signalled()
     await broker.stop()
 
@@ -106,9 +106,9 @@ async def _serve_double(settings: RuntimeSettings, control_port: int, port_file:
     await runtime.open()
     control = ControlServer(runtime, port=control_port)
     await control.start()
+    _write_port_file(port_file, runtime.port, control.port)
     print(f"odradek ready on {runtime.host}:{runtime.port}", flush=True)
     print(f"odradek control on {control.url}", flush=True)
-    _write_port_file(port_file, runtime.port, control.port)
     try:
         await _until_signalled()
     finally:

@@ -90,9 +90,9 @@ class TestDouble:
         self.refresh()
 
     def reset(self) -> None:
-        """No faults, an empty journal (still on if it was)."""
+        """No faults; a new, empty journal, off, of the default capacity."""
         self.faults.clear()
-        self.journal.clear()
+        self.journal = Journal()
         self.refresh()
 
     # ----------------------------------------------------------------- the hook

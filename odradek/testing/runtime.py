@@ -228,9 +228,13 @@ class Runtime:
     # ---------------------------------------------------------------- test API
 
     async def reset(self) -> None:
-        """No topics, groups, transactions, faults or journal entries; system time again."""
+        """No topics, groups, transactions, faults or journal entries; system time again; the
+        journal on or off as the settings start it."""
         self.clock.resume()
         self.double.reset()
+        if self.settings.journal:
+            self.double.journal.start()
+            self.double.refresh()
         await self._replace(None)
 
     async def snapshot(self) -> Snapshot:

@@ -82,7 +82,8 @@ def test_a_real_consumer_rejoins_after_advance_expired_its_session(
         if len(kafka_clean.journal.requests(api="JoinGroup", group=group_id)) > joins_before:
             break
     heartbeat_errors = {e for h in kafka_clean.journal.requests(api="Heartbeat", group=group_id) for e in h.errors}
-    assert heartbeat_errors & {"UNKNOWN_MEMBER_ID", "REBALANCE_IN_PROGRESS"}
+    trail = [(e.api, e.errors, e.received_ms) for e in kafka_clean.journal.entries() if e.group == group_id]
+    assert heartbeat_errors & {"UNKNOWN_MEMBER_ID", "REBALANCE_IN_PROGRESS"}, trail
     assert len(kafka_clean.journal.requests(api="JoinGroup", group=group_id)) > joins_before
     kafka_clean.clock.resume()
     consumer.close()
