@@ -17,6 +17,7 @@ import dataclasses
 import logging
 from collections.abc import Generator, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from odradek.clock import Clock, SystemClock
 from odradek.cluster.meta_properties import read_or_create_meta
@@ -25,12 +26,10 @@ from odradek.config import BrokerConfig, log_config_for, with_layer
 from odradek.config.dynamic_store import DYNAMIC_CONFIGS_FILE, DynamicConfigStore
 from odradek.coordinator.coordinator import CoordinatorSettings, GroupCoordinator
 from odradek.coordinator.runtime import BrokerOffsetsLog, CoordinatorRuntime
-from odradek.emulation import ReleaseApis
 from odradek.fetch_sessions import FetchSessionCache
 from odradek.handlers import load_handlers
 from odradek.handlers.context import Services
 from odradek.handlers.dispatch import Dispatcher
-from odradek.handlers.emulation import Emulation
 from odradek.handlers.registry import Registry
 from odradek.partition.service import Partitions
 from odradek.partition.topics import Topics
@@ -42,6 +41,9 @@ from odradek.storage.log_config import LogConfig
 from odradek.storage.log_manager import LogManager
 from odradek.storage.partition_log import PartitionLog
 from odradek.txn.producer_ids import ProducerIdAllocator
+
+if TYPE_CHECKING:
+    from odradek.emulation import ReleaseApis
 
 __all__ = ["Broker"]
 
@@ -175,7 +177,11 @@ class Broker:
             producer_ids=self.producer_ids,
             clock=self.clock,
         )
-        emulation = Emulation(self.emulate, self.registry) if self.emulate is not None else None
+        emulation = None
+        if self.emulate is not None:
+            from odradek.handlers.emulation import Emulation
+
+            emulation = Emulation(self.emulate, self.registry)
         dispatcher = self.dispatcher = Dispatcher(services, self.registry, emulation)
         if not listen:
             return

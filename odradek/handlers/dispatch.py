@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import logging
 import struct
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from odradek.handlers.api_versions import supported_api_entries
 from odradek.handlers.context import ClientConnection, RequestContext, Services
-from odradek.handlers.emulation import Emulation
 from odradek.handlers.interception import Call, Interceptor
 from odradek.handlers.registry import ApiHandler, Registry
 from odradek.wire.api import (
@@ -37,6 +36,9 @@ from odradek.wire.errors import ErrorCode, ProtocolViolation
 from odradek.wire.messages.api_versions import ApiVersionsResponse
 from odradek.wire.primitives import DecodeError, Part, Reader, Writer
 from odradek.wire.schema import Message, StructValue
+
+if TYPE_CHECKING:
+    from odradek.handlers.emulation import Emulation
 
 __all__ = ["Dispatcher", "Frame", "encode_response_frame"]
 

@@ -11,7 +11,6 @@ interceptor the dispatcher never builds a `Call`: the hook costs one attribute t
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Protocol
 
 from odradek.handlers.context import ClientConnection, RequestContext
@@ -25,14 +24,17 @@ Answer = Callable[[StructValue], Awaitable[StructValue | None]]
 """Run the handler on a request value: its answer, or None (no answer, Produce acks=0)."""
 
 
-@dataclass(frozen=True, slots=True)
 class Call:
-    """One decoded request on its way to its handler."""
+    """One decoded request on its way to its handler (a plain class: this module is imported
+    by every broker, and a dataclass would cost each start-up half a millisecond)."""
 
-    header: RequestHeader
-    handler: ApiHandler
-    request: StructValue
-    context: RequestContext
+    __slots__ = ("context", "handler", "header", "request")
+
+    def __init__(self, header: RequestHeader, handler: ApiHandler, request: StructValue, context: RequestContext):
+        self.header = header
+        self.handler = handler
+        self.request = request
+        self.context = context
 
     @property
     def api_name(self) -> str:

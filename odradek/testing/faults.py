@@ -21,12 +21,14 @@ to a ``probability`` share of them (drawn from a generator seeded by ``seed``, s
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Literal
+from dataclasses import asdict, dataclass, replace
+from typing import TYPE_CHECKING, Any, Literal
 
 from odradek.wire.errors import ErrorCode
+
+if TYPE_CHECKING:
+    from random import Random
 
 __all__ = ["REQUEST_LEVEL_ERRORS", "Fault", "FaultSet", "parse_error"]
 
@@ -156,20 +158,22 @@ class Fault:
         return data
 
 
-@dataclass(slots=True)
 class _Armed:
-    fault: Fault
-    remaining: int | None
-    rng: random.Random
-    fired: int = 0
+    __slots__ = ("fault", "fired", "remaining", "rng")
+
+    def __init__(self, fault: Fault, remaining: int | None, rng: Random | None) -> None:
+        self.fault = fault
+        self.remaining = remaining
+        self.rng = rng
+        self.fired = 0
 
 
-@dataclass
 class FaultSet:
     """The faults in force, in injection order; the first that matches a request takes it."""
 
-    _armed: list[_Armed] = field(default_factory=list)
-    _next_id: int = 1
+    def __init__(self) -> None:
+        self._armed: list[_Armed] = []
+        self._next_id = 1
 
     def __bool__(self) -> bool:
         return bool(self._armed)
@@ -177,7 +181,12 @@ class FaultSet:
     def add(self, fault: Fault) -> Fault:
         fault = replace(fault, id=self._next_id)
         self._next_id += 1
-        self._armed.append(_Armed(fault, fault.count, random.Random(fault.seed)))
+        rng = None
+        if fault.probability < 1.0:
+            from random import Random
+
+            rng = Random(fault.seed)
+        self._armed.append(_Armed(fault, fault.count, rng))
         return fault
 
     def remove(self, fault_id: int) -> bool:
@@ -203,7 +212,7 @@ class FaultSet:
                 names = list(pairs) if names is None else names
                 if not any(targets(fault, pair) for pair in names):
                     continue
-            if fault.probability < 1.0 and armed.rng.random() >= fault.probability:
+            if armed.rng is not None and armed.rng.random() >= fault.probability:
                 continue
             armed.fired += 1
             if armed.remaining is not None:

@@ -17,17 +17,15 @@ from __future__ import annotations
 import json
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 __all__ = ["DEFAULT_CAPACITY", "Journal", "JournalEntry"]
 
 DEFAULT_CAPACITY = 10_000
 
 
-@dataclass(frozen=True, slots=True)
-class JournalEntry:
+class JournalEntry(NamedTuple):
     api: str
     api_key: int
     version: int
@@ -46,8 +44,8 @@ class JournalEntry:
     fault: int | None
     received_ms: int
     duration_ms: float
-    request: dict[str, Any] = field(repr=False)
-    response: dict[str, Any] | None = field(repr=False)
+    request: dict[str, Any]
+    response: dict[str, Any] | None
 
     @property
     def topics(self) -> list[str]:
@@ -55,7 +53,7 @@ class JournalEntry:
         return list(dict.fromkeys(topic for topic, _ in self.partitions))
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = self._asdict()
         data["partitions"] = [list(pair) for pair in self.partitions]
         return data
 

@@ -23,21 +23,23 @@ import posixpath
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from collections.abc import Callable, Coroutine, Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
 from odradek.broker import Broker as InternalBroker
 from odradek.clock import SwitchableClock
 from odradek.cluster.topics import TopicError
 from odradek.config import ConfigError, InvalidConfig, load_config, validate
-from odradek.emulation import ReleaseApis, load_release
 from odradek.handlers import load_handlers
 from odradek.handlers.dispatch import Dispatcher
 from odradek.server.connection import Connection
 from odradek.server.listener import Listener
 from odradek.storage.filesystem import FileSystem, MemoryFileSystem, OsFileSystem, read_file
 from odradek.testing.intercept import TestDouble
+
+if TYPE_CHECKING:
+    from odradek.emulation import ReleaseApis
 
 __all__ = ["Runtime", "RuntimeSettings", "Snapshot", "StorageKind", "ThreadedRuntime"]
 
@@ -46,15 +48,14 @@ StorageKind = Literal["disk", "memory"]
 _MEMORY_DATA_DIR = "/odradek-data"
 
 
-@dataclass(frozen=True, slots=True)
-class RuntimeSettings:
+class RuntimeSettings(NamedTuple):
     host: str = "127.0.0.1"
     port: int = 0
     storage: StorageKind = "disk"
     #: Disk storage's directory (created if missing, emptied by reset); None: a temporary one.
     data_dir: str | None = None
     #: Broker configs by Kafka's names.
-    config: dict[str, str] = field(default_factory=dict)
+    config: Mapping[str, str] = MappingProxyType({})
     emulate: str | None = None
     journal: bool = False
     manual_time: bool = False
@@ -68,12 +69,14 @@ class RuntimeSettings:
             load_config(None, ["port=0", "log.dirs=/nonexistent", *overrides])
         except ConfigError as exc:
             raise ValueError(f"invalid broker config: {exc}") from None
-        release = load_release(self.emulate) if self.emulate is not None else None
-        return overrides, release
+        if self.emulate is None:
+            return overrides, None
+        from odradek.emulation import load_release
+
+        return overrides, load_release(self.emulate)
 
 
-@dataclass(frozen=True, slots=True)
-class Snapshot:
+class Snapshot(NamedTuple):
     """Every file of an embedded broker's data directory at one moment."""
 
     files: dict[str, bytes]

@@ -24,8 +24,7 @@ from __future__ import annotations
 import functools
 import uuid
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from odradek.wire.errors import ErrorCode
 from odradek.wire.schema import INT32, INT64, RECORDS, UUID, ArrayOf, Field, Message, Primitive, Struct, StructValue
@@ -58,8 +57,7 @@ def _present(struct: Struct, version: int) -> dict[str, Field]:
     return {f.name: f for f in struct.fields if version in f.versions}
 
 
-@dataclass(frozen=True, slots=True)
-class TopicLevel:
+class TopicLevel(NamedTuple):
     """The topic array of one message at one version, and the partition array under it."""
 
     field: str
