@@ -17,11 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from odradek.broker import Broker
-from odradek.cli.commands import dispatch, register_commands
 from odradek.config import ConfigError, load_config
 from odradek.config.broker import parse_properties
-from odradek.emulation import load_release
-from odradek.pipeline import cli as spark_load
 from odradek.storage.filesystem import MemoryFileSystem
 
 if TYPE_CHECKING:
@@ -32,7 +29,9 @@ __all__ = ["main"]
 log = logging.getLogger("odradek")
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(clients: bool = True) -> argparse.ArgumentParser:
+    """The command line; without ``clients`` only ``run`` (whose start-up then never imports the
+    client commands' libraries: confluent-kafka, rich, the Spark loader)."""
     parser = argparse.ArgumentParser(prog="odradek", description="A Kafka-compatible broker.")
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="start a broker in the foreground")
@@ -64,8 +63,12 @@ def _parser() -> argparse.ArgumentParser:
         type=int,
         help="serve the test double's HTTP control endpoint on 127.0.0.1 (0 picks a free port)",
     )
-    register_commands(commands)
-    spark_load.register(commands)
+    if clients:
+        from odradek.cli.commands import register_commands
+        from odradek.pipeline import cli as spark_load
+
+        register_commands(commands)
+        spark_load.register(commands)
     return parser
 
 
@@ -117,13 +120,18 @@ async def _serve_double(settings: RuntimeSettings, control_port: int, port_file:
 
 
 def main(argv: list[str] | None = None) -> int:
+    words = sys.argv[1:] if argv is None else argv
     try:
-        args = _parser().parse_args(argv)
+        args = _parser(clients=words[:1] != ["run"]).parse_args(words)
     except SystemExit as exc:  # --help (0) or a usage error (2)
         return exc.code if isinstance(exc.code, int) else 2
     if getattr(args, "handler", None) is not None:
+        from odradek.cli.commands import dispatch
+
         return dispatch(args)
-    if args.command == spark_load.COMMAND:
+    if args.command != "run":
+        from odradek.pipeline import cli as spark_load
+
         return spark_load.run(args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     overrides = list(args.override)
@@ -135,7 +143,11 @@ def main(argv: list[str] | None = None) -> int:
         overrides.append(f"log.dirs={args.data_dir}")
     try:
         config = load_config(args.config, overrides)
-        release = load_release(args.emulate_kafka) if args.emulate_kafka is not None else None
+        release = None
+        if args.emulate_kafka is not None:
+            from odradek.emulation import load_release
+
+            release = load_release(args.emulate_kafka)
     except (ConfigError, OSError, ValueError) as exc:
         print(f"odradek: {exc}", file=sys.stderr)
         return 2

@@ -182,7 +182,7 @@ class Runtime:
 
     async def _new_broker(self, snapshot: Snapshot | None) -> InternalBroker:
         self._generation += 1
-        fs: FileSystem = MemoryFileSystem() if self.settings.storage == "memory" else OsFileSystem()
+        fs: FileSystem = MemoryFileSystem() if self.settings.storage == "memory" else OsFileSystem(durable=False)
         if self.settings.storage == "disk" and os.path.exists(self._root) and self._generation > 1:
             self._remove_soon(self._root)
         fs.makedirs(self._root)
