@@ -87,3 +87,25 @@ def test_a_real_consumer_rejoins_after_advance_expired_its_session(
     assert len(kafka_clean.journal.requests(api="JoinGroup", group=group_id)) > joins_before
     kafka_clean.clock.resume()
     consumer.close()
+
+
+def test_retention_deletes_old_records_when_the_test_advances_past_it(
+    kafka_clean: Any,
+    kafka_topic: Callable[..., str],
+    producer_factory: Callable[..., confluent_kafka.Producer],
+    consumer_factory: Callable[..., confluent_kafka.Consumer],
+) -> None:
+    kafka_clean.clock.freeze()
+    topic = kafka_topic(configs={"retention.ms": 60_000})
+    producer = producer_factory(kafka_clean.bootstrap_servers)
+    for value in (b"old-1", b"old-2"):
+        producer.produce(topic, value, timestamp=kafka_clean.clock.time_ms())
+    assert producer.flush(10) == 0
+    reader = consumer_factory(kafka_clean.bootstrap_servers, **{"group.id": "watermarks"})
+    partition = confluent_kafka.TopicPartition(topic, 0)
+    assert reader.get_watermark_offsets(partition, timeout=10) == (0, 2)
+    kafka_clean.clock.advance(30)  # within retention.ms: nothing goes
+    assert reader.get_watermark_offsets(partition, timeout=10) == (0, 2)
+    kafka_clean.clock.advance(6 * 60)  # past retention.ms and the next retention check (every 5 min)
+    assert reader.get_watermark_offsets(partition, timeout=10) == (2, 2)
+    kafka_clean.clock.resume()
