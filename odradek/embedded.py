@@ -40,11 +40,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
 
-from odradek.testing.faults import Fault, Scope, When, parse_error
-from odradek.testing.journal import JournalEntry, dump, matches
-
 if TYPE_CHECKING:
     from odradek.testing.backends import Backend
+    from odradek.testing.faults import Fault, Scope, When
+    from odradek.testing.journal import JournalEntry
 
 __all__ = ["Broker", "BrokerClock", "Faults", "RequestJournal"]
 
@@ -126,6 +125,8 @@ class Faults:
         share of them, answer ``error``, wait ``delay`` seconds of broker time, or lose the
         connection (``disconnect="before"`` or ``"after"`` the broker acted); optionally only
         for one topic, partition or client id.  Returns the fault with its ``id``."""
+        from odradek.testing.faults import Fault, parse_error
+
         fault = Fault(
             api=api,
             error=parse_error(error) if error is not None else None,
@@ -189,6 +190,8 @@ class RequestJournal:
         error: str | None = None,
     ) -> list[JournalEntry]:
         """The recorded requests matching every filter given, oldest first."""
+        from odradek.testing.journal import matches
+
         return [
             e
             for e in self.entries()
@@ -207,6 +210,8 @@ class RequestJournal:
 
     def dump(self, target: str | Path | IO[str]) -> int:
         """Write every entry as one JSON line; how many were written."""
+        from odradek.testing.journal import dump
+
         return dump(self.entries(), target)
 
     arequests = _off_loop(requests)

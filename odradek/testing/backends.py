@@ -7,10 +7,11 @@ through the control endpoint (`odradek.testing.control`).
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from odradek.testing.faults import Fault
-from odradek.testing.journal import JournalEntry
+if TYPE_CHECKING:
+    from odradek.testing.faults import Fault
+    from odradek.testing.journal import JournalEntry
 
 __all__ = ["Backend", "make_backend"]
 

@@ -36,10 +36,10 @@ from odradek.handlers.dispatch import Dispatcher
 from odradek.server.connection import Connection
 from odradek.server.listener import Listener
 from odradek.storage.filesystem import FileSystem, MemoryFileSystem, OsFileSystem, read_file
-from odradek.testing.intercept import TestDouble
 
 if TYPE_CHECKING:
     from odradek.emulation import ReleaseApis
+    from odradek.testing.intercept import TestDouble
 
 __all__ = ["Runtime", "RuntimeSettings", "Snapshot", "StorageKind", "ThreadedRuntime"]
 
@@ -120,9 +120,7 @@ class Runtime:
         self.settings = settings
         self._overrides, self._release = settings.checked()
         self.clock = SwitchableClock()
-        self.double = TestDouble(load_handlers())
-        if settings.journal:
-            self.double.journal.start()
+        self._double: TestDouble | None = None
         self._listener: Listener | None = None
         self._broker: InternalBroker | None = None
         self._busy: set[Connection] = set()
@@ -138,6 +136,8 @@ class Runtime:
             self._root = os.path.abspath(settings.data_dir)
         self._generation = 0
         self.host = settings.host
+        if settings.journal:
+            self.double.journal.start()
 
     # --------------------------------------------------------------- lifecycle
 
@@ -146,6 +146,22 @@ class Runtime:
         if self._listener is None:
             raise RuntimeError("the broker is not started")
         return self._listener.port
+
+    @property
+    def double(self) -> TestDouble:
+        """Faults and journal, made (and imported) on first use: a test that uses neither pays
+        nothing for them, not even at start-up."""
+        if self._double is None:
+            from odradek.testing.intercept import TestDouble as Made
+
+            self._double = Made(load_handlers())
+            if self._broker is not None:
+                self._attach(self._broker)
+        return self._double
+
+    def _attach(self, broker: InternalBroker) -> None:
+        if self._double is not None:
+            self._double.attach(broker.dispatcher, broker.scheduler, _topic_names(broker))
 
     @property
     def broker(self) -> InternalBroker:
@@ -192,7 +208,7 @@ class Runtime:
         overrides = [*self._overrides, f"host={host}", f"port={self.port}", f"log.dirs={self._root}"]
         broker = InternalBroker(load_config(None, overrides), self.clock, fs, emulate=self._release)
         await broker.start(listen=False)
-        self.double.attach(broker.dispatcher, broker.scheduler, _topic_names(broker))
+        self._attach(broker)
         return broker
 
     def _remove_soon(self, directory: str) -> None:
@@ -234,7 +250,8 @@ class Runtime:
         """No topics, groups, transactions, faults or journal entries; system time again; the
         journal on or off as the settings start it."""
         self.clock.resume()
-        self.double.reset()
+        if self._double is not None:
+            self._double.reset()
         if self.settings.journal:
             self.double.journal.start()
             self.double.refresh()

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from odradek.testing.faults import Fault
-from odradek.testing.journal import JournalEntry
 from odradek.testing.runtime import RuntimeSettings, Snapshot, ThreadedRuntime
+
+if TYPE_CHECKING:
+    from odradek.testing.faults import Fault
+    from odradek.testing.journal import JournalEntry
 
 __all__ = ["ThreadBackend"]
 
