@@ -216,9 +216,11 @@ def _answers(port: int) -> bool:
         return False
 
 
-def _exec_to_ready(argv: list[str], port: int) -> tuple[float, subprocess.Popen[bytes]]:
+def _exec_to_ready(
+    argv: list[str], port: int, env: dict[str, str] | None = None
+) -> tuple[float, subprocess.Popen[bytes]]:
     started = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env or ENV)
     while not _answers(port):
         if proc.poll() is not None:
             raise RuntimeError(f"{argv[:4]} exited with {proc.returncode}")
@@ -315,22 +317,27 @@ def _produce_one_per_request(bootstrap: str, records: int) -> None:
     producer.flush(60)
 
 
-def journal_cost(records: int, rounds: int) -> dict[str, Any]:
-    """Broker CPU microseconds per one-record produce request, in three set-ups, alternating."""
+def journal_cost(records: int, rounds: int, baseline: Path | None) -> dict[str, Any]:
+    """Broker CPU microseconds per one-record produce request, in each set-up, alternating;
+    ``baseline``: also ``odradek run`` from that source tree (the build before the hook)."""
     setups: dict[str, Callable[[int, str], list[str]]] = {
         "plain": lambda port, data: ["--port", str(port), "--data-dir", data],
         "double_journal_off": lambda port, data: ["--port", str(port), "--data-dir", data, "--control-port", "0"],
         "double_journal_on": lambda port, data: ["--port", str(port), "--data-dir", data, "--control-port", "0"],
     }
+    if baseline is not None:
+        setups["baseline"] = setups["plain"]
     samples: dict[str, list[float]] = {name: [] for name in setups}
     for _ in range(rounds):
         for name, extra in setups.items():
+            env = {**ENV, "PYTHONPATH": str(baseline)} if name == "baseline" and baseline is not None else ENV
             with tempfile.TemporaryDirectory(prefix="journal-bench-") as tmp:
                 port = _free_port()
                 port_file = Path(tmp) / "ports"
-                argv = [PYTHON, "-m", "odradek", "run", "--port-file", str(port_file), *extra(port, f"{tmp}/data")]
-                argv += ["-o", "num.partitions=1"]
-                _, proc = _exec_to_ready(argv, port)
+                argv = [PYTHON, "-m", "odradek", "run", *extra(port, f"{tmp}/data"), "-o", "num.partitions=1"]
+                if name != "baseline":
+                    argv += ["--port-file", str(port_file)]
+                _, proc = _exec_to_ready(argv, port, env)
                 try:
                     if name == "double_journal_on":
                         control = dict(line.split("=", 1) for line in port_file.read_text().split())["control.port"]
@@ -353,11 +360,17 @@ def main() -> int:
     parser.add_argument("--suite", type=int, default=200, help="tests in the small-test suite (0: skip)")
     parser.add_argument("--journal-records", type=int, default=10_000, help="0: skip the journal's cost")
     parser.add_argument("--no-kafka", action="store_true", help="skip every Apache Kafka figure")
+    parser.add_argument("--baseline-src", type=Path, help="a source tree of the build before, for the journal's cost")
+    parser.add_argument("--only", help="comma-separated figures to measure (default: all)")
     parser.add_argument("--out", type=Path, default=HERE / "results")
     args = parser.parse_args()
     results: dict[str, Any] = {"date": datetime.date.today().isoformat(), "runs": args.runs}
 
+    wanted = set(args.only.split(",")) if args.only else None
+
     def step(name: str, fn: Callable[[], Any]) -> None:
+        if wanted is not None and name not in wanted:
+            return
         print(f"{name} ...", flush=True)
         results[name] = fn()
         print(f"  {json.dumps(results[name])}", flush=True)
@@ -368,19 +381,19 @@ def main() -> int:
     step("reset", lambda: reset(max(3, args.runs // 2)))
     step("idle_rss_added", lambda: idle_rss(args.runs))
     if args.journal_records:
-        step("journal", lambda: journal_cost(args.journal_records, max(3, args.runs // 3)))
+        step("journal", lambda: journal_cost(args.journal_records, max(3, args.runs // 3), args.baseline_src))
     if not args.no_kafka:
         step("kafka_exec_to_ready", lambda: kafka_exec_to_ready(max(3, args.runs // 4)))
     if args.suite:
         step("suite_odradek", lambda: suite(args.suite, None))
-        if not args.no_kafka:
+        if not args.no_kafka and (wanted is None or "suite_kafka" in wanted):
             from bench.brokers import kafka
 
             with tempfile.TemporaryDirectory(prefix="kafka-suite-") as tmp, kafka(Path(tmp), plan(False)) as broker:
                 step("suite_kafka", lambda: suite(args.suite, broker.bootstrap))
-            results["suite_ratio_kafka_over_odradek"] = (
-                results["suite_kafka"]["wall_s"] / results["suite_odradek"]["wall_s"]
-            )
+            if "suite_odradek" in results:
+                ratio = results["suite_kafka"]["wall_s"] / results["suite_odradek"]["wall_s"]
+                results["suite_ratio_kafka_over_odradek"] = ratio
     args.out.mkdir(parents=True, exist_ok=True)
     target = args.out / f"testdouble-{results['date']}.json"
     target.write_text(json.dumps(results, indent=2) + "\n")
