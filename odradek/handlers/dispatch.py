@@ -90,16 +90,16 @@ class Dispatcher:
             header = decode_request_header(reader, self._registry.is_flexible)
         except DecodeError as exc:
             raise ProtocolViolation(f"unparsable request header: {exc}") from None
-        handler = self._registry.get(header.api_key)
-        if handler is None:
-            raise ProtocolViolation(f"unknown API key {header.api_key}")
         version = header.api_version
-        if self._emulation is not None:
+        if self._emulation is not None:  # the release's refusals first, then odradek's gaps
             refusal = self._emulation.admit(header.api_key, version)
             if refusal is not None:
                 correlation_id = header.correlation_id
                 return encode_response_frame(ApiKey.API_VERSIONS, 0, correlation_id, ApiVersionsResponse, refusal)
-        elif not self._registry.serves(header.api_key, version):
+        handler = self._registry.get(header.api_key)
+        if handler is None:
+            raise ProtocolViolation(f"unknown API key {header.api_key}")
+        if self._emulation is None and not self._registry.serves(header.api_key, version):
             if header.api_key == ApiKey.API_VERSIONS:
                 return self._unsupported_api_versions(header.correlation_id)
             raise ProtocolViolation(f"{handler.request.name} version {version} is not supported")

@@ -30,7 +30,7 @@ def _closes_on(bootstrap: str, api_key: int, version: int) -> bool:
     conn = RawConnection(bootstrap)
     try:
         writer = Writer()
-        flexible = ALL_MESSAGES[api_key][0].is_flexible(version)
+        flexible = api_key in ALL_MESSAGES and ALL_MESSAGES[api_key][0].is_flexible(version)
         encode_request_header(writer, RequestHeader(api_key, version, 1, "raw"), flexible)
         conn.send_raw(struct.pack(">i", len(writer.buf)) + bytes(writer.buf))
         return conn.recv_frame() is None
@@ -76,6 +76,17 @@ def test_a_client_negotiates_the_release_versions(
     for entry in entries:
         low, high = RELEASE.apis[entry.api_key]
         assert low <= entry.version <= high, entry
+
+
+@pytest.mark.kafka(emulate="3.6")
+def test_what_odradek_lacks_closes_the_connection_naming_the_gap(
+    kafka_clean: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    describe_acls = 29
+    assert describe_acls in RELEASE.apis
+    with caplog.at_level("WARNING", logger="odradek.server"):
+        assert _closes_on(kafka_clean.bootstrap_servers, describe_acls, RELEASE.apis[describe_acls][1])
+    assert "DescribeAcls v3 is advertised by the emulated Kafka 3.6.2 but odradek does not implement it" in caplog.text
 
 
 @pytest.mark.kafka(emulate="3.6")
