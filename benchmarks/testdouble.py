@@ -340,6 +340,8 @@ def journal_cost(records: int, rounds: int, baseline: Path | None) -> dict[str, 
                 _, proc = _exec_to_ready(argv, port, env)
                 try:
                     if name == "double_journal_on":
+                        while not port_file.exists():  # the control endpoint starts after the listener
+                            time.sleep(0.01)
                         control = dict(line.split("=", 1) for line in port_file.read_text().split())["control.port"]
                         request = urllib.request.Request(
                             f"http://127.0.0.1:{control}/journal/start", data=b'{"capacity": 1000}', method="POST"
