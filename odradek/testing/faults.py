@@ -201,14 +201,17 @@ class FaultSet:
         """Every fault in force with how often it fired and how many requests it has left."""
         return [{**a.fault.to_json(), "fired": a.fired, "remaining": a.remaining} for a in self._armed]
 
-    def take(self, api: str, client_id: str | None, pairs: Iterable[tuple[str, int | None]]) -> Fault | None:
-        """The fault that takes this request (one of its count is used), or None."""
+    def take(
+        self, api: str, client_id: str | None, pairs: Iterable[tuple[str, int | None]], every_topic: bool = False
+    ) -> Fault | None:
+        """The fault that takes this request (one of its count is used), or None; a request for
+        ``every_topic`` matches any topic."""
         names: list[tuple[str, int | None]] | None = None
         for armed in self._armed:
             fault = armed.fault
             if fault.api != api or (fault.client_id is not None and fault.client_id != client_id):
                 continue
-            if fault.topic is not None:
+            if fault.topic is not None and not every_topic:
                 names = list(pairs) if names is None else names
                 if not any(targets(fault, pair) for pair in names):
                     continue

@@ -102,7 +102,10 @@ class TestDouble:
         pairs = shapes.pairs(message, version, call.request, self._topic_names)
         received_ms = call.context.clock.time_ms()
         started = time.perf_counter()
-        fault = self.faults.take(call.api_name, call.header.client_id, pairs) if self.faults else None
+        fault = None
+        if self.faults:
+            every = shapes.names_every_topic(message, version, call.request)
+            fault = self.faults.take(call.api_name, call.header.client_id, pairs, every)
         if fault is not None:
             self.refresh()
         response = await (answer(call.request) if fault is None else self._apply(fault, call, answer))
@@ -137,17 +140,19 @@ class TestDouble:
             shapes.pairs(request_message, version, call.request, names)
         )
         response_level = shapes.topic_level(response_message, version)
-        if scope == "request" or not has_topics or response_level is None:
+        if scope == "request" or response_level is None:
             return call.handler.error_response(call.request, code)
 
         def targeted(pair: shapes.Pair) -> bool:
             return targets(fault, pair)
 
-        if _reads_only(call.api_name):
+        if _reads_only(call.api_name):  # also a Metadata request for every topic
             response = await answer(call.request)
             if response is not None:
                 shapes.overwrite_errors(response_message, version, response, targeted, code, names)
             return response
+        if not has_topics:
+            return call.handler.error_response(call.request, code)
         request, taken = shapes.without(request_message, version, call.request, targeted, names)
         response = await answer(request)
         if response is None:

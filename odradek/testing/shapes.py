@@ -34,6 +34,7 @@ __all__ = [
     "TopicLevel",
     "add_errors",
     "error_names",
+    "names_every_topic",
     "overwrite_errors",
     "pairs",
     "plain",
@@ -132,6 +133,12 @@ def pairs(message: Message[Any], version: int, value: StructValue, names: TopicN
         else:
             found.extend((name, index) for index in indexes)
     return found
+
+
+def names_every_topic(message: Message[Any], version: int, value: StructValue) -> bool:
+    """Whether the value's topic list is null: "every topic" (a Metadata request for all)."""
+    level = topic_level(message, version)
+    return level is not None and getattr(value, level.field) is None
 
 
 def _copy(value: StructValue, **changes: Any) -> StructValue:

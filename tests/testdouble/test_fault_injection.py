@@ -13,6 +13,7 @@ import pytest
 from odradek.wire.api import ApiKey
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.list_offsets import ListOffsetsRequest
+from odradek.wire.messages.metadata import MetadataRequest
 from odradek.wire.messages.produce import ProduceRequest
 from odradek.wire.records.builder import build_batch
 from odradek.wire.records.record import Record
@@ -137,3 +138,18 @@ def test_a_bad_fault_names_the_value_and_what_is_allowed(kafka_broker: Any) -> N
         kafka_broker.faults.inject("Produce", error="NOT_A_LEADER")
     with pytest.raises(ValueError, match="needs an error, a delay_ms or disconnect"):
         kafka_broker.faults.inject("Produce")
+
+
+def test_a_metadata_fault_for_every_topic_marks_the_targeted_topic_in_the_answer(kafka_clean: Any) -> None:
+    kafka_clean.create_topic("visible")
+    kafka_clean.create_topic("hidden")
+    kafka_clean.faults.inject("Metadata", error="UNKNOWN_TOPIC_OR_PARTITION", topic="hidden")
+    conn = RawConnection(kafka_clean.bootstrap_servers)
+    try:
+        answer = conn.request(ApiKey.METADATA, 12, MetadataRequest(topics=None, allow_auto_topic_creation=False))
+    finally:
+        conn.close()
+    by_name = {t.name: t for t in answer.topics}
+    assert by_name["hidden"].error_code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION and by_name["hidden"].partitions == []
+    assert by_name["visible"].error_code == ErrorCode.NONE and len(by_name["visible"].partitions) == 1
+    assert answer.brokers  # the rest of the answer is the broker's own
