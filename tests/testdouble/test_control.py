@@ -110,3 +110,31 @@ def test_run_refuses_an_unknown_release_naming_the_captured_ones(tmp_path: Path)
     )
     assert result.returncode == 2, time.monotonic() - started
     assert "unknown Kafka release '2.1'" in result.stderr and "3.6" in result.stderr
+
+
+def test_run_emulates_a_release_in_memory_and_writes_its_port_file(tmp_path: Path) -> None:
+    from odradek.emulation import load_release
+    from odradek.wire.api import ApiKey
+    from odradek.wire.messages.api_versions import ApiVersionsRequest
+    from tests.integration.rawclient import RawConnection
+
+    port_file = tmp_path / "ports"
+    command = [sys.executable, "-m", "odradek", "run", "--port", "0", "--storage", "memory"]
+    command += ["--emulate-kafka", "3.0", "--port-file", str(port_file)]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as process:
+        try:
+            assert process.stdout is not None
+            ready = process.stdout.readline()
+            ports = dict(line.split("=", 1) for line in port_file.read_text().split())
+            assert set(ports) == {"port"} and ready.strip().endswith(f":{ports['port']}")
+            conn = RawConnection(f"127.0.0.1:{ports['port']}")
+            try:
+                answer = conn.request(ApiKey.API_VERSIONS, 2, ApiVersionsRequest())
+            finally:
+                conn.close()
+        finally:
+            process.terminate()
+            code = process.wait(30)
+    assert code == 0
+    assert {a.api_key: (a.min_version, a.max_version) for a in answer.api_keys} == dict(load_release("3.0").apis)
+    assert not any(tmp_path.glob("**/*.log")), "memory storage leaves no segment files"
