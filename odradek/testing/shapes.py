@@ -54,7 +54,9 @@ _PARTITION_INT_ARRAYS = ("partition_indexes", "partitions")
 _MINUS_ONE_INT32 = ("leader_epoch", "leader_id", "committed_leader_epoch", "current_leader_epoch")
 
 
+@functools.cache
 def _present(struct: Struct, version: int) -> dict[str, Field]:
+    """The fields ``struct`` has at ``version``, by name (the journal walks every answer)."""
     return {f.name: f for f in struct.fields if version in f.versions}
 
 
@@ -183,9 +185,7 @@ def without(
 
 def _reset_for_error(value: StructValue, version: int, code: int) -> None:
     """An entry as Kafka's error answers carry it: the code, -1 offsets and epochs, no records."""
-    for f in value._schema.fields:
-        if version not in f.versions:
-            continue
+    for f in _present(value._schema, version).values():
         if f.name == "error_code":
             setattr(value, f.name, code)
         elif f.type is INT64 or (f.type is INT32 and f.name in _MINUS_ONE_INT32):
@@ -271,9 +271,7 @@ def overwrite_errors(
 
 
 def _walk(value: StructValue, version: int) -> Iterator[tuple[Field, Any]]:
-    for f in value._schema.fields:
-        if version not in f.versions:
-            continue
+    for f in _present(value._schema, version).values():
         item = getattr(value, f.name)
         yield f, item
         if isinstance(f.type, Struct) and isinstance(item, StructValue):
@@ -312,9 +310,7 @@ def _plain_scalar(kind: Primitive, item: Any) -> Any:
 def plain(value: StructValue, version: int) -> dict[str, Any]:
     """``value`` as JSON-ready data: its fields of ``version``, byte strings as their sizes."""
     out: dict[str, Any] = {}
-    for f in value._schema.fields:
-        if version not in f.versions:
-            continue
+    for f in _present(value._schema, version).values():
         item = getattr(value, f.name)
         if isinstance(f.type, Struct):
             out[f.name] = plain(item, version) if item is not None else None
