@@ -8,9 +8,10 @@ to a ``probability`` share of them (drawn from a generator seeded by ``seed``, s
   partition (or per topic) for the partitions it names and the fault targets, the handler never
   acting on those, the rest served as usual; for APIs that only read (Fetch, Metadata, the
   Describe and List APIs, ...) the handler runs and the targeted entries of its answer carry
-  the error.  Errors Kafka reports for a whole request (coordinator, group, member and fetch
-  session errors), and requests that name no topics, get the handler's whole-request error
-  answer.  ``scope="request"`` or ``"partition"`` overrides that choice;
+  the error (also when the request asks for every topic, as Metadata may).  Errors Kafka
+  reports for a whole request (coordinator, group, member and fetch session errors), and other
+  requests that name no topics, get the handler's whole-request error answer.
+  ``scope="request"`` or ``"partition"`` overrides that choice;
 - ``delay_ms``: the answer waits that long on the broker's clock (on a frozen clock: until the
   test advances it), before the broker acts (``when="before"``) or after;
 - ``disconnect``: the connection closes without an answer, before the broker acted or after.
