@@ -108,3 +108,21 @@ def test_a_subprocess_broker_offers_the_same_methods(producer_factory: Callable[
         broker.reset()
         broker.restore(snapshot)
         assert broker.topics() == ["sub"]
+
+
+def test_an_idle_connection_survives_a_reset_and_talks_to_the_new_broker() -> None:
+    from odradek.wire.api import ApiKey
+    from odradek.wire.messages.metadata import MetadataRequest
+    from tests.integration.rawclient import RawConnection
+
+    with Broker(storage="memory") as broker:
+        broker.create_topic("before-reset")
+        conn = RawConnection(broker.bootstrap_servers)
+        try:
+            everything = MetadataRequest(topics=None, allow_auto_topic_creation=False)
+            assert [t.name for t in conn.request(ApiKey.METADATA, 12, everything).topics] == ["before-reset"]
+            broker.reset()
+            broker.create_topic("after-reset")
+            assert [t.name for t in conn.request(ApiKey.METADATA, 12, everything).topics] == ["after-reset"]
+        finally:
+            conn.close()
