@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DATA_DIR ?= ./data
 
-.PHONY: run test lint typecheck browser-deps compat compat-deps probes bench clean
+.PHONY: run test lint typecheck browser-deps compat compat-deps probes bench clean test-orders-kafka
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,8 +34,8 @@ run: $(STAMP)
 	$(BIN)/python -m odradek run --host 127.0.0.1 --port 9092 --data-dir $(DATA_DIR) $(RUN_ARGS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check odradek tests benchmarks
-	$(BIN)/ruff format --check odradek tests benchmarks
+	$(BIN)/ruff check odradek tests benchmarks examples
+	$(BIN)/ruff format --check odradek tests benchmarks examples
 
 typecheck: $(STAMP) $(SPARK_STAMP)
 	$(BIN)/mypy
@@ -51,9 +51,15 @@ browser-deps:
 # pytest exits 5 when it collects nothing: that is a failure here, never a silent pass.
 # tests/spark runs as its own step after the rest: one JVM and one SparkSession for all of it
 # (its tests skip, loudly, where java or mvn is missing).
+# examples/orders is an application's suite on the pytest plugin, run with two xdist workers.
 test: $(STAMP) $(SPARK_STAMP) lint typecheck browser-deps
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests --ignore=tests/spark
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2 examples/orders
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/spark
+
+# The same orders suite against Apache Kafka (compat-tests' launcher; needs java and mvn).
+test-orders-kafka: $(STAMP)
+	$(BIN)/python examples/orders/against_kafka.py -q -rs
 
 # The matrix needs java+mvn, go, node (all on the project's machines) and kcat (a Debian package).
 # A missing toolchain skips its column with a loud line; it never fails the run by itself.

@@ -17,6 +17,7 @@ import dataclasses
 import logging
 from collections.abc import Generator, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from odradek.clock import Clock, SystemClock
 from odradek.cluster.features import KAFKA_4_4, FeatureLevels
@@ -45,6 +46,9 @@ from odradek.storage.log_config import LogConfig
 from odradek.storage.log_manager import LogManager
 from odradek.storage.partition_log import PartitionLog
 from odradek.txn.producer_ids import ProducerIdAllocator
+
+if TYPE_CHECKING:
+    from odradek.emulation import ReleaseApis
 
 __all__ = ["Broker"]
 
@@ -107,11 +111,20 @@ class _ClusterInfo:
 class Broker:
     """One broker.  Use ``await start()`` / ``await stop()``, or ``async with``."""
 
-    def __init__(self, config: BrokerConfig, clock: Clock | None = None, fs: FileSystem | None = None) -> None:
+    def __init__(
+        self,
+        config: BrokerConfig,
+        clock: Clock | None = None,
+        fs: FileSystem | None = None,
+        *,
+        emulate: ReleaseApis | None = None,
+    ) -> None:
         self.config = config
         #: The cluster's feature versions (ApiVersions v3+); a test may finalize other levels
         #: before `start`.
         self.features: FeatureLevels = KAFKA_4_4
+        #: The Apache Kafka release whose ApiVersions and refusals this broker answers with, if any.
+        self.emulate = emulate
         self.clock: Clock = clock or SystemClock()
         #: Every timer of the broker runs here: on a `ManualClock`, only when the test advances it.
         self.scheduler = Scheduler(self.clock)
@@ -127,6 +140,7 @@ class Broker:
         self._listener: Listener | None = None
         self._listeners: list[Listener] = []
         self._listener_security: list[ListenerSecurity] = []
+        self.dispatcher: Dispatcher
         self.fetch_sessions = FetchSessionCache(config.max_incremental_fetch_session_cache_slots)
         self._background_syncs: set[asyncio.Future[None]] = set()
         self.producer_ids: ProducerIdAllocator
@@ -147,7 +161,9 @@ class Broker:
         """Every listener's bound port, by listener name."""
         return {listener.name: listener.port for listener in self._listeners}
 
-    async def start(self) -> None:
+    async def start(self, *, listen: bool = True) -> None:
+        """Open the data directory and build every service; then listen, unless ``listen`` is
+        False (an embedding owns a plain listener and routes frames to `dispatcher`)."""
         self.cluster_id = read_or_create_meta(self.fs, str(self.data_dir), self.config.node_id)
         self.dynamic_configs = DynamicConfigStore(self.fs, str(self.data_dir / DYNAMIC_CONFIGS_FILE))
         cluster, own = self.dynamic_configs.load()
@@ -183,8 +199,14 @@ class Broker:
             clock=self.clock,
             security=self.security,
         )
-        dispatcher = Dispatcher(services, self.registry)
-        await self._start_listeners(dispatcher)
+        emulation = None
+        if self.emulate is not None:
+            from odradek.handlers.emulation import Emulation
+
+            emulation = Emulation(self.emulate, self.registry)
+        dispatcher = self.dispatcher = Dispatcher(services, self.registry, emulation)
+        if listen:
+            await self._start_listeners(dispatcher)
 
     async def _start_listeners(self, dispatcher: Dispatcher) -> None:
         """One `Listener` per configured listener, each with its TLS context and connection set-up;
@@ -336,6 +358,20 @@ class Broker:
         self.scheduler.cancel_all()
         self._deletion_timer = None
         self.logs.close()
+
+    async def discard(self) -> None:
+        """Stop without making anything durable: every timer cancelled, every file closed
+        unflushed.  For an embedding that deletes the data directory next (a test double's reset)."""
+        for listener in self._listeners:
+            await listener.stop()
+        await asyncio.gather(*self._background_syncs, return_exceptions=True)
+        if self._cleaner_task is not None:
+            self._cleaner_task.cancel()
+            await asyncio.gather(self._cleaner_task, return_exceptions=True)
+            self._cleaner_task = None
+        self.scheduler.cancel_all()
+        self._deletion_timer = None
+        self.logs.discard()
 
     async def __aenter__(self) -> Broker:
         await self.start()

@@ -57,6 +57,10 @@ class ClientConnection(Protocol):
         """Take no further request until ``delay`` completes (a quota's throttle time)."""
         ...
 
+    def close(self) -> None:
+        """Close the connection (a test double's injected connection loss)."""
+        ...
+
 
 class PartitionsView(Protocol):
     """Partition data; every answer carries its Kafka error as a value."""

@@ -52,9 +52,16 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     ),
 }
 # layer -> odradek modules it must never import
+# The test double (odradek.testing, odradek.embedded) sits above the broker: only the command
+# line may reach it, and the broker, handlers and server never know it.
+_DOUBLE = ("odradek.testing", "odradek.embedded")
 FORBIDDEN: dict[str, tuple[str, ...]] = {
-    "odradek.handlers": ("odradek.broker", "odradek.server", "odradek.cli"),
-    "odradek.partition": ("odradek.handlers", "odradek.broker", "odradek.server", "odradek.coordinator"),
+    "odradek.handlers": ("odradek.broker", "odradek.server", "odradek.cli", *_DOUBLE),
+    "odradek.partition": ("odradek.handlers", "odradek.broker", "odradek.server", "odradek.coordinator", *_DOUBLE),
+    "odradek.broker": _DOUBLE,
+    "odradek.server": _DOUBLE,
+    "odradek.coordinator": _DOUBLE,
+    "odradek.testing": ("odradek.cli",),
 }
 NO_NETWORK = (
     "odradek.wire",
