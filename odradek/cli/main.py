@@ -89,13 +89,19 @@ def _write_port_file(path: Path | None, port: int, control_port: int | None) -> 
     partial.replace(path)
 
 
-async def _until_signalled(host: str, port: int, console_listen: tuple[str, int] | None) -> None:
-    """Wait for SIGINT or SIGTERM, serving the web console beside the broker at ``HOST:PORT`` meanwhile
-    when ``console_listen`` names an address (the console is imported only then)."""
+def _stop_on_signals() -> asyncio.Event:
+    """An event SIGINT or SIGTERM sets; installed before the broker starts, so a signal sent as soon
+    as the ready line appears stops the broker cleanly instead of killing the process."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    return stop
+
+
+async def _until(stop: asyncio.Event, host: str, port: int, console_listen: tuple[str, int] | None) -> None:
+    """Wait for ``stop``, serving the web console beside the broker at ``HOST:PORT`` meanwhile when
+    ``console_listen`` names an address (the console is imported only then)."""
     beside = None
     if console_listen is not None:
         from odradek.console import command as console
@@ -109,11 +115,12 @@ async def _until_signalled(host: str, port: int, console_listen: tuple[str, int]
 
 
 async def _serve(broker: Broker, port_file: Path | None, console_listen: tuple[str, int] | None) -> None:
+    stop = _stop_on_signals()
     await broker.start()
     _write_port_file(port_file, broker.port, None)
     # One line a supervisor (or a test harness) can wait for.
     print(f"odradek ready on {broker.config.host}:{broker.port}", flush=True)
-    await _until_signalled(broker.config.host, broker.port, console_listen)
+    await _until(stop, broker.config.host, broker.port, console_listen)
     await broker.stop()
 
 
@@ -124,6 +131,7 @@ async def _serve_double(
     from odradek.testing.control import ControlServer
     from odradek.testing.runtime import Runtime
 
+    stop = _stop_on_signals()
     runtime = Runtime(settings)
     await runtime.open()
     control = ControlServer(runtime, port=control_port)
@@ -132,7 +140,7 @@ async def _serve_double(
     print(f"odradek ready on {runtime.host}:{runtime.port}", flush=True)
     print(f"odradek control on {control.url}", flush=True)
     try:
-        await _until_signalled(runtime.host, runtime.port, console_listen)
+        await _until(stop, runtime.host, runtime.port, console_listen)
     finally:
         await control.stop()
         await runtime.close()
