@@ -123,7 +123,10 @@ def read_range(options: SourceOptions, span: OffsetRange, schema: pa.Schema) -> 
         deadline = time.monotonic() + timeout_s
         done = False
         while not done:
-            messages = consumer.consume(num_messages=CONSUME_CHUNK, timeout=min(1.0, timeout_s))
+            # consume() returns only once it has num_messages or its timeout passed: never ask for more
+            # than the offsets left, or the end of every range would wait out the timeout.
+            wanted = max(1, min(CONSUME_CHUNK, span.end - position))
+            messages = consumer.consume(num_messages=wanted, timeout=min(1.0, timeout_s))
             if not messages:
                 if time.monotonic() > deadline:
                     raise RangeReadError(
