@@ -15,7 +15,8 @@ alternating between rounds), three jobs that each read the whole topic and write
 * ``jvm``: ``spark.read.format("kafka")`` -> ``write.parquet``;
 * ``python``: ``spark.read.format("odradek")`` -> ``write.parquet``, the same columns.
 
-Each job's wall time gives rows/s and MB/s (value bytes / 1e6 per second). Reported: per job and
+Each job's output is checked (its Parquet files hold exactly ``--records`` rows); its wall time
+gives rows/s and MB/s (value bytes / 1e6 per second). Reported: per job and
 broker the median over the measured rounds, the ratio odradek / Kafka per job (median of per-round
 ratios) and python / jvm per broker. Everything shares the machine's two cores: Spark's tasks, the
 broker being read and the idle one, so these are end-to-end figures of this machine, not broker
@@ -40,6 +41,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
@@ -134,6 +136,9 @@ def measure(records: int, rounds: int, workdir: Path) -> dict[str, Any]:
                         started = time.perf_counter()
                         run_job(running[name].bootstrap, out)
                         seconds = time.perf_counter() - started
+                        written = sum(pq.ParquetFile(path).metadata.num_rows for path in out.rglob("*.parquet"))
+                        if written != records:
+                            raise RuntimeError(f"{job} on {name} wrote {written} rows, not {records}")
                         shutil.rmtree(out)
                         runs.append(
                             {
