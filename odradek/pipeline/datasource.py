@@ -211,9 +211,6 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             return ReadAllAvailable()
         return ReadMaxRows(self.source.max_offsets_per_trigger)
 
-    def reportLatestOffset(self) -> dict[str, int] | None:
-        return None
-
     def partitions(self, start: dict[str, int], end: dict[str, int]) -> Sequence[InputPartition]:
         spans = []
         for key, stop in sorted(end.items()):
