@@ -33,6 +33,7 @@ from probes.fetch_sessions import SEQUENCES as FETCH_SEQUENCES  # noqa: E402
 from probes.groups import SEQUENCES as GROUP_SEQUENCES  # noqa: E402
 from probes.groups_legacy import SEQUENCES as LEGACY_GROUP_SEQUENCES  # noqa: E402
 from probes.idempotence import SEQUENCES as IDEMPOTENCE_SEQUENCES  # noqa: E402
+from probes.partitions import SEQUENCES as PARTITION_SEQUENCES  # noqa: E402
 from probes.session import Observation, Session  # noqa: E402
 from probes.storage import SEQUENCES as STORAGE_SEQUENCES  # noqa: E402
 from probes.topics import SEQUENCES as TOPIC_SEQUENCES  # noqa: E402
@@ -47,6 +48,7 @@ SEQUENCES = {
     **CONFIG_SEQUENCES,
     **IDEMPOTENCE_SEQUENCES,
     **VERSION_SEQUENCES,
+    **PARTITION_SEQUENCES,
 }
 REPORT_DIR = COMPAT / "report"
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -123,7 +125,7 @@ def run_broker(broker: str, sequences: list[str], workdir: Path) -> dict[str, li
 
 #: Answers Kafka lists in hash-map order (its controller collects them in a map keyed by topic
 #: name or id): compared as sets, sorted by name.
-_UNORDERED = {"DeleteTopicsRequest": "responses"}
+_UNORDERED = {"DeleteTopicsRequest": "responses", "CreatePartitionsRequest": "results"}
 #: Lists inside each result that Kafka fills from a hash map (config names).
 _UNORDERED_INNER = {"DescribeConfigsRequest": ("results", "configs")}
 

@@ -4,7 +4,8 @@ This is the part of Kafka's cluster metadata a single broker needs.  It is persi
 JSON document through the FileSystem seam's `write_file_atomic` (temporary file, fsync, rename,
 directory fsync), so a crash leaves either the old or the new catalog, never half of one.
 
-Invariants: names and ids are unique; a topic has at least one partition; names obey Kafka's
+Invariants: names and ids are unique; a topic has at least one partition and never fewer than it
+had (CreatePartitions only grows it); names obey Kafka's
 rules (1-249 characters of ``[a-zA-Z0-9._-]``, not ``.`` or ``..``) and may not collide with an
 existing name once ``.`` and ``_`` are treated as equal.
 """
@@ -120,6 +121,20 @@ class TopicCatalog:
         info = self._by_name.pop(name)
         del self._by_id[info.topic_id]
         self._save()
+        return info
+
+    def set_partition_count(self, name: str, partitions: int) -> TopicInfo:
+        """Grow the topic to ``partitions`` (durably); raises `KeyError` for an unknown topic and
+        `ValueError` when that is not more than it has (a topic never shrinks)."""
+        info = self._by_name[name]
+        if partitions <= info.partitions:
+            raise ValueError(f"{name} has {info.partitions} partitions; {partitions} is not an increase")
+        previous, info.partitions = info.partitions, partitions
+        try:
+            self._save()
+        except BaseException:
+            info.partitions = previous
+            raise
         return info
 
     def set_configs(self, name: str, configs: Mapping[str, str]) -> TopicInfo:

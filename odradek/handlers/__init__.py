@@ -23,6 +23,7 @@ _MODULES = (
     "describe_topic_partitions",
     "delete_records",
     "configs",
+    "partitions",
 )
 
 

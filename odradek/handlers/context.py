@@ -102,6 +102,10 @@ class TopicsView(Protocol):
 
     def create(self, name: str, partitions: int, configs: Mapping[str, str]) -> TopicInfo: ...
 
+    def add_partitions(self, name: str, count: int) -> TopicInfo:
+        """Grow ``name`` to ``count`` partitions (more than it has), durably."""
+        ...
+
     def delete(self, name: str) -> TopicInfo: ...
 
     def set_configs(self, name: str, configs: Mapping[str, str]) -> TopicInfo:
