@@ -1,6 +1,7 @@
 """The broker: the composition root that owns config, clock, storage, catalog and listener.
 
-Start-up order: data dir and ``meta.properties`` (cluster id, node id) -> topic catalog ->
+Start-up order: data dir and ``meta.properties`` (cluster id, node id) -> topic catalog (every
+leader epoch 2 up: this node leads its partitions again, as a restarted Kafka node does) ->
 partition logs (recovered by the storage layer) -> partitions (producer state from snapshots)
 -> reconcile catalog with what is on disk -> group coordinator -> the handlers' services ->
 listener.  Shutdown reverses it and closes every log cleanly (each partition snapshots its
@@ -134,6 +135,7 @@ class Broker:
         cluster, own = self.dynamic_configs.load()
         self.config = with_layer(with_layer(self.config, cluster, per_broker=False), own, per_broker=True)
         self.catalog = TopicCatalog(self.fs, str(self.data_dir / "__odradek_topics.json"))
+        self.catalog.start_leading()
         fs = self.fs
         self.logs = LogManager.open(
             fs, self.data_dir, self.clock, config_for=self._log_config, cleaner_config=self._cleaner_config()
@@ -142,6 +144,7 @@ class Broker:
         self.partitions = Partitions(fs, self.logs, self.catalog, self.config.node_id, self.scheduler)
         self.topics = Topics(self.catalog, self.partitions, self._topic_log_config, self._sync_creations_soon)
         self.topics.reconcile()
+        self._sync_creations_soon()
         offsets_partitions = self.config.offsets_topic_num_partitions
         self.group_coordinator = CoordinatorRuntime(
             GroupCoordinator(CoordinatorSettings.from_config(self.config), self.clock),
@@ -286,10 +289,16 @@ class Broker:
         await self.stop()
 
     def _sync_creations_soon(self) -> None:
+        """Make new partitions and the leader epoch caches written without fsyncs durable, on a
+        worker thread."""
         loop = asyncio.get_running_loop()
-        sync = loop.run_in_executor(None, self.logs.sync_creations)
+        sync = loop.run_in_executor(None, self._sync_creations)
         self._background_syncs.add(sync)
         sync.add_done_callback(self._background_syncs.discard)
+
+    def _sync_creations(self) -> None:
+        self.logs.sync_creations()
+        self.partitions.sync_leader_epochs()
 
     def partition_log(self, topic: str, partition: int) -> PartitionLog | None:
         return self.logs.get(topic, partition)

@@ -26,9 +26,10 @@ from typing import Any
 COMPAT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(COMPAT), str(COMPAT.parent)]
 
-from harness.broker import launchers  # noqa: E402
+from harness.broker import RunningBroker, launchers  # noqa: E402
 
 from probes.configs import SEQUENCES as CONFIG_SEQUENCES  # noqa: E402
+from probes.epochs import SEQUENCES as EPOCH_SEQUENCES  # noqa: E402
 from probes.fetch_sessions import SEQUENCES as FETCH_SEQUENCES  # noqa: E402
 from probes.groups import SEQUENCES as GROUP_SEQUENCES  # noqa: E402
 from probes.groups_legacy import SEQUENCES as LEGACY_GROUP_SEQUENCES  # noqa: E402
@@ -49,6 +50,7 @@ SEQUENCES = {
     **IDEMPOTENCE_SEQUENCES,
     **VERSION_SEQUENCES,
     **PARTITION_SEQUENCES,
+    **EPOCH_SEQUENCES,
 }
 REPORT_DIR = COMPAT / "report"
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -102,25 +104,36 @@ class _Normaliser:
 
 
 def run_broker(broker: str, sequences: list[str], workdir: Path) -> dict[str, list[dict[str, Any]]]:
-    """Every chosen sequence against a fresh broker, normalised."""
+    """Every chosen sequence against a fresh broker, normalised; a sequence marked
+    `probes.session.own_broker` gets a fresh broker of its own."""
     results: dict[str, list[dict[str, Any]]] = {}
-    with launchers()[broker](workdir, workdir / f"{broker}.log") as running:
-        for name in sequences:
-            names = _names()
-            session = Session(running.bootstrap)
-            error = None
-            try:
-                SEQUENCES[name](session, names)
-            except Exception as exc:  # a broker that closes the connection is an observation too
-                error = f"{type(exc).__name__}: {exc}"
-            finally:
-                session.close()
-            normalise = _Normaliser(names)
-            rows = [_row(o, normalise) for o in session.observations]
-            if error is not None:
-                rows.append({"label": "sequence stopped", "error": normalise(error)})
-            results[name] = rows
-    return results
+    shared = [name for name in sequences if not getattr(SEQUENCES[name], "own_broker", False)]
+    if shared:
+        with launchers()[broker](workdir, workdir / f"{broker}.log") as running:
+            for name in shared:
+                results[name] = _run_sequence(name, running)
+    for name in sequences:
+        if name not in results:
+            with launchers()[broker](workdir, workdir / f"{broker}-{name}.log") as running:
+                results[name] = _run_sequence(name, running)
+    return {name: results[name] for name in sequences}
+
+
+def _run_sequence(name: str, running: RunningBroker) -> list[dict[str, Any]]:
+    names = _names()
+    session = Session(running.bootstrap, restarter=running.restart, data_dir=running.data_dir)
+    error = None
+    try:
+        SEQUENCES[name](session, names)
+    except Exception as exc:  # a broker that closes the connection is an observation too
+        error = f"{type(exc).__name__}: {exc}"
+    finally:
+        session.close()
+    normalise = _Normaliser(names)
+    rows = [_row(o, normalise) for o in session.observations]
+    if error is not None:
+        rows.append({"label": "sequence stopped", "error": normalise(error)})
+    return rows
 
 
 #: Answers Kafka lists in hash-map order (its controller collects them in a map keyed by topic

@@ -5,7 +5,8 @@ JSON document through the FileSystem seam's `write_file_atomic` (temporary file,
 directory fsync), so a crash leaves either the old or the new catalog, never half of one.
 
 Invariants: names and ids are unique; a topic has at least one partition and never fewer than it
-had (CreatePartitions only grows it); names obey Kafka's
+had (CreatePartitions only grows it); each partition's leader epoch never goes down (a catalog
+written before epochs were kept reads as epoch 0 everywhere); names obey Kafka's
 rules (1-249 characters of ``[a-zA-Z0-9._-]``, not ``.`` or ``..``) and may not collide with an
 existing name once ``.`` and ``_`` are treated as equal.
 """
@@ -62,6 +63,8 @@ class TopicInfo:
     topic_id: bytes
     partitions: int
     configs: dict[str, str] = field(default_factory=dict)
+    leader_epochs: list[int] = field(default_factory=list)
+    """Each partition's leader epoch (as many as ``partitions``; a new partition starts at 0)."""
 
     @property
     def internal(self) -> bool:
@@ -78,7 +81,10 @@ class TopicCatalog:
         self._by_id: dict[bytes, TopicInfo] = {}
         if fs.exists(path):
             for entry in json.loads(read_file(fs, path))["topics"]:
-                self._add(TopicInfo(entry["name"], uuid.UUID(entry["id"]).bytes, entry["partitions"], entry["configs"]))
+                count = entry["partitions"]
+                epochs = entry.get("leader_epochs", [])
+                epochs += [0] * (count - len(epochs))
+                self._add(TopicInfo(entry["name"], uuid.UUID(entry["id"]).bytes, count, entry["configs"], epochs))
 
     def __iter__(self) -> Iterator[TopicInfo]:
         return iter(list(self._by_name.values()))
@@ -112,7 +118,7 @@ class TopicCatalog:
         topic_id: bytes | None = None,
     ) -> TopicInfo:
         self.check_new(name, partitions)
-        info = TopicInfo(name, topic_id or uuid.uuid4().bytes, partitions, dict(configs or {}))
+        info = TopicInfo(name, topic_id or uuid.uuid4().bytes, partitions, dict(configs or {}), [0] * partitions)
         self._add(info)
         self._save()
         return info
@@ -130,12 +136,24 @@ class TopicCatalog:
         if partitions <= info.partitions:
             raise ValueError(f"{name} has {info.partitions} partitions; {partitions} is not an increase")
         previous, info.partitions = info.partitions, partitions
+        info.leader_epochs += [0] * (partitions - previous)
         try:
             self._save()
         except BaseException:
             info.partitions = previous
+            del info.leader_epochs[previous:]
             raise
         return info
+
+    def start_leading(self) -> None:
+        """This node starts (again) leading every partition: each leader epoch goes up by 2,
+        durably, as a single Kafka node's do at every start (fenced at shutdown or at its new
+        registration, its partitions lose their leader: +1; unfenced, it leads them again: +1)."""
+        if not self._by_name:
+            return
+        for info in self._by_name.values():
+            info.leader_epochs = [epoch + 2 for epoch in info.leader_epochs]
+        self._save()
 
     def set_configs(self, name: str, configs: Mapping[str, str]) -> TopicInfo:
         """Replace the topic's config overrides (durably); raises `KeyError` for an unknown topic."""
@@ -161,6 +179,7 @@ class TopicCatalog:
                     "id": str(uuid.UUID(bytes=t.topic_id)),
                     "partitions": t.partitions,
                     "configs": t.configs,
+                    "leader_epochs": t.leader_epochs,
                 }
                 for t in self._by_name.values()
             ],

@@ -24,6 +24,7 @@ _MODULES = (
     "delete_records",
     "configs",
     "partitions",
+    "leader_epochs",
 )
 
 

@@ -25,7 +25,7 @@ from odradek.coordinator.coordinator import CommitPartition, GroupCoordinator
 from odradek.coordinator.messages import JoinRequest, JoinResult, LeaveMember, LeaveResult, SyncRequest, SyncResult
 from odradek.coordinator.offsets import CommitIdentity
 from odradek.fetch_sessions import FetchSessionCache
-from odradek.partition.results import AppendResult, Leadership, OffsetResult, ReadResult
+from odradek.partition.results import AppendResult, EpochEndOffset, Leadership, OffsetResult, ReadResult
 from odradek.wire.api import RequestHeader
 from odradek.wire.errors import ErrorCode
 
@@ -74,9 +74,14 @@ class PartitionsView(Protocol):
         current_leader_epoch: int,
         first: bool,
         committed: bool,
+        last_fetched_epoch: int = -1,
     ) -> ReadResult: ...
 
     def list_offset(self, topic: str, partition: int, timestamp: int, current_leader_epoch: int) -> OffsetResult: ...
+
+    def offset_for_leader_epoch(
+        self, topic: str, partition: int, current_leader_epoch: int, leader_epoch: int
+    ) -> EpochEndOffset: ...
 
     def delete_records(self, topic: str, partition: int, offset: int) -> tuple[ErrorCode, int]:
         """``(error, low watermark)``; offset -1 means the high watermark."""

@@ -5,9 +5,11 @@ It owns one `Partition` per partition log of the `LogManager` and keeps that map
 topic creation and deletion.  Answers are typed results carrying Kafka error codes as values
 (`odradek.partition.results`); handlers only translate them to wire fields.
 
-Leadership lives here and only here: this node leads every partition at `LEADER_EPOCH`, with
-itself as the only replica (`leadership`).  A request naming a newer leader epoch than ours gets
-UNKNOWN_LEADER_EPOCH, an older one FENCED_LEADER_EPOCH; -1 skips the check.
+Leadership lives here and only here: this node leads every partition, with itself as the only
+replica (`leadership`), at the epoch the topic catalog keeps for it (0 for a new partition, 2 more
+at every start of the broker, as on a single Kafka node); each `Partition` records it in its
+leader epoch cache.  A request naming a newer leader epoch than ours gets UNKNOWN_LEADER_EPOCH, an
+older one FENCED_LEADER_EPOCH; -1 skips the check.
 
 Long polls (`wait_for_data`) register a waker on each named partition; the first append to any
 of them wakes the fetch.  Its deadline is a timer on the broker's `Scheduler`, so with a manual
@@ -24,7 +26,7 @@ from typing import Protocol
 from odradek.cluster.topics import TopicInfo
 from odradek.partition.partition import Partition
 from odradek.partition.produce_checks import check_produce
-from odradek.partition.results import AppendResult, Leadership, OffsetResult, ReadResult
+from odradek.partition.results import AppendResult, EpochEndOffset, Leadership, OffsetResult, ReadResult
 from odradek.scheduler import Scheduler
 from odradek.storage.errors import OffsetOutOfRange, StorageError
 from odradek.storage.filesystem import FileSystem
@@ -38,14 +40,11 @@ __all__ = [
     "EARLIEST_LOCAL",
     "LATEST",
     "LATEST_TIERED",
-    "LEADER_EPOCH",
     "MAX_TIMESTAMP",
     "Partitions",
     "TopicLookup",
 ]
 
-LEADER_EPOCH = 0
-"""The epoch at which this node leads every partition (one node: it never changes)."""
 NO_EPOCH = -1
 HIGH_WATERMARK = -1
 LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -1, -2, -3, -4, -5
@@ -85,8 +84,15 @@ class Partitions:
         key = (log.topic, log.partition)
         partition = self._partitions.get(key)
         if partition is None or partition.log is not log:
-            partition = self._partitions[key] = Partition.open(self._fs, log, leader_epoch=LEADER_EPOCH)
+            epoch = self._catalog_epoch(log.topic, log.partition)
+            partition = self._partitions[key] = Partition.open(self._fs, log, leader_epoch=epoch)
         return partition
+
+    def _catalog_epoch(self, topic: str, partition: int) -> int:
+        info = self._topics.get(topic)
+        if info is None or partition >= len(info.leader_epochs):
+            return 0
+        return info.leader_epochs[partition]
 
     # ------------------------------------------------------------- lifecycle
 
@@ -118,6 +124,12 @@ class Partitions:
         """The data directory every partition lives in."""
         return self._logs.data_dir
 
+    def sync_leader_epochs(self) -> None:
+        """Make every leader epoch cache written without an fsync durable (safe on a worker
+        thread while the loop opens no partition: fsyncs only)."""
+        for partition in list(self._partitions.values()):
+            partition.epochs.sync()
+
     def retained_batches(self, log: PartitionLog) -> frozenset[int]:
         """The compaction hook: the batches of ``log`` the cleaner must keep."""
         partition = self._partitions.get((log.topic, log.partition))
@@ -127,7 +139,9 @@ class Partitions:
 
     def leadership(self, topic: str, partition: int) -> Leadership:
         node = self._node_id
-        return Leadership(node, LEADER_EPOCH, (node,), (node,))
+        target = self._partitions.get((topic, partition))
+        epoch = target.leader_epoch if target is not None else self._catalog_epoch(topic, partition)
+        return Leadership(node, epoch, (node,), (node,))
 
     @staticmethod
     def _epoch_error(partition: Partition, current_leader_epoch: int) -> ErrorCode | None:
@@ -204,10 +218,13 @@ class Partitions:
         current_leader_epoch: int,
         first: bool,
         committed: bool,
+        last_fetched_epoch: int = NO_EPOCH,
     ) -> ReadResult:
         """A fetch of one partition: up to ``max_bytes`` from ``offset`` (a whole first batch
         when ``first``, KIP-74), stopping at the last stable offset when ``committed``.
-        Nothing to read yet answers with no records and no error."""
+        Nothing to read yet answers with no records and no error.  A ``last_fetched_epoch``
+        whose end lies before ``offset`` (the client's log diverged from ours) answers with
+        that epoch's end as the diverging epoch and no records, as Kafka's leader does."""
         target = self._partitions.get((topic, partition))
         if target is None:
             return ReadResult(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
@@ -218,6 +235,13 @@ class Partitions:
             return ReadResult(ErrorCode.KAFKA_STORAGE_ERROR)
         high_watermark, stable = target.high_watermark, target.last_stable_offset
         outcome = ReadResult(ErrorCode.NONE, high_watermark, stable, target.log_start_offset)
+        if last_fetched_epoch >= 0:
+            epoch, end = target.epochs.end_offset_for(last_fetched_epoch, target.log_end_offset)
+            if epoch == NO_EPOCH or end == NO_EPOCH or offset < target.log_start_offset:
+                return ReadResult(ErrorCode.OFFSET_OUT_OF_RANGE)
+            if epoch < last_fetched_epoch or end < offset:
+                outcome.diverging_epoch = EpochEndOffset(leader_epoch=epoch, end_offset=end)
+                return outcome
         upper = stable if committed else high_watermark
         try:
             if upper <= offset <= target.log_end_offset:
@@ -229,6 +253,23 @@ class Partitions:
         except StorageError:
             return ReadResult(ErrorCode.KAFKA_STORAGE_ERROR)
         return outcome
+
+    def offset_for_leader_epoch(
+        self, topic: str, partition: int, current_leader_epoch: int, leader_epoch: int
+    ) -> EpochEndOffset:
+        """Where ``leader_epoch`` ends in the partition's log, from its leader epoch cache
+        (`odradek.storage.leader_epochs.LeaderEpochCache.end_offset_for`; the latest epoch ends
+        at the log end offset), after the same current-leader-epoch check as a read."""
+        target = self._partitions.get((topic, partition))
+        if target is None:
+            return EpochEndOffset(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+        refused = self._epoch_error(target, current_leader_epoch)
+        if refused is not None:
+            return EpochEndOffset(refused)
+        if target.offline:
+            return EpochEndOffset(ErrorCode.KAFKA_STORAGE_ERROR)
+        epoch, end = target.epochs.end_offset_for(leader_epoch, target.log_end_offset)
+        return EpochEndOffset(ErrorCode.NONE, epoch, end)
 
     def list_offset(self, topic: str, partition: int, timestamp: int, current_leader_epoch: int) -> OffsetResult:
         """ListOffsets for one partition: the special timestamps (`LATEST` is the high
@@ -246,7 +287,8 @@ class Partitions:
         if timestamp == LATEST:
             return OffsetResult(ErrorCode.NONE, -1, target.high_watermark, target.leader_epoch)
         if timestamp in (EARLIEST, EARLIEST_LOCAL):
-            return OffsetResult(ErrorCode.NONE, -1, target.log_start_offset, target.leader_epoch)
+            start = target.log_start_offset
+            return OffsetResult(ErrorCode.NONE, -1, start, target.epochs.epoch_for_offset(start))
         if timestamp == LATEST_TIERED:
             return OffsetResult(ErrorCode.NONE)
         try:
