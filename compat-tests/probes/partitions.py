@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from odradek.wire.api import ApiKey
-from probes.groups import topic_with, until
+from probes.groups import coordinator_ready, topic_with, until
 from probes.session import Session
 from probes.storage import produce_one
 
@@ -137,6 +137,93 @@ def create_partitions(s: Session, names: dict[str, str]) -> None:
            topics=[{"topic": topic, "partitions": fetch_parts}], forgotten_topics_data=[], rack_id="")  # fmt: skip
 
 
+def _elect(
+    s: Session, label: str, partitions: list[dict[str, Any]] | None, election_type: int = 0, version: int = 2
+) -> None:
+    fields: dict[str, Any] = {"topic_partitions": partitions, "timeout_ms": 10_000}
+    if version >= 1:
+        fields["election_type"] = election_type
+    s.call(label, ApiKey.ELECT_LEADERS, version, **fields)
+
+
+def _reassign(s: Session, label: str, topics: list[dict[str, Any]], version: int = 1, **extra: Any) -> None:
+    s.call(label, ApiKey.ALTER_PARTITION_REASSIGNMENTS, version, timeout_ms=10_000, topics=topics, **extra)
+
+
+def _list_reassignments(s: Session, label: str, topics: list[dict[str, Any]] | None) -> None:
+    s.call(label, ApiKey.LIST_PARTITION_REASSIGNMENTS, 0, timeout_ms=10_000, topics=topics)
+
+
+def elections_and_reassignments(s: Session, names: dict[str, str]) -> None:
+    """ElectLeaders, AlterPartitionReassignments and ListPartitionReassignments on one node:
+    nothing to elect or move, and every refusal."""
+    topic, missing = names["topic"], names["missing"]
+    topic_with(s, topic, 2)
+    coordinator_ready(s, names["group"])  # __consumer_offsets exists on both brokers
+    for version in (0, 1, 2):
+        _elect(
+            s,
+            f"elect v{version}: preferred, both partitions",
+            [{"topic": topic, "partitions": [0, 1]}],
+            version=version,
+        )
+    _elect(s, "elect: unclean", [{"topic": topic, "partitions": [1]}], election_type=1)
+    _elect(s, "elect: election type 2", [{"topic": topic, "partitions": [0]}], election_type=2)
+    _elect(s, "elect: election type -1", [{"topic": topic, "partitions": [0]}], election_type=-1)
+    _elect(s, "elect: election type 2, every partition", None, election_type=2)
+    _elect(s, "elect: election type 2, an unknown topic", [{"topic": missing, "partitions": [0]}], election_type=2)
+    _elect(s, "elect: an internal topic", [{"topic": "__consumer_offsets", "partitions": [0]}])
+    _elect(s, "elect: an unknown partition", [{"topic": topic, "partitions": [5]}])
+    _elect(s, "elect: an unknown topic", [{"topic": missing, "partitions": [0]}])
+    _elect(s, "elect: an invalid topic name", [{"topic": missing + "!", "partitions": [0]}])
+    _elect(s, "elect: a partition twice", [{"topic": topic, "partitions": [0, 0]}])
+    _elect(s, "elect: a topic twice", [{"topic": topic, "partitions": [0]}, {"topic": topic, "partitions": [1]}])
+    _elect(s, "elect: no partitions of a topic", [{"topic": topic, "partitions": []}])
+    _elect(s, "elect: an empty list", [])
+    _elect(s, "elect: every partition (null)", None)
+    _elect(s, "elect v0: every partition (null)", None, version=0)
+    _elect(s, "elect: every partition, unclean", None, election_type=1)
+    _list_reassignments(s, "list reassignments: every partition", None)
+    _list_reassignments(s, "list reassignments: the topic", [{"name": topic, "partition_indexes": [0, 1]}])
+    _list_reassignments(s, "list reassignments: an unknown topic", [{"name": missing, "partition_indexes": [0]}])
+    _list_reassignments(s, "list reassignments: an unknown partition", [{"name": topic, "partition_indexes": [9]}])
+    _list_reassignments(s, "list reassignments: an empty list", [])
+    one = {"partition_index": 0, "replicas": [1]}
+    for version in (0, 1):
+        _reassign(s, f"reassign v{version}: partition 0 to its own replica", [{"name": topic, "partitions": [one]}],
+                  version=version)  # fmt: skip
+    _list_reassignments(s, "list reassignments after a no-op", None)
+    for label, partition in (
+        ("cancel (null replicas)", {"partition_index": 0, "replicas": None}),
+        ("an unknown broker", {"partition_index": 0, "replicas": [2]}),
+        ("this broker and an unknown one", {"partition_index": 0, "replicas": [1, 2]}),
+        ("an empty replica list", {"partition_index": 0, "replicas": []}),
+        ("this broker twice", {"partition_index": 0, "replicas": [1, 1]}),
+        ("a negative broker id", {"partition_index": 0, "replicas": [-1]}),
+        ("an unknown partition", {"partition_index": 4, "replicas": [1]}),
+        ("an unknown partition, cancelled", {"partition_index": 4, "replicas": None}),
+    ):
+        _reassign(s, f"reassign: {label}", [{"name": topic, "partitions": [partition]}])
+    _reassign(s, "reassign: an unknown topic", [{"name": missing, "partitions": [one]}])
+    _reassign(s, "reassign: an invalid topic name", [{"name": missing + "!", "partitions": [one]}])
+    _reassign(s, "reassign: no replication factor change, same factor", [{"name": topic, "partitions": [one]}],
+              allow_replication_factor_change=False)  # fmt: skip
+    _reassign(s, "reassign: no replication factor change, two replicas",
+              [{"name": topic, "partitions": [{"partition_index": 0, "replicas": [1, 2]}]}],
+              allow_replication_factor_change=False)  # fmt: skip
+    _reassign(s, "reassign: a partition twice", [{"name": topic, "partitions": [one, one]}])
+    _reassign(s, "reassign: good and bad partitions",
+              [{"name": topic, "partitions": [{"partition_index": 1, "replicas": [1]},
+                                              {"partition_index": 0, "replicas": [3]}]},
+               {"name": missing, "partitions": [one]}])  # fmt: skip
+    _reassign(s, "reassign: no topics", [])
+    _reassign(s, "reassign v0: no topics", [], version=0)
+    _reassign(s, "reassign: a topic with no partitions", [{"name": topic, "partitions": []}])
+    _reassign(s, "reassign: an internal topic", [{"name": "__consumer_offsets", "partitions": [one]}])
+    _list_reassignments(s, "list reassignments at the end", None)
+
+
 SEQUENCES: dict[str, Callable[[Session, dict[str, str]], None]] = {
     "partitions.create": create_partitions,
+    "partitions.elections_and_reassignments": elections_and_reassignments,
 }

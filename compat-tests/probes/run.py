@@ -158,6 +158,11 @@ def _row(observation: Observation, normalise: _Normaliser) -> dict[str, Any]:
     ):
         # Likewise for "every topic": this sequence's topics and the internal ones.
         response["topics"] = [t for t in response["topics"] if str(t["name"]).startswith(("{", "__"))]
+    if observation.api == "ElectLeadersRequest" and observation.request.get("topic_partitions") is None:
+        # Every partition: keep this sequence's topics and the internal ones, in name order
+        # (Kafka lists topics in hash-map order).
+        results = [r for r in response.get("replica_election_results", []) if str(r["topic"]).startswith(("{", "__"))]
+        response["replica_election_results"] = sorted(results, key=lambda r: str(r["topic"]))
     inner = _UNORDERED_INNER.get(observation.api)
     if inner is not None and isinstance(response, dict):
         outer, field = inner

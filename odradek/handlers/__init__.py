@@ -25,6 +25,8 @@ _MODULES = (
     "configs",
     "partitions",
     "leader_epochs",
+    "elections",
+    "reassignments",
 )
 
 

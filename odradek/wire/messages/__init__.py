@@ -22,6 +22,7 @@ from odradek.wire.messages import (
     list_offsets,
     metadata,
     offsets,
+    partitions,
     produce,
     topics,
     txn,
@@ -43,6 +44,7 @@ FAMILIES: tuple[ModuleType, ...] = (
     txn,
     configs,
     cluster,
+    partitions,
 )
 
 
