@@ -92,6 +92,14 @@ class _ClusterInfo:
     def config(self) -> BrokerConfig:
         return self._broker.config
 
+    @property
+    def quorum_epoch(self) -> int:
+        return self._broker.catalog.quorum_epoch
+
+    @property
+    def metadata_offset(self) -> int:
+        return self._broker.catalog.metadata_offset
+
     def set_dynamic_configs(self, props: Mapping[str, str], *, per_broker: bool) -> None:
         self._broker.set_dynamic_configs(props, per_broker=per_broker)
 

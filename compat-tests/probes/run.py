@@ -28,6 +28,7 @@ sys.path[:0] = [str(COMPAT), str(COMPAT.parent)]
 
 from harness.broker import RunningBroker, launchers  # noqa: E402
 
+from probes.cluster import SEQUENCES as CLUSTER_SEQUENCES  # noqa: E402
 from probes.configs import SEQUENCES as CONFIG_SEQUENCES  # noqa: E402
 from probes.epochs import SEQUENCES as EPOCH_SEQUENCES  # noqa: E402
 from probes.fetch_sessions import SEQUENCES as FETCH_SEQUENCES  # noqa: E402
@@ -51,6 +52,7 @@ SEQUENCES = {
     **VERSION_SEQUENCES,
     **PARTITION_SEQUENCES,
     **EPOCH_SEQUENCES,
+    **CLUSTER_SEQUENCES,
 }
 REPORT_DIR = COMPAT / "report"
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -129,7 +131,8 @@ def _run_sequence(name: str, running: RunningBroker) -> list[dict[str, Any]]:
         error = f"{type(exc).__name__}: {exc}"
     finally:
         session.close()
-    normalise = _Normaliser(names)
+    # The cluster id inside messages ("doesn't match the cluster id X") is the broker's own.
+    normalise = _Normaliser({**names, "cluster": running.cluster_id})
     rows = [_row(o, normalise) for o in session.observations]
     if error is not None:
         rows.append({"label": "sequence stopped", "error": normalise(error)})
@@ -163,12 +166,34 @@ def _row(observation: Observation, normalise: _Normaliser) -> dict[str, Any]:
         # (Kafka lists topics in hash-map order).
         results = [r for r in response.get("replica_election_results", []) if str(r["topic"]).startswith(("{", "__"))]
         response["replica_election_results"] = sorted(results, key=lambda r: str(r["topic"]))
+    if observation.api == "DescribeQuorumRequest" and isinstance(response, dict):
+        _mask_quorum(response)
     inner = _UNORDERED_INNER.get(observation.api)
     if inner is not None and isinstance(response, dict):
         outer, field = inner
         for item in response[outer]:
             item[field] = sorted(item[field], key=lambda entry: str(entry.get("name")))
     return {"label": observation.label, "api": f"{observation.api} v{observation.version}", "response": response}
+
+
+#: Offsets in the KRaft metadata log (Kafka's grows by a no-op record every 500 ms; odradek keeps
+#: no such log) and the leader's clock: present or absent is behaviour, the value is not.
+_QUORUM_OFFSETS = {"high_watermark", "log_end_offset"}
+_QUORUM_CLOCK = {"last_fetch_timestamp", "last_caught_up_timestamp"}
+
+
+def _mask_quorum(value: Any) -> None:
+    if isinstance(value, list):
+        for item in value:
+            _mask_quorum(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if key in _QUORUM_OFFSETS and isinstance(item, int) and item > 0:
+                value[key] = "<offset>"
+            elif key in _QUORUM_CLOCK and isinstance(item, int) and item > 1_000_000_000_000:
+                value[key] = "<now>"
+            else:
+                _mask_quorum(item)
 
 
 def differences(a: Any, b: Any, path: str = "") -> list[str]:

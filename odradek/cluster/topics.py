@@ -79,8 +79,16 @@ class TopicCatalog:
         self._path = path
         self._by_name: dict[str, TopicInfo] = {}
         self._by_id: dict[bytes, TopicInfo] = {}
+        self.quorum_epoch = 0
+        """How many times this node started leading (the KRaft quorum's leader epoch, as
+        DescribeQuorum reports it: a single voter elects itself once per start)."""
+        self.metadata_offset = 0
+        """How many metadata changes were saved (DescribeQuorum's high watermark)."""
         if fs.exists(path):
-            for entry in json.loads(read_file(fs, path))["topics"]:
+            document = json.loads(read_file(fs, path))
+            self.quorum_epoch = document.get("quorum_epoch", 0)
+            self.metadata_offset = document.get("metadata_offset", 0)
+            for entry in document["topics"]:
                 count = entry["partitions"]
                 epochs = entry.get("leader_epochs", [])
                 epochs += [0] * (count - len(epochs))
@@ -148,9 +156,9 @@ class TopicCatalog:
     def start_leading(self) -> None:
         """This node starts (again) leading every partition: each leader epoch goes up by 2,
         durably, as a single Kafka node's do at every start (fenced at shutdown or at its new
-        registration, its partitions lose their leader: +1; unfenced, it leads them again: +1)."""
-        if not self._by_name:
-            return
+        registration, its partitions lose their leader: +1; unfenced, it leads them again: +1),
+        and the quorum's leader epoch goes up by 1."""
+        self.quorum_epoch += 1
         for info in self._by_name.values():
             info.leader_epochs = [epoch + 2 for epoch in info.leader_epochs]
         self._save()
@@ -171,8 +179,11 @@ class TopicCatalog:
         self._by_id[info.topic_id] = info
 
     def _save(self) -> None:
+        self.metadata_offset += 1
         document = {
             "version": 1,
+            "quorum_epoch": self.quorum_epoch,
+            "metadata_offset": self.metadata_offset,
             "topics": [
                 {
                     "name": t.name,

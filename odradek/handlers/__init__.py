@@ -27,6 +27,9 @@ _MODULES = (
     "leader_epochs",
     "elections",
     "reassignments",
+    "quorum",
+    "delegation",
+    "config_resources",
 )
 
 

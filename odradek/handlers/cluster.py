@@ -3,9 +3,11 @@
 DescribeCluster answers for the broker endpoints (endpoint type 1) with this single broker as
 the only broker and as the controller id, as a KRaft broker does for its clients; asking a
 broker for controller endpoints (type 2) gets MISMATCHED_ENDPOINT_TYPE, any other type
-UNSUPPORTED_ENDPOINT_TYPE.  DescribeLogDirs reports the one data directory with the real size
-of each partition's segments and the filesystem's total and usable bytes (v4+); a null topic
-list means every partition.
+UNSUPPORTED_ENDPOINT_TYPE, both with Kafka 4.4's messages, no brokers and controller -1 (checked
+with compat-tests/probes, sequence cluster.describe_cluster).
+
+DescribeLogDirs reports the one data directory with the real size of each partition's segments
+and the filesystem's total and usable bytes (v4+); a null topic list means every partition.
 """
 
 from __future__ import annotations
@@ -38,17 +40,13 @@ def _cluster_error(request: DescribeClusterRequestValue, code: ErrorCode) -> Des
 async def describe_cluster(ctx: RequestContext, request: DescribeClusterRequestValue) -> DescribeClusterResponseValue:
     cluster = ctx.cluster
     if request.endpoint_type != BROKER_ENDPOINTS:
-        code = (
-            ErrorCode.MISMATCHED_ENDPOINT_TYPE
-            if request.endpoint_type == CONTROLLER_ENDPOINTS
-            else ErrorCode.UNSUPPORTED_ENDPOINT_TYPE
-        )
+        if request.endpoint_type == CONTROLLER_ENDPOINTS:
+            code = ErrorCode.MISMATCHED_ENDPOINT_TYPE
+            message = "The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER"
+        else:
+            code, message = ErrorCode.UNSUPPORTED_ENDPOINT_TYPE, f"Unsupported endpoint type {request.endpoint_type}"
         return DescribeClusterResponse(
-            error_code=code,
-            error_message=f"The request was sent to an endpoint of type {BROKER_ENDPOINTS}, but we wanted an "
-            f"endpoint of type {request.endpoint_type}",
-            endpoint_type=request.endpoint_type,
-            cluster_id=cluster.cluster_id,
+            error_code=code, error_message=message, endpoint_type=BROKER_ENDPOINTS, cluster_id=cluster.cluster_id
         )
     host, port = cluster.advertised
     node = cluster.node_id

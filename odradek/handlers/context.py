@@ -135,6 +135,16 @@ class ClusterView(Protocol):
         """The broker config with its dynamic layers (a new object after every change)."""
         ...
 
+    @property
+    def quorum_epoch(self) -> int:
+        """The KRaft quorum's leader epoch: this node, the only voter, elects itself at each start."""
+        ...
+
+    @property
+    def metadata_offset(self) -> int:
+        """How far the cluster metadata has advanced (the quorum's high watermark)."""
+        ...
+
     def set_dynamic_configs(self, props: Mapping[str, str], *, per_broker: bool) -> None: ...
 
 

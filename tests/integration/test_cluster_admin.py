@@ -41,3 +41,26 @@ def test_describe_log_dirs_reports_partition_sizes(broker: BrokerProcess, topic_
     }
     assert sizes[(topic_name, 0)] == 0
     assert 100_000 < sizes[(topic_name, 1)] < 120_000
+
+
+def test_metadata_quorum_and_config_resources_through_kafka_python(broker: BrokerProcess, topic_name: str) -> None:
+    from kafka.admin import KafkaAdminClient
+
+    admin = AdminClient({"bootstrap.servers": broker.bootstrap})
+    admin.create_topics([NewTopic(topic_name, 1, 1)])[topic_name].result(10)
+    client = KafkaAdminClient(bootstrap_servers=broker.bootstrap)
+    try:
+        quorum = client.describe_metadata_quorum()
+        resources = client.list_config_resources(["TOPIC", "BROKER"])
+    finally:
+        client.close()
+    (topic,) = quorum["topics"]
+    (partition,) = topic["partitions"]
+    assert (topic["topic_name"], partition["leader_id"]) == ("__cluster_metadata", 1)
+    assert partition["leader_epoch"] >= 1
+    [(voter_id, voter_end)] = [(v["replica_id"], v["log_end_offset"]) for v in partition["current_voters"]]
+    assert (voter_id, voter_end) == (1, partition["high_watermark"]) and partition["observers"] == []
+    (node,) = quorum["nodes"]
+    assert [(lst["name"], lst["port"]) for lst in node["listeners"]] == [("CONTROLLER", broker.port)]
+    assert set(resources) == {"topic", "broker"} and resources["broker"] == ["1"]
+    assert topic_name in resources["topic"]

@@ -17,6 +17,7 @@ from odradek.wire.messages import (
     cluster,
     configs,
     coordinator,
+    delegation,
     fetch,
     groups,
     list_offsets,
@@ -24,6 +25,7 @@ from odradek.wire.messages import (
     offsets,
     partitions,
     produce,
+    quorum,
     topics,
     txn,
 )
@@ -45,6 +47,8 @@ FAMILIES: tuple[ModuleType, ...] = (
     configs,
     cluster,
     partitions,
+    quorum,
+    delegation,
 )
 
 
