@@ -18,6 +18,7 @@ import dataclasses
 import logging
 from collections.abc import Generator, Mapping
 from pathlib import Path
+from typing import TypeVar
 
 from odradek.clock import Clock, SystemClock
 from odradek.cluster.meta_properties import read_or_create_meta
@@ -31,6 +32,7 @@ from odradek.handlers import load_handlers
 from odradek.handlers.context import Services
 from odradek.handlers.dispatch import Dispatcher
 from odradek.handlers.registry import Registry
+from odradek.partition.log_dirs import LogDirs
 from odradek.partition.service import Partitions
 from odradek.partition.topics import Topics
 from odradek.scheduler import Scheduler, Timer
@@ -46,8 +48,10 @@ __all__ = ["Broker"]
 
 log = logging.getLogger("odradek.broker")
 
+T = TypeVar("T")
 
-async def _run_offloaded(steps: Generator[Job, object, bool]) -> bool:
+
+async def _run_offloaded(steps: Generator[Job, object, T]) -> T:
     """Drive a compaction pass: each job on a worker thread (`asyncio.to_thread`), the steps
     between jobs on the loop.  A job's exception is thrown into the pass.  When the task is
     cancelled mid-job, the job is first allowed to finish (it reads and writes handles the
@@ -58,7 +62,7 @@ async def _run_offloaded(steps: Generator[Job, object, bool]) -> bool:
         try:
             job = steps.send(value) if error is None else steps.throw(error)
         except StopIteration as stop:
-            return bool(stop.value)
+            return stop.value  # type: ignore[no-any-return]
         running: asyncio.Future[object] = asyncio.ensure_future(asyncio.to_thread(job))
         try:
             value, error = await asyncio.shield(running), None
@@ -114,13 +118,16 @@ class Broker:
         self.scheduler = Scheduler(self.clock)
         #: Where partition logs and their checkpoints live: the disk, or a test's injected faults.
         self.fs: FileSystem = fs or OsFileSystem()
-        self.data_dir = Path(config.log_dirs)
+        self.data_dirs = [Path(d) for d in config.data_dirs]
+        #: Where the broker keeps its own metadata (catalog, dynamic configs): the first data directory.
+        self.data_dir = self.data_dirs[0]
         self.registry: Registry = load_handlers()
         self.cluster_id = ""
         self.catalog: TopicCatalog
         self.logs: LogManager
         self.partitions: Partitions
         self.topics: Topics
+        self.log_dirs: LogDirs
         self._listener: Listener | None = None
         self._listen_on = (config.host, config.port, config.socket_request_max_bytes)
         self.fetch_sessions = FetchSessionCache(config.max_incremental_fetch_session_cache_slots)
@@ -139,6 +146,8 @@ class Broker:
 
     async def start(self) -> None:
         self.cluster_id = read_or_create_meta(self.fs, str(self.data_dir), self.config.node_id)
+        for other in self.data_dirs[1:]:
+            read_or_create_meta(self.fs, str(other), self.config.node_id, self.cluster_id)
         self.dynamic_configs = DynamicConfigStore(self.fs, str(self.data_dir / DYNAMIC_CONFIGS_FILE))
         cluster, own = self.dynamic_configs.load()
         self.config = with_layer(with_layer(self.config, cluster, per_broker=False), own, per_broker=True)
@@ -146,11 +155,16 @@ class Broker:
         self.catalog.start_leading()
         fs = self.fs
         self.logs = LogManager.open(
-            fs, self.data_dir, self.clock, config_for=self._log_config, cleaner_config=self._cleaner_config()
+            fs,
+            [str(d) for d in self.data_dirs],
+            self.clock,
+            config_for=self._log_config,
+            cleaner_config=self._cleaner_config(),
         )
         self.producer_ids = ProducerIdAllocator(fs, str(self.data_dir / "producer_ids"))
         self.partitions = Partitions(fs, self.logs, self.catalog, self.config.node_id, self.scheduler)
         self.topics = Topics(self.catalog, self.partitions, self._topic_log_config, self._sync_creations_soon)
+        self.log_dirs = LogDirs(self.logs, self.partitions, _run_offloaded)
         self.topics.reconcile()
         self._sync_creations_soon()
         offsets_partitions = self.config.offsets_topic_num_partitions
@@ -171,6 +185,7 @@ class Broker:
             fetch_sessions=self.fetch_sessions,
             producer_ids=self.producer_ids,
             clock=self.clock,
+            log_dirs=self.log_dirs,
         )
         dispatcher = Dispatcher(services, self.registry)
         self._listener = Listener(dispatcher, dispatcher.may_wait, *self._listen_on)
@@ -281,6 +296,7 @@ class Broker:
         if self._listener is not None:
             await self._listener.stop()
         await asyncio.gather(*self._background_syncs, return_exceptions=True)
+        await self.log_dirs.stop()
         if self._cleaner_task is not None:
             self._cleaner_task.cancel()
             await asyncio.gather(self._cleaner_task, return_exceptions=True)

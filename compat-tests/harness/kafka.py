@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from harness.broker import BrokerProcess, RunningBroker
+from harness.broker import BrokerProcess, RunningBroker, log_dir_paths
 from harness.net import HOST, BrokerStartError, free_port
 
 POM = Path(__file__).resolve().parents[1] / "kafka" / "pom.xml"
@@ -112,7 +112,7 @@ def _cluster_id() -> str:
             return text
 
 
-def server_properties(port: int, controller_port: int, log_dir: Path) -> str:
+def server_properties(port: int, controller_port: int, log_dir: Path | str) -> str:
     """A single-node KRaft config; Kafka's defaults except what one node needs and faster storage passes."""
     props = {
         "process.roles": "broker,controller",
@@ -146,10 +146,13 @@ def _java(version: str, *args: str) -> list[str]:
 
 
 @contextmanager
-def launch(workdir: Path, log_path: Path, data_dir: Path | None = None) -> Iterator[RunningBroker]:
+def launch(
+    workdir: Path, log_path: Path, data_dir: Path | None = None, *, log_dirs: int = 1
+) -> Iterator[RunningBroker]:
     """Resolve, format and start Kafka; yield it once ready; always stop it.
 
-    ``data_dir``, if given, is the log directory instead of a temporary one and outlives the broker."""
+    ``data_dir``, if given, is the log directory instead of a temporary one and outlives the broker;
+    ``log_dirs`` above 1 makes that many log directories under it (`log_dir_paths`)."""
     if shutil.which("java") is None:
         raise BrokerStartError("java is not installed")
     version = resolve_version()
@@ -158,7 +161,8 @@ def launch(workdir: Path, log_path: Path, data_dir: Path | None = None) -> Itera
         data_dir = data_dir or root / "data"
         port, controller_port = free_port(), free_port()
         config = root / "server.properties"
-        config.write_text(server_properties(port, controller_port, data_dir))
+        dirs = ",".join(str(path) for path in log_dir_paths(data_dir, log_dirs))
+        config.write_text(server_properties(port, controller_port, dirs))
         log4j = root / "log4j2.properties"
         log4j.write_text(_LOG4J2)
         started = time.monotonic()

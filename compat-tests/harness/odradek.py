@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 
-from harness.broker import BrokerProcess, RunningBroker
+from harness.broker import BrokerProcess, RunningBroker, log_dir_paths
 from harness.net import HOST, free_port
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -29,16 +29,20 @@ OVERRIDES = (
 )
 
 
-def command(port: int, data_dir: Path) -> list[str]:
-    """The one place that knows how odradek is started."""
-    argv = [sys.executable, "-m", "odradek", "run", "--host", HOST, "--port", str(port), "--data-dir", str(data_dir)]
+def command(port: int, data_dir: Path, log_dirs: int = 1) -> list[str]:
+    """The one place that knows how odradek is started (``log_dirs`` directories under
+    ``data_dir`` as Kafka's launcher lays them out, `harness.broker.log_dir_paths`)."""
+    dirs = ",".join(str(path) for path in log_dir_paths(data_dir, log_dirs))
+    argv = [sys.executable, "-m", "odradek", "run", "--host", HOST, "--port", str(port), "--data-dir", dirs]
     for override in OVERRIDES:
         argv += ["--override", override]
     return argv
 
 
 @contextmanager
-def launch(workdir: Path, log_path: Path, data_dir: Path | None = None) -> Iterator[RunningBroker]:
+def launch(
+    workdir: Path, log_path: Path, data_dir: Path | None = None, *, log_dirs: int = 1
+) -> Iterator[RunningBroker]:
     """Start odradek, wait for ApiVersions to answer, yield it, always stop it.
 
     ``data_dir``, if given, is used instead of a temporary one and outlives the broker (tools/run.py
@@ -47,7 +51,8 @@ def launch(workdir: Path, log_path: Path, data_dir: Path | None = None) -> Itera
         port = free_port()
         started = time.monotonic()
         data_dir = data_dir or Path(tmp) / "data"
-        broker = BrokerProcess(command(port, data_dir), log_path, port, START_TIMEOUT_S, grace_s=10.0, cwd=REPO_ROOT)
+        argv = command(port, data_dir, log_dirs)
+        broker = BrokerProcess(argv, log_path, port, START_TIMEOUT_S, grace_s=10.0, cwd=REPO_ROOT)
         try:
             cluster_id = broker.wait_ready()
             yield RunningBroker(

@@ -35,6 +35,7 @@ from probes.fetch_sessions import SEQUENCES as FETCH_SEQUENCES  # noqa: E402
 from probes.groups import SEQUENCES as GROUP_SEQUENCES  # noqa: E402
 from probes.groups_legacy import SEQUENCES as LEGACY_GROUP_SEQUENCES  # noqa: E402
 from probes.idempotence import SEQUENCES as IDEMPOTENCE_SEQUENCES  # noqa: E402
+from probes.log_dirs import SEQUENCES as LOG_DIR_SEQUENCES  # noqa: E402
 from probes.partitions import SEQUENCES as PARTITION_SEQUENCES  # noqa: E402
 from probes.session import Observation, Session  # noqa: E402
 from probes.storage import SEQUENCES as STORAGE_SEQUENCES  # noqa: E402
@@ -53,6 +54,7 @@ SEQUENCES = {
     **PARTITION_SEQUENCES,
     **EPOCH_SEQUENCES,
     **CLUSTER_SEQUENCES,
+    **LOG_DIR_SEQUENCES,
 }
 REPORT_DIR = COMPAT / "report"
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -71,13 +73,16 @@ def _names() -> dict[str, str]:
 class _Normaliser:
     """Per sequence: concrete names -> placeholders, generated ids -> ``<id-N>``."""
 
-    def __init__(self, names: dict[str, str]) -> None:
+    def __init__(self, names: dict[str, str], data_dir: Path | None = None) -> None:
         self._names = {value: f"{{{key}}}" for key, value in names.items()}
         self._ids: dict[str, str] = {}
+        self._data_dir = str(data_dir) if data_dir is not None else None
 
     def _field(self, key: str, value: Any) -> Any:
         if key == "topic_id":
             return "<topic-id>"
+        if key == "log_dir" and self._data_dir and isinstance(value, str) and value.startswith(self._data_dir):
+            return "<data>" + value[len(self._data_dir) :]
         if key in _MASKED:
             return f"<{key}>"
         if key == "session_id" and isinstance(value, int) and value != 0:
@@ -116,7 +121,8 @@ def run_broker(broker: str, sequences: list[str], workdir: Path) -> dict[str, li
                 results[name] = _run_sequence(name, running)
     for name in sequences:
         if name not in results:
-            with launchers()[broker](workdir, workdir / f"{broker}-{name}.log") as running:
+            settings = SEQUENCES[name].own_broker  # type: ignore[attr-defined]
+            with launchers()[broker](workdir, workdir / f"{broker}-{name}.log", **settings) as running:
                 results[name] = _run_sequence(name, running)
     return {name: results[name] for name in sequences}
 
@@ -132,7 +138,7 @@ def _run_sequence(name: str, running: RunningBroker) -> list[dict[str, Any]]:
     finally:
         session.close()
     # The cluster id inside messages ("doesn't match the cluster id X") is the broker's own.
-    normalise = _Normaliser({**names, "cluster": running.cluster_id})
+    normalise = _Normaliser({**names, "cluster": running.cluster_id}, running.data_dir)
     rows = [_row(o, normalise) for o in session.observations]
     if error is not None:
         rows.append({"label": "sequence stopped", "error": normalise(error)})

@@ -23,11 +23,16 @@ __all__ = ["Observation", "Session", "own_broker", "to_data"]
 F = TypeVar("F", bound=Callable[..., None])
 
 
-def own_broker(sequence: F) -> F:
+def own_broker(sequence: F | None = None, *, log_dirs: int = 1) -> Any:
     """Mark a sequence that restarts its broker or needs its own settings: it runs on a broker
-    of its own, started for it alone, so the other sequences never see what it did."""
-    sequence.own_broker = True  # type: ignore[attr-defined]
-    return sequence
+    of its own (with ``log_dirs`` log directories), started for it alone, so the other
+    sequences never see what it did.  Use as ``@own_broker`` or ``@own_broker(log_dirs=2)``."""
+
+    def mark(fn: F) -> F:
+        fn.own_broker = {"log_dirs": log_dirs}  # type: ignore[attr-defined]
+        return fn
+
+    return mark(sequence) if sequence is not None else mark
 
 
 def _build(struct: Struct, values: dict[str, Any]) -> StructValue:

@@ -1,4 +1,4 @@
-"""DescribeCluster (key 60) v0-2 and DescribeLogDirs (key 35) v1-5.
+"""DescribeCluster (key 60) v0-2, DescribeLogDirs (key 35) v1-5, AlterReplicaLogDirs (key 34) v1-2.
 
 DescribeCluster answers for the broker endpoints (endpoint type 1) with this single broker as
 the only broker and as the controller id, as a KRaft broker does for its clients; asking a
@@ -6,8 +6,15 @@ broker for controller endpoints (type 2) gets MISMATCHED_ENDPOINT_TYPE, any othe
 UNSUPPORTED_ENDPOINT_TYPE, both with Kafka 4.4's messages, no brokers and controller -1 (checked
 with compat-tests/probes, sequence cluster.describe_cluster).
 
-DescribeLogDirs reports the one data directory with the real size of each partition's segments
-and the filesystem's total and usable bytes (v4+); a null topic list means every partition.
+DescribeLogDirs reports every data directory (``log.dirs``) with the partitions it holds, the
+real size of each one's segments and the filesystem's total and usable bytes (v4+); a null topic
+list means every partition.
+
+AlterReplicaLogDirs moves partitions between the data directories for real
+(`odradek.partition.log_dirs`), answered before the copy finishes, as Kafka answers: a path that
+is not one of the data directories (relative ones included) is LOG_DIR_NOT_FOUND, an unknown
+topic or partition UNKNOWN_TOPIC_OR_PARTITION; a partition named for several directories goes to
+the last one and is answered once (compat-tests/probes, sequence log_dirs.two_directories).
 """
 
 from __future__ import annotations
@@ -19,6 +26,10 @@ from odradek.handlers.metadata import ALL_CLUSTER_OPERATIONS, AUTHORIZED_OPERATI
 from odradek.handlers.registry import registry
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.cluster import (
+    AlterReplicaLogDirsRequest,
+    AlterReplicaLogDirsRequestValue,
+    AlterReplicaLogDirsResponse,
+    AlterReplicaLogDirsResponseValue,
     DescribeClusterRequest,
     DescribeClusterRequestValue,
     DescribeClusterResponse,
@@ -75,26 +86,72 @@ async def describe_log_dirs(ctx: RequestContext, request: DescribeLogDirsRequest
     wanted: dict[str, set[int]] | None = None
     if request.topics is not None:
         wanted = {t.topic: set(t.partitions) for t in request.topics}
-    sizes: dict[
-        str, list[DescribeLogDirsResponseValue.DescribeLogDirsResult.DescribeLogDirsTopic.DescribeLogDirsPartition]
-    ] = {}
-    for topic, partition, size in ctx.partitions.partition_sizes():
-        if wanted is not None and partition not in wanted.get(topic, ()):
+    by_dir: dict[
+        str,
+        dict[
+            str, list[DescribeLogDirsResponseValue.DescribeLogDirsResult.DescribeLogDirsTopic.DescribeLogDirsPartition]
+        ],
+    ] = {data_dir: {} for data_dir in ctx.log_dirs.data_dirs}
+    for replica in ctx.log_dirs.replicas():
+        if wanted is not None and replica.partition not in wanted.get(replica.topic, ()):
             continue
-        sizes.setdefault(topic, []).append(
-            _Topic.DescribeLogDirsPartition(partition_index=partition, partition_size=size)
+        by_dir.setdefault(replica.data_dir, {}).setdefault(replica.topic, []).append(
+            _Topic.DescribeLogDirsPartition(partition_index=replica.partition, partition_size=replica.size)
         )
-    data_dir = os.path.abspath(ctx.partitions.log_dir)
-    stats = os.statvfs(data_dir)
-    return DescribeLogDirsResponse(
-        error_code=ErrorCode.NONE,
-        results=[
+    results = []
+    for data_dir, topics in by_dir.items():
+        stats = os.statvfs(data_dir)
+        results.append(
             _Result(
                 error_code=ErrorCode.NONE,
                 log_dir=data_dir,
-                topics=[_Topic(name=name, partitions=parts) for name, parts in sorted(sizes.items())],
+                topics=[
+                    _Topic(name=name, partitions=sorted(parts, key=lambda p: p.partition_index))
+                    for name, parts in sorted(topics.items())
+                ],
                 total_bytes=stats.f_blocks * stats.f_frsize,
                 usable_bytes=stats.f_bavail * stats.f_frsize,
             )
-        ],
+        )
+    return DescribeLogDirsResponse(error_code=ErrorCode.NONE, results=results)
+
+
+_MoveResult = AlterReplicaLogDirsResponse.AlterReplicaLogDirTopicResult
+
+
+def _move_error(request: AlterReplicaLogDirsRequestValue, code: ErrorCode) -> AlterReplicaLogDirsResponseValue:
+    topics: dict[str, dict[int, ErrorCode]] = {}
+    for directory in request.dirs:
+        for topic in directory.topics:
+            topics.setdefault(topic.name, {}).update(dict.fromkeys(topic.partitions, code))
+    return _move_results(topics)
+
+
+def _move_results(topics: dict[str, dict[int, ErrorCode]]) -> AlterReplicaLogDirsResponseValue:
+    return AlterReplicaLogDirsResponse(
+        results=[
+            _MoveResult(
+                topic_name=name,
+                partitions=[
+                    _MoveResult.AlterReplicaLogDirPartitionResult(partition_index=p, error_code=code)
+                    for p, code in partitions.items()
+                ],
+            )
+            for name, partitions in topics.items()
+        ]
     )
+
+
+@registry.api(AlterReplicaLogDirsRequest, AlterReplicaLogDirsResponse, "1-2", _move_error)
+async def alter_replica_log_dirs(
+    ctx: RequestContext, request: AlterReplicaLogDirsRequestValue
+) -> AlterReplicaLogDirsResponseValue:
+    destinations: dict[tuple[str, int], str] = {}
+    for directory in request.dirs:
+        for topic in directory.topics:
+            for partition in topic.partitions:
+                destinations[(topic.name, partition)] = directory.path
+    topics: dict[str, dict[int, ErrorCode]] = {}
+    for (name, partition), path in destinations.items():
+        topics.setdefault(name, {})[partition] = ctx.log_dirs.move(name, partition, path)
+    return _move_results(topics)

@@ -10,6 +10,8 @@ at start-up; the dispatcher wraps it with each request's header and connection.
 - `ClusterView`: this node: ids, advertised endpoint, broker config and its dynamic layers.
 - `GroupsView`: the group coordinator's runtime (`odradek.coordinator.runtime.CoordinatorRuntime`).
 - `ProducerIds`: producer id allocation (InitProducerId).
+- `LogDirsView`: the data directories, their partitions and moves between them
+  (`odradek.partition.log_dirs.LogDirs`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from odradek.coordinator.coordinator import CommitPartition, GroupCoordinator
 from odradek.coordinator.messages import JoinRequest, JoinResult, LeaveMember, LeaveResult, SyncRequest, SyncResult
 from odradek.coordinator.offsets import CommitIdentity
 from odradek.fetch_sessions import FetchSessionCache
+from odradek.partition.log_dirs import StoredReplica
 from odradek.partition.results import AppendResult, EpochEndOffset, Leadership, OffsetResult, ReadResult
 from odradek.wire.api import RequestHeader
 from odradek.wire.errors import ErrorCode
@@ -33,6 +36,7 @@ __all__ = [
     "ClientConnection",
     "ClusterView",
     "GroupsView",
+    "LogDirsView",
     "PartitionsView",
     "ProducerIds",
     "RequestContext",
@@ -50,13 +54,6 @@ class ClientConnection(Protocol):
 
 class PartitionsView(Protocol):
     """Partition data; every answer carries its Kafka error as a value."""
-
-    @property
-    def log_dir(self) -> str: ...
-
-    def partition_sizes(self) -> Iterator[tuple[str, int, int]]:
-        """``(topic, partition, bytes)`` of every partition."""
-        ...
 
     def leadership(self, topic: str, partition: int) -> Leadership: ...
 
@@ -89,6 +86,21 @@ class PartitionsView(Protocol):
 
     async def wait_for_data(self, parts: Iterable[tuple[str, int]], timeout_ms: int) -> int:
         """Wait for an append to any of ``parts`` or the timeout; the milliseconds left."""
+        ...
+
+
+class LogDirsView(Protocol):
+    """The data directories: what each holds, and moving partitions between them."""
+
+    @property
+    def data_dirs(self) -> list[str]:
+        """Every data directory, absolute, in ``log.dirs`` order."""
+        ...
+
+    def replicas(self) -> Iterator[StoredReplica]: ...
+
+    def move(self, topic: str, partition: int, path: str) -> ErrorCode:
+        """Start moving a partition into the data directory ``path``; Kafka's error if it cannot."""
         ...
 
 
@@ -186,6 +198,7 @@ class Services:
     fetch_sessions: FetchSessionCache
     producer_ids: ProducerIds
     clock: Clock
+    log_dirs: LogDirsView
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,3 +238,7 @@ class RequestContext:
     @property
     def clock(self) -> Clock:
         return self.services.clock
+
+    @property
+    def log_dirs(self) -> LogDirsView:
+        return self.services.log_dirs

@@ -203,6 +203,10 @@ class Partition:
 
         return cancel
 
+    def wake_waiters(self) -> None:
+        """Wake every waiting fetch now (the partition's log is being replaced)."""
+        self._wake()
+
     def _wake(self) -> None:
         waiters, self._waiters = self._waiters, {}
         for wake in waiters.values():

@@ -102,6 +102,14 @@ class Partitions:
         """A new partition (an existing log with this topic id is adopted as it is)."""
         return self._adopt(self._logs.create_partition(topic, partition, topic_id, config, durable=durable))
 
+    def relocate(self, log: PartitionLog) -> None:
+        """``log`` replaces its partition's log (moved to another data directory): a new
+        `Partition` takes it over, and fetches waiting on the old one wake to read it."""
+        old = self._partitions.get((log.topic, log.partition))
+        self._adopt(log)
+        if old is not None:
+            old.wake_waiters()
+
     def delete_topic(self, topic: str) -> None:
         """Delete every partition of ``topic`` and its log."""
         for key in [key for key in self._partitions if key[0] == topic]:
@@ -113,16 +121,6 @@ class Partitions:
 
     def __iter__(self) -> Iterator[Partition]:
         return iter(list(self._partitions.values()))
-
-    def partition_sizes(self) -> Iterator[tuple[str, int, int]]:
-        """``(topic, partition, bytes of its segments)`` of every partition."""
-        for partition in list(self._partitions.values()):
-            yield partition.topic, partition.index, partition.log.size_bytes
-
-    @property
-    def log_dir(self) -> str:
-        """The data directory every partition lives in."""
-        return self._logs.data_dir
 
     def sync_leader_epochs(self) -> None:
         """Make every leader epoch cache written without an fsync durable (safe on a worker
