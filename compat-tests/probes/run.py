@@ -30,6 +30,7 @@ from harness.broker import RunningBroker, launchers  # noqa: E402
 
 from probes.cluster import SEQUENCES as CLUSTER_SEQUENCES  # noqa: E402
 from probes.configs import SEQUENCES as CONFIG_SEQUENCES  # noqa: E402
+from probes.dynamic_configs import SEQUENCES as DYNAMIC_CONFIG_SEQUENCES  # noqa: E402
 from probes.epochs import SEQUENCES as EPOCH_SEQUENCES  # noqa: E402
 from probes.fetch_sessions import SEQUENCES as FETCH_SEQUENCES  # noqa: E402
 from probes.groups import SEQUENCES as GROUP_SEQUENCES  # noqa: E402
@@ -55,6 +56,7 @@ SEQUENCES = {
     **EPOCH_SEQUENCES,
     **CLUSTER_SEQUENCES,
     **LOG_DIR_SEQUENCES,
+    **DYNAMIC_CONFIG_SEQUENCES,
 }
 REPORT_DIR = COMPAT / "report"
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")

@@ -77,6 +77,9 @@ class Dynamic(Enum):
     READ_ONLY = "read-only"
     PER_BROKER = "per-broker"
     CLUSTER_WIDE = "cluster-wide"
+    PER_LISTENER = "per-listener"
+    """A listener's own security store (keystore, truststore): changed per broker and only
+    under a listener's prefix, ``listener.name.<listener>.<key>``."""
 
 
 Validator = Callable[[object], str | None]
@@ -188,8 +191,20 @@ def _java_text(value: object) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
+#: The Java classes a CLASS config may name: Kafka's own defaults (odradek loads no plug-in).
+KNOWN_CLASSES = frozenset(
+    {
+        "org.apache.kafka.common.security.authenticator.DefaultKafkaPrincipalBuilder",
+        "org.apache.kafka.common.security.ssl.DefaultSslEngineFactory",
+        "org.apache.kafka.common.metrics.JmxReporter",
+    }
+)
+
+
 def check_value(key: ConfigKey, value: str) -> str | None:
     """Kafka's ConfigException message for ``value`` of ``key``, or None when it is valid."""
+    if key.type is ConfigType.CLASS and value.strip() not in KNOWN_CLASSES:
+        return f"Invalid value {value} for configuration {key.name}: Class {value.strip()} could not be found."
     try:
         parsed = parse_value(key, value)
     except ValueError:
