@@ -25,6 +25,7 @@ from odradek.cluster.meta_properties import read_or_create_meta
 from odradek.cluster.topics import TopicCatalog, TopicInfo
 from odradek.config import BrokerConfig, log_config_for, with_layer
 from odradek.config.dynamic_store import DYNAMIC_CONFIGS_FILE, DynamicConfigStore
+from odradek.config.groups import GROUP_CONFIGS_FILE, GroupConfigStore
 from odradek.coordinator.coordinator import CoordinatorSettings, GroupCoordinator
 from odradek.coordinator.runtime import BrokerOffsetsLog, CoordinatorRuntime
 from odradek.fetch_sessions import FetchSessionCache
@@ -107,6 +108,15 @@ class _ClusterInfo:
     def set_dynamic_configs(self, props: Mapping[str, str], *, per_broker: bool) -> None:
         self._broker.set_dynamic_configs(props, per_broker=per_broker)
 
+    def group_configs(self, group: str) -> dict[str, str]:
+        return self._broker.group_configs.get(group)
+
+    def set_group_configs(self, group: str, configs: Mapping[str, str]) -> None:
+        self._broker.group_configs.set(group, configs)
+
+    def configured_groups(self) -> list[str]:
+        return self._broker.group_configs.groups()
+
 
 class Broker:
     """One broker.  Use ``await start()`` / ``await stop()``, or ``async with``."""
@@ -149,6 +159,7 @@ class Broker:
         for other in self.data_dirs[1:]:
             read_or_create_meta(self.fs, str(other), self.config.node_id, self.cluster_id)
         self.dynamic_configs = DynamicConfigStore(self.fs, str(self.data_dir / DYNAMIC_CONFIGS_FILE))
+        self.group_configs = GroupConfigStore(self.fs, str(self.data_dir / GROUP_CONFIGS_FILE))
         cluster, own = self.dynamic_configs.load()
         self.config = with_layer(with_layer(self.config, cluster, per_broker=False), own, per_broker=True)
         self.catalog = TopicCatalog(self.fs, str(self.data_dir / "__odradek_topics.json"))

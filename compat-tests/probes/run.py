@@ -33,6 +33,7 @@ from probes.configs import SEQUENCES as CONFIG_SEQUENCES  # noqa: E402
 from probes.dynamic_configs import SEQUENCES as DYNAMIC_CONFIG_SEQUENCES  # noqa: E402
 from probes.epochs import SEQUENCES as EPOCH_SEQUENCES  # noqa: E402
 from probes.fetch_sessions import SEQUENCES as FETCH_SEQUENCES  # noqa: E402
+from probes.group_configs import SEQUENCES as GROUP_CONFIG_SEQUENCES  # noqa: E402
 from probes.groups import SEQUENCES as GROUP_SEQUENCES  # noqa: E402
 from probes.groups_legacy import SEQUENCES as LEGACY_GROUP_SEQUENCES  # noqa: E402
 from probes.idempotence import SEQUENCES as IDEMPOTENCE_SEQUENCES  # noqa: E402
@@ -57,6 +58,7 @@ SEQUENCES = {
     **CLUSTER_SEQUENCES,
     **LOG_DIR_SEQUENCES,
     **DYNAMIC_CONFIG_SEQUENCES,
+    **GROUP_CONFIG_SEQUENCES,
 }
 REPORT_DIR = COMPAT / "report"
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")

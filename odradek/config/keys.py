@@ -61,6 +61,7 @@ class Source(IntEnum):
     DYNAMIC_DEFAULT_BROKER_CONFIG = 3
     STATIC_BROKER_CONFIG = 4
     DEFAULT_CONFIG = 5
+    GROUP_CONFIG = 8
 
 
 class Scope(Enum):
@@ -69,6 +70,7 @@ class Scope(Enum):
 
     BROKER = "broker"
     TOPIC = "topic"
+    GROUP = "group"
 
 
 class Dynamic(Enum):
@@ -104,7 +106,7 @@ class ConfigKey:
     dynamic: Dynamic | None = None
     """Broker keys: Kafka's update mode.  None for a topic key (always alterable)."""
     synonym: str | None = None
-    """Topic keys: the broker key whose value is the topic's default (None: Kafka's default)."""
+    """Topic and group keys: the broker key whose value is their default (None: Kafka's default)."""
     attribute: str | None = None
     """Broker keys odradek reads at start-up: the `BrokerConfig` attribute holding the value."""
     local_default: str | None = None

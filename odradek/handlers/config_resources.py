@@ -2,8 +2,8 @@
 
 v0 (once ListClientMetricsResources) lists client-metrics subscriptions only: none here.  v1
 lists the requested resource types, every supported type when none is named: each topic
-(internal ones too), this broker for BROKER and BROKER_LOGGER, no client-metrics subscriptions
-and no groups with configs.  A type Kafka does not list (UNKNOWN, or any other code) answers
+(internal ones too), this broker for BROKER and BROKER_LOGGER, no client-metrics subscriptions,
+and each group with config overrides.  A type Kafka does not list (UNKNOWN, or any other code) answers
 UNSUPPORTED_VERSION with nothing listed (checked with compat-tests/probes, sequence
 cluster.config_resources).
 """
@@ -40,6 +40,8 @@ def _names(ctx: RequestContext, kind: ResourceType) -> list[str]:
         return sorted(info.name for info in ctx.topics)
     if kind in (ResourceType.BROKER, ResourceType.BROKER_LOGGER):
         return [str(ctx.cluster.node_id)]
+    if kind == ResourceType.GROUP:
+        return ctx.cluster.configured_groups()
     return []
 
 

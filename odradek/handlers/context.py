@@ -159,6 +159,18 @@ class ClusterView(Protocol):
 
     def set_dynamic_configs(self, props: Mapping[str, str], *, per_broker: bool) -> None: ...
 
+    def group_configs(self, group: str) -> dict[str, str]:
+        """The group's config overrides (GROUP resources)."""
+        ...
+
+    def set_group_configs(self, group: str, configs: Mapping[str, str]) -> None:
+        """Replace the group's overrides, durably."""
+        ...
+
+    def configured_groups(self) -> list[str]:
+        """The groups that have overrides, sorted."""
+        ...
+
 
 class GroupsView(Protocol):
     """The group coordinator's runtime: persisting calls, and the state machine for reads."""
