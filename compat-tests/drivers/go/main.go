@@ -184,6 +184,8 @@ func (d *driver) dispatch(s *step) (map[string]any, error) {
 	switch s.Op {
 	case "create_topic":
 		return d.createTopic(s)
+	case "create_partitions":
+		return d.createPartitions(s)
 	case "delete_topic":
 		return d.deleteTopic(s)
 	case "list_topics":
@@ -259,6 +261,32 @@ func (d *driver) createTopic(s *step) (map[string]any, error) {
 	}
 	if resp.Err != nil {
 		return nil, resp.Err
+	}
+	return map[string]any{}, nil
+}
+
+// createPartitions grows a topic to the step's partition count (kadm's UpdatePartitions sets the total).
+func (d *driver) createPartitions(s *step) (map[string]any, error) {
+	adm, err := d.adminClient()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := stepContext(30)
+	defer cancel()
+	var partitions int
+	if err := json.Unmarshal(s.Partitions, &partitions); err != nil {
+		return nil, err
+	}
+	resp, err := adm.UpdatePartitions(ctx, partitions, s.Topic)
+	if err != nil {
+		return nil, err
+	}
+	one, err := resp.On(s.Topic, nil)
+	if err != nil {
+		return nil, err
+	}
+	if one.Err != nil {
+		return nil, one.Err
 	}
 	return map[string]any{}, nil
 }

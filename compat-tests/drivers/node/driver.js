@@ -223,6 +223,11 @@ class Driver {
     switch (step.op) {
       case 'create_topic':
         return this.createTopic(step)
+      case 'create_partitions':
+        await (await this.getAdmin()).createPartitions({
+          topicPartitions: [{ topic: step.topic, count: step.partitions }],
+        })
+        return {}
       case 'delete_topic':
         await (await this.getAdmin()).deleteTopics({ topics: [step.topic] })
         return {}

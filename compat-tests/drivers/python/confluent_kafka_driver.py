@@ -47,6 +47,7 @@ from confluent_kafka.admin import (  # type: ignore[attr-defined]
     AlterConfigOpType,
     ConfigEntry,
     ConfigResource,
+    NewPartitions,
     NewTopic,
     OffsetSpec,
     ResourceType,
@@ -136,6 +137,12 @@ class ConfluentClient(ThreadMemberOps):
             config={k: str(v) for k, v in (step.get("configs") or {}).items()},
         )
         futures = self.admin.create_topics([topic], operation_timeout=OPERATION_TIMEOUT_S)
+        futures[step["topic"]].result(OPERATION_TIMEOUT_S)
+        return {}
+
+    def op_create_partitions(self, step: Json) -> Json:
+        grow = NewPartitions(step["topic"], int(step["partitions"]))
+        futures = self.admin.create_partitions([grow], operation_timeout=OPERATION_TIMEOUT_S)
         futures[step["topic"]].result(OPERATION_TIMEOUT_S)
         return {}
 

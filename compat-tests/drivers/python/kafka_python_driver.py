@@ -52,7 +52,7 @@ from kafka import (
     OffsetAndMetadata,
     TopicPartition,
 )
-from kafka.admin import AlterConfigOp, ConfigResource, ConfigResourceType, NewTopic, OffsetSpec
+from kafka.admin import AlterConfigOp, ConfigResource, ConfigResourceType, NewPartitions, NewTopic, OffsetSpec
 from kafka.coordinator.assignors.range import RangePartitionAssignor
 from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
 from kafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
@@ -129,6 +129,10 @@ class KafkaPythonClient(ThreadMemberOps):
             topic_configs={k: str(v) for k, v in (step.get("configs") or {}).items()},
         )
         self.admin.create_topics([topic], timeout_ms=_TIMEOUT_MS)
+        return {}
+
+    def op_create_partitions(self, step: Json) -> Json:
+        self.admin.create_partitions({step["topic"]: NewPartitions(int(step["partitions"]))}, timeout_ms=_TIMEOUT_MS)
         return {}
 
     def op_delete_topic(self, step: Json) -> Json:

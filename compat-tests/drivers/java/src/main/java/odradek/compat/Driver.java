@@ -32,6 +32,7 @@ import org.apache.kafka.clients.admin.DescribeConfigsOptions;
 import org.apache.kafka.clients.admin.DeletedRecords;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -158,6 +159,10 @@ public final class Driver {
         switch (op) {
             case "create_topic":
                 return createTopic(step);
+            case "create_partitions":
+                admin().createPartitions(Map.of(step.get("topic").asText(),
+                        NewPartitions.increaseTo(step.get("partitions").asInt()))).all().get();
+                return JSON.createObjectNode();
             case "delete_topic":
                 admin().deleteTopics(List.of(step.get("topic").asText())).all().get();
                 return JSON.createObjectNode();
