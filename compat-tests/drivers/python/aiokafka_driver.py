@@ -152,6 +152,11 @@ class AiokafkaClient:
         _raise_topic_errors(response.topic_errors)
         return {}
 
+    def op_describe_cluster(self, step: Json) -> Json:
+        described = self._run(self.admin.describe_cluster())
+        brokers = sorted(int(b["node_id"]) for b in described["brokers"])
+        return {"brokers": brokers, "controller": int(described["controller_id"])}
+
     def op_delete_topic(self, step: Json) -> Json:
         response = self._run(self.admin.delete_topics([step["topic"]], timeout_ms=_TIMEOUT_MS))
         _raise_topic_errors(response.topic_error_codes)
