@@ -10,6 +10,7 @@ from collections.abc import Callable
 from odradek.wire.api import ApiKey
 from probes.groups import coordinator_ready, topic_with
 from probes.session import Session, own_broker
+from probes.storage import produce_one
 
 __all__ = ["SEQUENCES"]
 
@@ -55,7 +56,8 @@ def quorum(s: Session, names: dict[str, str]) -> None:
 
 @own_broker
 def unregister_itself(s: Session, names: dict[str, str]) -> None:
-    """UnregisterBroker naming this very node, and what the node says afterwards."""
+    """UnregisterBroker naming this very node, and what the node says afterwards (Kafka fences
+    itself until it restarts: no broker, no leaders, no coordinator)."""
     topic = names["topic"]
     topic_with(s, topic, 1)
     s.call("unregister broker 1 (this node)", ApiKey.UNREGISTER_BROKER, 0, broker_id=1)
@@ -63,6 +65,16 @@ def unregister_itself(s: Session, names: dict[str, str]) -> None:
            endpoint_type=1, include_fenced_brokers=True)  # fmt: skip
     s.call("metadata afterwards", ApiKey.METADATA, 12, topics=[{"name": topic}], allow_auto_topic_creation=False,
            include_topic_authorized_operations=False)  # fmt: skip
+    produce_one(s, "produce afterwards", topic, 0, 0)
+    parts = [{"partition_index": 0, "current_leader_epoch": -1, "timestamp": -1}]
+    s.call("list offsets afterwards", ApiKey.LIST_OFFSETS, 9, replica_id=-1, isolation_level=0,
+           topics=[{"name": topic, "partitions": parts}])  # fmt: skip
+    s.call("find coordinator afterwards", ApiKey.FIND_COORDINATOR, 4, key_type=0, coordinator_keys=[names["group"]])
+    new = {"name": names["other"], "num_partitions": 1, "replication_factor": 1, "assignments": [], "configs": []}
+    s.call("create a topic afterwards", ApiKey.CREATE_TOPICS, 7, timeout_ms=5000, validate_only=True, topics=[new])
+    s.call("unregister broker 1 again", ApiKey.UNREGISTER_BROKER, 0, broker_id=1)
+    s.call("describe quorum afterwards", ApiKey.DESCRIBE_QUORUM, 2,
+           topics=[{"topic_name": _METADATA, "partitions": [{"partition_index": 0}]}])  # fmt: skip
 
 
 def describe_cluster(s: Session, names: dict[str, str]) -> None:
