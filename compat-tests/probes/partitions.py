@@ -99,6 +99,7 @@ def create_partitions(s: Session, names: dict[str, str]) -> None:
     _grow(s, "an unknown topic", [{"name": missing, "count": 2}])
     _grow(s, "an invalid topic name", [{"name": missing + "!", "count": 2}])
     _grow(s, "an empty topic name", [{"name": "", "count": 2}])
+    coordinator_ready(s, names["group"])  # __consumer_offsets exists on both brokers
     _grow(s, "an internal topic", [{"name": "__consumer_offsets", "count": 60}], validate_only=True)
     _grow(s, "the same topic twice", [{"name": topic, "count": 5}, {"name": topic, "count": 6}])
     _grow(

@@ -1,9 +1,10 @@
 """CreatePartitions (key 37) v0-v3: growing topics.
 
 Per topic, in the order Kafka 4.4's controller checks (compat-tests/probes, sequence
-partitions.create): an unknown, invalid or internal name is UNKNOWN_TOPIC_OR_PARTITION with no
-message; a count not above the current one is INVALID_PARTITIONS ("Topic already has N
-partition(s)." when equal); more than 10000 new partitions is POLICY_VIOLATION; manual
+partitions.create): an unknown or invalid name is UNKNOWN_TOPIC_OR_PARTITION with no message
+(an internal topic grows like any other, as on Kafka); a count not above the current one is
+INVALID_PARTITIONS ("Topic already has N partition(s)." when equal); more than 10000 new
+partitions is POLICY_VIOLATION; manual
 assignments must number exactly the new partitions and each name only this broker, once
 (INVALID_REPLICA_ASSIGNMENT).  A name given twice gets one INVALID_REQUEST answer and is not
 applied; the other topics are.  ``validate_only`` runs every check and changes nothing.
@@ -45,7 +46,7 @@ def _refusal(
 ) -> CreatePartitionsResponseValue.CreatePartitionsTopicResult | None:
     """Kafka's answer refusing one topic's growth, or None when it may grow."""
     info = ctx.topics.get(topic.name)
-    if info is None or info.internal:
+    if info is None:
         return _Result(name=topic.name, error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
     current = info.partitions
     message: str | None = None
