@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from odradek.clock import Clock, SystemClock
+from odradek.cluster.features import KAFKA_4_4, FeatureLevels
 from odradek.cluster.meta_properties import read_or_create_meta
 from odradek.cluster.topics import TopicCatalog, TopicInfo
 from odradek.config import BrokerConfig, log_config_for, with_layer
@@ -37,6 +38,10 @@ from odradek.partition.log_dirs import LogDirs
 from odradek.partition.service import Partitions
 from odradek.partition.topics import Topics
 from odradek.scheduler import Scheduler, Timer
+from odradek.security.limits import ConnectionLimits
+from odradek.security.listener_setup import ListenerSecurity
+from odradek.security.listeners import listener_specs
+from odradek.security.services import SecurityServices
 from odradek.server.listener import Listener
 from odradek.storage.cleaner import CleanerConfig, Job
 from odradek.storage.filesystem import FileSystem, OsFileSystem
@@ -98,6 +103,10 @@ class _ClusterInfo:
         return self._broker.config
 
     @property
+    def features(self) -> FeatureLevels:
+        return self._broker.features
+
+    @property
     def quorum_epoch(self) -> int:
         return self._broker.catalog.quorum_epoch
 
@@ -123,6 +132,9 @@ class Broker:
 
     def __init__(self, config: BrokerConfig, clock: Clock | None = None, fs: FileSystem | None = None) -> None:
         self.config = config
+        #: The cluster's feature versions (ApiVersions v3+); a test may finalize other levels
+        #: before `start`.
+        self.features: FeatureLevels = KAFKA_4_4
         self.clock: Clock = clock or SystemClock()
         #: Every timer of the broker runs here: on a `ManualClock`, only when the test advances it.
         self.scheduler = Scheduler(self.clock)
@@ -139,7 +151,8 @@ class Broker:
         self.topics: Topics
         self.log_dirs: LogDirs
         self._listener: Listener | None = None
-        self._listen_on = (config.host, config.port, config.socket_request_max_bytes)
+        self._listeners: list[Listener] = []
+        self._listener_security: list[ListenerSecurity] = []
         self.fetch_sessions = FetchSessionCache(config.max_incremental_fetch_session_cache_slots)
         self._background_syncs: set[asyncio.Future[None]] = set()
         self.producer_ids: ProducerIdAllocator
@@ -150,9 +163,15 @@ class Broker:
 
     @property
     def port(self) -> int:
+        """The bound port of the first listener."""
         if self._listener is None:
             raise RuntimeError("the broker is not started")
         return self._listener.port
+
+    @property
+    def listener_ports(self) -> dict[str, int]:
+        """Every listener's bound port, by listener name."""
+        return {listener.name: listener.port for listener in self._listeners}
 
     async def start(self) -> None:
         self.cluster_id = read_or_create_meta(self.fs, str(self.data_dir), self.config.node_id)
@@ -173,6 +192,8 @@ class Broker:
             cleaner_config=self._cleaner_config(),
         )
         self.producer_ids = ProducerIdAllocator(fs, str(self.data_dir / "producer_ids"))
+        self.security = SecurityServices.open(fs, str(self.data_dir), self.config.security, self.clock)
+        self.security.throttle.scheduler = self.scheduler
         self.partitions = Partitions(fs, self.logs, self.catalog, self.config.node_id, self.scheduler)
         self.topics = Topics(self.catalog, self.partitions, self._topic_log_config, self._sync_creations_soon)
         self.log_dirs = LogDirs(self.logs, self.partitions, _run_offloaded)
@@ -197,12 +218,50 @@ class Broker:
             producer_ids=self.producer_ids,
             clock=self.clock,
             log_dirs=self.log_dirs,
+            security=self.security,
         )
         dispatcher = Dispatcher(services, self.registry)
-        self._listener = Listener(dispatcher, dispatcher.may_wait, *self._listen_on)
-        await self._listener.start()
-        if self.config.advertised_port is None and self.config.port == 0:
-            self.config = dataclasses.replace(self.config, advertised_port=self.port)
+        await self._start_listeners(dispatcher)
+
+    async def _start_listeners(self, dispatcher: Dispatcher) -> None:
+        """One `Listener` per configured listener, each with its TLS context and connection set-up;
+        a listener asked to bind port 0 advertises the port it got."""
+        max_request = self.config.socket_request_max_bytes
+        idle_ms = int(self.config.security.get("connections.max.idle.ms", "600000"))
+        limits = ConnectionLimits(self.config.security)
+        for index, spec in enumerate(listener_specs(self.config)):
+            security = ListenerSecurity(
+                spec,
+                self.config.security,
+                self.clock,
+                max_request,
+                self.security.scram.lookup,
+                dispatcher.error_answer,
+                limits,
+            )
+            listener = Listener(
+                dispatcher,
+                dispatcher.may_wait,
+                spec.host,
+                spec.port,
+                max_request,
+                name=spec.name,
+                ssl_context=security.ssl_context,
+                prepare=security.prepare,
+                handshake_timeout_s=max(idle_ms, 1) / 1000,
+                idle_ms=idle_ms,
+            )
+            self._listeners.append(listener)
+            self._listener_security.append(security)
+            await listener.start()
+            if index == 0:
+                self._listener = listener
+                if self.config.advertised_port is None and self.config.port == 0:
+                    self.config = dataclasses.replace(self.config, advertised_port=listener.port)
+                if spec.advertised_host is None and spec.advertised_port is None:
+                    security.advertised = self.config.advertised
+            elif spec.advertised_port is None and spec.port == 0:
+                security.advertised = (security.advertised[0], listener.port)
 
     def set_dynamic_configs(self, props: Mapping[str, str], *, per_broker: bool) -> None:
         """Make ``props`` this broker's (or the cluster-wide) dynamic layer: durable first, then
@@ -304,8 +363,8 @@ class Broker:
         return cleaned
 
     async def stop(self) -> None:
-        if self._listener is not None:
-            await self._listener.stop()
+        for listener in self._listeners:
+            await listener.stop()
         await asyncio.gather(*self._background_syncs, return_exceptions=True)
         await self.log_dirs.stop()
         if self._cleaner_task is not None:

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from harness.broker import BrokerProcess, RunningBroker, log_dir_paths
 from harness.net import HOST, BrokerStartError, free_port
+from harness.security import SecuredProfile
 
 POM = Path(__file__).resolve().parents[1] / "kafka" / "pom.xml"
 
@@ -112,8 +113,11 @@ def _cluster_id() -> str:
             return text
 
 
-def server_properties(port: int, controller_port: int, log_dir: Path | str) -> str:
-    """A single-node KRaft config; Kafka's defaults except what one node needs and faster storage passes."""
+def server_properties(
+    port: int, controller_port: int, log_dir: Path | str, profile: SecuredProfile | None = None
+) -> str:
+    """A single-node KRaft config; Kafka's defaults except what one node needs and faster storage passes.
+    A secured profile replaces the listeners with its own (plus the controller's) and adds its settings."""
     props = {
         "process.roles": "broker,controller",
         "node.id": "1",
@@ -138,6 +142,11 @@ def server_properties(port: int, controller_port: int, log_dir: Path | str) -> s
         # Kafka-internal: the first retention pass would otherwise wait 30 s after start-up.
         "log.initial.task.delay.ms": "1000",
     }
+    if profile is not None:
+        secured = profile.properties()
+        secured["listeners"] += f",CONTROLLER://{HOST}:{controller_port}"
+        secured["listener.security.protocol.map"] += ",CONTROLLER:PLAINTEXT"
+        props.update(secured)
     return "".join(f"{key}={value}\n" for key, value in props.items())
 
 
@@ -147,12 +156,18 @@ def _java(version: str, *args: str) -> list[str]:
 
 @contextmanager
 def launch(
-    workdir: Path, log_path: Path, data_dir: Path | None = None, *, log_dirs: int = 1
+    workdir: Path,
+    log_path: Path,
+    data_dir: Path | None = None,
+    profile: SecuredProfile | None = None,
+    *,
+    log_dirs: int = 1,
 ) -> Iterator[RunningBroker]:
     """Resolve, format and start Kafka; yield it once ready; always stop it.
 
     ``data_dir``, if given, is the log directory instead of a temporary one and outlives the broker;
-    ``log_dirs`` above 1 makes that many log directories under it (`log_dir_paths`)."""
+    ``profile`` runs the secured configuration (harness/security.py) on the profile's ports;
+    ``log_dirs`` above 1 makes that many log directories under ``data_dir`` (`log_dir_paths`)."""
     if shutil.which("java") is None:
         raise BrokerStartError("java is not installed")
     version = resolve_version()
@@ -160,9 +175,11 @@ def launch(
         root = Path(tmp)
         data_dir = data_dir or root / "data"
         port, controller_port = free_port(), free_port()
+        if profile is not None:
+            port = profile.ports["PLAINTEXT"]
         config = root / "server.properties"
         dirs = ",".join(str(path) for path in log_dir_paths(data_dir, log_dirs))
-        config.write_text(server_properties(port, controller_port, dirs))
+        config.write_text(server_properties(port, controller_port, dirs, profile))
         log4j = root / "log4j2.properties"
         log4j.write_text(_LOG4J2)
         started = time.monotonic()
@@ -188,6 +205,7 @@ def launch(
                 start_seconds=time.monotonic() - started,
                 data_dir=data_dir,
                 restart=broker.restart,
+                listeners=profile.listener_addresses() if profile is not None else {},
             )
         finally:
             broker.stop()

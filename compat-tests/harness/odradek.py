@@ -16,6 +16,7 @@ from pathlib import Path
 
 from harness.broker import BrokerProcess, RunningBroker, log_dir_paths
 from harness.net import HOST, free_port
+from harness.security import SecuredProfile
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT_S = 60.0
@@ -29,29 +30,39 @@ OVERRIDES = (
 )
 
 
-def command(port: int, data_dir: Path, log_dirs: int = 1) -> list[str]:
-    """The one place that knows how odradek is started (``log_dirs`` directories under
-    ``data_dir`` as Kafka's launcher lays them out, `harness.broker.log_dir_paths`)."""
+def command(port: int, data_dir: Path, profile: SecuredProfile | None = None, log_dirs: int = 1) -> list[str]:
+    """The one place that knows how odradek is started (a secured profile adds its settings;
+    ``log_dirs`` directories under ``data_dir`` as Kafka's launcher lays them out,
+    `harness.broker.log_dir_paths`)."""
     dirs = ",".join(str(path) for path in log_dir_paths(data_dir, log_dirs))
     argv = [sys.executable, "-m", "odradek", "run", "--host", HOST, "--port", str(port), "--data-dir", dirs]
-    for override in OVERRIDES:
+    overrides = list(OVERRIDES)
+    if profile is not None:
+        overrides += [f"{key}={value}" for key, value in profile.properties().items()]
+    for override in overrides:
         argv += ["--override", override]
     return argv
 
 
 @contextmanager
 def launch(
-    workdir: Path, log_path: Path, data_dir: Path | None = None, *, log_dirs: int = 1
+    workdir: Path,
+    log_path: Path,
+    data_dir: Path | None = None,
+    profile: SecuredProfile | None = None,
+    *,
+    log_dirs: int = 1,
 ) -> Iterator[RunningBroker]:
-    """Start odradek, wait for ApiVersions to answer, yield it, always stop it.
+    """Start odradek, wait for ApiVersions to answer, yield it, always stop it (``profile``: the
+    secured configuration of harness/security.py, on the profile's ports).
 
     ``data_dir``, if given, is used instead of a temporary one and outlives the broker (tools/run.py
     reads the segment files of the stopped broker)."""
     with tempfile.TemporaryDirectory(prefix="odradek-", dir=workdir) as tmp:
-        port = free_port()
+        port = profile.ports["PLAINTEXT"] if profile is not None else free_port()
         started = time.monotonic()
         data_dir = data_dir or Path(tmp) / "data"
-        argv = command(port, data_dir, log_dirs)
+        argv = command(port, data_dir, profile, log_dirs)
         broker = BrokerProcess(argv, log_path, port, START_TIMEOUT_S, grace_s=10.0, cwd=REPO_ROOT)
         try:
             cluster_id = broker.wait_ready()
@@ -63,6 +74,7 @@ def launch(
                 start_seconds=time.monotonic() - started,
                 data_dir=data_dir,
                 restart=broker.restart,
+                listeners=profile.listener_addresses() if profile is not None else {},
             )
         finally:
             broker.stop()

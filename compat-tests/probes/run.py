@@ -27,6 +27,7 @@ COMPAT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(COMPAT), str(COMPAT.parent)]
 
 from harness.broker import RunningBroker, launchers  # noqa: E402
+from harness.security import SecuredProfile, create_scram_users  # noqa: E402
 
 from probes.cluster import SEQUENCES as CLUSTER_SEQUENCES  # noqa: E402
 from probes.configs import SEQUENCES as CONFIG_SEQUENCES  # noqa: E402
@@ -39,6 +40,8 @@ from probes.groups_legacy import SEQUENCES as LEGACY_GROUP_SEQUENCES  # noqa: E4
 from probes.idempotence import SEQUENCES as IDEMPOTENCE_SEQUENCES  # noqa: E402
 from probes.log_dirs import SEQUENCES as LOG_DIR_SEQUENCES  # noqa: E402
 from probes.partitions import SEQUENCES as PARTITION_SEQUENCES  # noqa: E402
+from probes.secured import SECURED_SEQUENCES  # noqa: E402
+from probes.security import SEQUENCES as SECURITY_SEQUENCES  # noqa: E402
 from probes.session import Observation, Session  # noqa: E402
 from probes.storage import SEQUENCES as STORAGE_SEQUENCES  # noqa: E402
 from probes.topics import SEQUENCES as TOPIC_SEQUENCES  # noqa: E402
@@ -59,13 +62,18 @@ SEQUENCES = {
     **LOG_DIR_SEQUENCES,
     **DYNAMIC_CONFIG_SEQUENCES,
     **GROUP_CONFIG_SEQUENCES,
+    **SECURITY_SEQUENCES,
+    **SECURED_SEQUENCES,
 }
 REPORT_DIR = COMPAT / "report"
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 #: Epoch milliseconds from 2025-06 on: a broker's own clock inside a message ("within [now-x, now+y]").
 _NOW_MS = re.compile(r"\b(17[5-9]|1[89]\d)\d{10}\b")
 #: Facts of the machine, not of the broker: where the data directory is and how full the disk.
+_FORWARDED = re.compile(r"^Request Request\(.*\) needs (\w+) permission\.$", re.S)
 _MASKED = {"log_dir", "usable_bytes", "total_bytes"}
+#: Kafka prints its request object in some refusals: its processor and connection ids are its own.
+_REQUEST_OBJECT = re.compile(r"Request\(processor=\d+, connectionId=\S+, session=\S+,")
 _DROPPED = {"throttle_time_ms", "cluster_id", "host", "port"}
 
 
@@ -94,6 +102,10 @@ class _Normaliser:
         return self(value)
 
     def __call__(self, value: Any) -> Any:
+        if isinstance(value, str) and _FORWARDED.match(value):
+            # Kafka's controller prints the forwarded request (its Java internals: buffer positions):
+            # only the frame and the operation are behaviour.
+            return _FORWARDED.sub(r"Request Request(<forwarded request>) needs \1 permission.", value)
         if isinstance(value, dict):
             return {k: self._field(k, v) for k, v in value.items() if k not in _DROPPED}
         if isinstance(value, list):
@@ -111,47 +123,71 @@ class _Normaliser:
             for concrete, placeholder in self._names.items():
                 value = value.replace(concrete, placeholder)
             value = _NOW_MS.sub("<now>", value)
+            value = _REQUEST_OBJECT.sub("Request(<connection>,", value)
         return value
 
 
-def run_broker(broker: str, sequences: list[str], workdir: Path) -> dict[str, list[dict[str, Any]]]:
-    """Every chosen sequence against a fresh broker, normalised; a sequence marked
-    `probes.session.own_broker` gets a fresh broker of its own."""
+def run_broker(
+    broker: str, sequences: list[str], workdir: Path, profile: SecuredProfile | None = None
+) -> dict[str, list[dict[str, Any]]]:
+    """Every chosen sequence against a fresh broker, normalised; the secured ones (probes/secured.py)
+    against a second fresh broker running ``profile``, with its SCRAM users created first; a sequence
+    marked `probes.session.own_broker` against a fresh broker of its own."""
     results: dict[str, list[dict[str, Any]]] = {}
-    shared = [name for name in sequences if not getattr(SEQUENCES[name], "own_broker", False)]
-    if shared:
+    own = [name for name in sequences if getattr(SEQUENCES[name], "own_broker", False)]
+    plain = [name for name in sequences if name not in SECURED_SEQUENCES and name not in own]
+    secured = [name for name in sequences if name in SECURED_SEQUENCES]
+    if plain:
         with launchers()[broker](workdir, workdir / f"{broker}.log") as running:
-            for name in shared:
-                results[name] = _run_sequence(name, running)
+            results.update(_run_sequences(running, plain, {}))
+    if secured:
+        assert profile is not None
+        launch: Any = launchers()[broker]
+        with launch(workdir, workdir / f"{broker}-secured.log", profile=profile) as running:
+            create_scram_users(running.bootstrap)
+            addresses = {f"addr:{name}": address for name, address in running.listeners.items()}
+            results.update(_run_sequences(running, secured, addresses))
+    for name in own:
+        settings = SEQUENCES[name].own_broker  # type: ignore[attr-defined]
+        with launchers()[broker](workdir, workdir / f"{broker}-{name}.log", **settings) as running:
+            results.update(_run_sequences(running, [name], {}))
+    return results
+
+
+def _run_sequences(
+    running: RunningBroker, sequences: list[str], extra: dict[str, str]
+) -> dict[str, list[dict[str, Any]]]:
+    results: dict[str, list[dict[str, Any]]] = {}
     for name in sequences:
-        if name not in results:
-            settings = SEQUENCES[name].own_broker  # type: ignore[attr-defined]
-            with launchers()[broker](workdir, workdir / f"{broker}-{name}.log", **settings) as running:
-                results[name] = _run_sequence(name, running)
-    return {name: results[name] for name in sequences}
-
-
-def _run_sequence(name: str, running: RunningBroker) -> list[dict[str, Any]]:
-    names = _names()
-    session = Session(running.bootstrap, restarter=running.restart, data_dir=running.data_dir)
-    error = None
-    try:
-        SEQUENCES[name](session, names)
-    except Exception as exc:  # a broker that closes the connection is an observation too
-        error = f"{type(exc).__name__}: {exc}"
-    finally:
-        session.close()
-    # The cluster id inside messages ("doesn't match the cluster id X") is the broker's own.
-    normalise = _Normaliser({**names, "cluster": running.cluster_id}, running.data_dir)
-    rows = [_row(o, normalise) for o in session.observations]
-    if error is not None:
-        rows.append({"label": "sequence stopped", "error": normalise(error)})
-    return rows
+        names = _names()
+        session = Session(running.bootstrap, restarter=running.restart, data_dir=running.data_dir)
+        error = None
+        try:
+            SEQUENCES[name](session, {**names, **extra})
+        except Exception as exc:  # a broker that closes the connection is an observation too
+            error = f"{type(exc).__name__}: {exc}"
+        finally:
+            session.close()
+        # The cluster id inside messages ("doesn't match the cluster id X") is the broker's own.
+        normalise = _Normaliser({**names, "cluster": running.cluster_id}, running.data_dir)
+        rows = [_row(o, normalise) for o in session.observations]
+        if error is not None:
+            rows.append({"label": "sequence stopped", "error": normalise(error)})
+        results[name] = rows
+    return results
 
 
 #: Answers Kafka lists in hash-map order (its controller collects them in a map keyed by topic
-#: name or id): compared as sets, sorted by name.
-_UNORDERED = {"DeleteTopicsRequest": "responses", "CreatePartitionsRequest": "results"}
+#: name or id, user name, quota entity): compared as sets, sorted by name (or whole content).
+_UNORDERED = {
+    "DeleteTopicsRequest": "responses",
+    "CreatePartitionsRequest": "results",
+    "AlterUserScramCredentialsRequest": "results",
+    "DescribeUserScramCredentialsRequest": "results",
+    "AlterClientQuotasRequest": "entries",
+    "DescribeClientQuotasRequest": "entries",
+    "DescribeAclsRequest": "resources",
+}
 #: Lists inside each result that Kafka fills from a hash map (config names).
 _UNORDERED_INNER = {"DescribeConfigsRequest": ("results", "configs")}
 
@@ -159,8 +195,26 @@ _UNORDERED_INNER = {"DescribeConfigsRequest": ("results", "configs")}
 def _row(observation: Observation, normalise: _Normaliser) -> dict[str, Any]:
     response = normalise(observation.response)
     unordered = _UNORDERED.get(observation.api)
-    if unordered is not None and isinstance(response, dict):
-        response[unordered] = sorted(response[unordered], key=lambda item: str(item.get("name")))
+    if unordered is not None and isinstance(response, dict) and isinstance(response.get(unordered), list):
+        response[unordered] = sorted(
+            response[unordered],
+            key=lambda item: str(item.get("name", item.get("user", json.dumps(item, sort_keys=True)))),
+        )
+    if (
+        observation.api == "DescribeUserScramCredentialsRequest"
+        and isinstance(response, dict)
+        and "results" in response
+    ):
+        # Kafka's metadata image keeps credentials in a map keyed by mechanism (an enum's identity
+        # hash): the order of a user's mechanisms differs from one JVM to the next.
+        for result in response["results"]:
+            result["credential_infos"].sort(key=lambda item: item["mechanism"])
+    if observation.api == "DescribeAclsRequest" and isinstance(response, dict) and "resources" in response:
+        for resource in response["resources"]:
+            resource["acls"].sort(key=lambda item: json.dumps(item, sort_keys=True))
+    if observation.api == "DeleteAclsRequest" and isinstance(response, dict) and "filter_results" in response:
+        for result in response["filter_results"]:
+            result["matching_acls"].sort(key=lambda item: json.dumps(item, sort_keys=True))
     if observation.api == "ListGroupsRequest" and isinstance(response, dict):
         # The broker is shared by every sequence: keep this sequence's groups only.
         response["groups"] = [g for g in response["groups"] if str(g["group_id"]).startswith("{")]
@@ -168,6 +222,7 @@ def _row(observation: Observation, normalise: _Normaliser) -> dict[str, Any]:
         observation.api == "MetadataRequest"
         and observation.request.get("topics") is None
         and isinstance(response, dict)
+        and "topics" in response
     ):
         # Likewise for "every topic": this sequence's topics and the internal ones.
         response["topics"] = [t for t in response["topics"] if str(t["name"]).startswith(("{", "__"))]
@@ -229,7 +284,10 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown sequences {unknown}; known: {sorted(SEQUENCES)}")
     with tempfile.TemporaryDirectory(prefix="probes-") as tmp:
-        runs = {broker: run_broker(broker, sequences, Path(tmp)) for broker in (args.reference, args.candidate)}
+        profile = SecuredProfile(Path(tmp)) if any(s in SECURED_SEQUENCES for s in sequences) else None
+        runs = {
+            broker: run_broker(broker, sequences, Path(tmp), profile) for broker in (args.reference, args.candidate)
+        }
     ref, cand = runs[args.reference], runs[args.candidate]
     lines = [f"# Raw probes: {args.candidate} against {args.reference}", ""]
     total = 0

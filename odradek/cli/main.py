@@ -18,7 +18,9 @@ from typing import Any
 
 from odradek.broker import Broker
 from odradek.cli.commands import dispatch, register_commands
+from odradek.cli.common import UsageError
 from odradek.config import ConfigError, load_config
+from odradek.console import command as console
 from odradek.pipeline import cli as spark_load
 
 __all__ = ["main"]
@@ -42,12 +44,18 @@ def _parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="a broker config, e.g. num.partitions=3",
     )
+    run.add_argument(
+        "--console",
+        metavar="HOST:PORT",
+        help="also serve the web console there, e.g. 127.0.0.1:8080 (default: no console)",
+    )
     register_commands(commands)
+    console.register(commands)
     spark_load.register(commands)
     return parser
 
 
-async def _serve(broker: Broker) -> None:
+async def _serve(broker: Broker, console_listen: tuple[str, int] | None = None) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -55,8 +63,14 @@ async def _serve(broker: Broker) -> None:
     await broker.start()
     # One line a supervisor (or a test harness) can wait for.
     print(f"odradek ready on {broker.config.host}:{broker.port}", flush=True)
+    beside = None
+    if console_listen is not None:
+        host = broker.config.host if broker.config.host not in ("", "0.0.0.0", "::") else "127.0.0.1"
+        beside = await console.start_console(f"{host}:{broker.port}", console_listen)
     await stop.wait()
     log.info("shutting down")
+    if beside is not None:
+        await beside.cleanup()
     await broker.stop()
 
 
@@ -70,6 +84,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == spark_load.COMMAND:
         return spark_load.run(args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        console_listen = None if args.console is None else console.parse_listen(args.console)
+    except UsageError as exc:
+        print(f"odradek run: error: {exc}", file=sys.stderr)
+        return 2
     overrides = list(args.override)
     if args.host is not None:
         overrides.append(f"host={args.host}")
@@ -82,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, OSError) as exc:
         print(f"odradek: {exc}", file=sys.stderr)
         return 2
-    _run_event_loop(_serve(Broker(config)))
+    _run_event_loop(_serve(Broker(config), console_listen))
     return 0
 
 

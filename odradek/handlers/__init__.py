@@ -30,6 +30,10 @@ _MODULES = (
     "quorum",
     "delegation",
     "config_resources",
+    "sasl",
+    "scram",
+    "acls",
+    "quotas",
 )
 
 

@@ -14,7 +14,8 @@ AlterReplicaLogDirs moves partitions between the data directories for real
 (`odradek.partition.log_dirs`), answered before the copy finishes, as Kafka answers: a path that
 is not one of the data directories (relative ones included) is LOG_DIR_NOT_FOUND, an unknown
 topic or partition UNKNOWN_TOPIC_OR_PARTITION; a partition named for several directories goes to
-the last one and is answered once (compat-tests/probes, sequence log_dirs.two_directories).
+the last one and is answered once (compat-tests/probes, sequence log_dirs.two_directories); a
+principal that may not ALTER the cluster gets CLUSTER_AUTHORIZATION_FAILED on every partition.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from __future__ import annotations
 import os
 
 from odradek.handlers.context import RequestContext
-from odradek.handlers.metadata import ALL_CLUSTER_OPERATIONS, AUTHORIZED_OPERATIONS_OMITTED
+from odradek.handlers.metadata import AUTHORIZED_OPERATIONS_OMITTED, cluster_operations
 from odradek.handlers.registry import registry
+from odradek.security.acl import AclOperation
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.cluster import (
     AlterReplicaLogDirsRequest,
@@ -59,7 +61,7 @@ async def describe_cluster(ctx: RequestContext, request: DescribeClusterRequestV
         return DescribeClusterResponse(
             error_code=code, error_message=message, endpoint_type=BROKER_ENDPOINTS, cluster_id=cluster.cluster_id
         )
-    host, port = cluster.advertised
+    host, port = ctx.advertised
     node = cluster.node_id
     return DescribeClusterResponse(
         error_code=ErrorCode.NONE,
@@ -68,7 +70,7 @@ async def describe_cluster(ctx: RequestContext, request: DescribeClusterRequestV
         controller_id=node,
         brokers=[DescribeClusterResponse.DescribeClusterBroker(broker_id=node, host=host, port=port)],
         cluster_authorized_operations=(
-            ALL_CLUSTER_OPERATIONS if request.include_cluster_authorized_operations else AUTHORIZED_OPERATIONS_OMITTED
+            cluster_operations(ctx) if request.include_cluster_authorized_operations else AUTHORIZED_OPERATIONS_OMITTED
         ),
     )
 
@@ -83,6 +85,8 @@ def _log_dirs_error(request: DescribeLogDirsRequestValue, code: ErrorCode) -> De
 
 @registry.api(DescribeLogDirsRequest, DescribeLogDirsResponse, "1-5", _log_dirs_error)
 async def describe_log_dirs(ctx: RequestContext, request: DescribeLogDirsRequestValue) -> DescribeLogDirsResponseValue:
+    if not ctx.authorize_cluster(AclOperation.DESCRIBE):
+        return DescribeLogDirsResponse(error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
     wanted: dict[str, set[int]] | None = None
     if request.topics is not None:
         wanted = {t.topic: set(t.partitions) for t in request.topics}
@@ -146,6 +150,8 @@ def _move_results(topics: dict[str, dict[int, ErrorCode]]) -> AlterReplicaLogDir
 async def alter_replica_log_dirs(
     ctx: RequestContext, request: AlterReplicaLogDirsRequestValue
 ) -> AlterReplicaLogDirsResponseValue:
+    if not ctx.authorize_cluster(AclOperation.ALTER):
+        return _move_error(request, ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
     destinations: dict[tuple[str, int], str] = {}
     for directory in request.dirs:
         for topic in directory.topics:

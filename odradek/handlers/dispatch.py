@@ -60,6 +60,7 @@ def encode_response_frame(api_key: int, version: int, correlation_id: int, messa
 
 
 _MAY_WAIT = frozenset({ApiKey.FETCH, ApiKey.JOIN_GROUP, ApiKey.SYNC_GROUP})
+_QUOTA_APIS = frozenset({ApiKey.PRODUCE, ApiKey.FETCH})
 
 
 class Dispatcher:
@@ -93,6 +94,8 @@ class Dispatcher:
         context = RequestContext(self._services, header, connection)
         try:
             response = await handler.handle(context, request)
+            if header.api_key in _QUOTA_APIS and self._services.security.quotas:
+                return self._throttled(header, handler, connection, len(body), response)
             if response is None:
                 return None
             return self._frame(header, handler, response)
@@ -105,6 +108,47 @@ class Dispatcher:
         except Exception:
             log.exception("%s v%d: the error response cannot be encoded either", handler.request.name, version)
             raise ProtocolViolation("internal error while answering; closing the connection") from None
+
+    def _throttled(
+        self,
+        header: RequestHeader,
+        handler: ApiHandler,
+        connection: ClientConnection,
+        request_bytes: int,
+        response: StructValue | None,
+    ) -> Frame | None:
+        """Kafka's client quotas on Produce (request bytes) and Fetch (answer bytes): a client over
+        its quota gets the throttle time in the answer (a fetch's without its data) and its
+        connection takes no further request for that long (`odradek.security.quotas`)."""
+        throttle = self._services.security.throttle
+        user, client = connection.identity.principal.name, header.client_id or ""
+        if header.api_key == ApiKey.PRODUCE:
+            delay_ms = throttle.throttle_produce(user, client, request_bytes)
+        else:
+            frame = self._frame(header, handler, response) if response is not None else []
+            delay_ms = throttle.throttle_fetch(user, client, sum(len(part) for part in frame))
+            if delay_ms <= 0:
+                return frame
+            response.responses = []  # type: ignore[union-attr]
+        if delay_ms > 0:
+            connection.mute(throttle.delay(delay_ms))
+            if response is not None:
+                response.throttle_time_ms = delay_ms  # type: ignore[attr-defined]
+        return None if response is None else self._frame(header, handler, response)
+
+    def error_answer(self, body: bytearray, code: ErrorCode) -> Frame | None:
+        """The answer to this request frame that carries ``code`` for the whole request (Kafka's
+        ``getErrorResponse``), or None when the frame is not a request this broker can decode."""
+        reader = Reader(body)
+        try:
+            header = decode_request_header(reader, self._registry.is_flexible)
+            handler = self._registry.get(header.api_key)
+            if handler is None or not self._registry.serves(header.api_key, header.api_version):
+                return None
+            request: StructValue = decode_from(handler.request, header.api_version, reader)
+        except (DecodeError, ValueError):
+            return None
+        return self._frame(header, handler, handler.error_response(request, code))
 
     @staticmethod
     def _frame(header: RequestHeader, handler: ApiHandler, value: StructValue) -> Frame:

@@ -19,6 +19,8 @@ NETWORK = {"asyncio", "socket"}
 # layer -> the odradek modules it may import (its own package always allowed)
 ALLOWED: dict[str, tuple[str, ...]] = {
     "odradek.wire": (),
+    # The console is a Kafka client: it reaches a cluster only through the command line's client.
+    "odradek.console": ("odradek.cli.client", "odradek.cli.common", "odradek.cli.logdirs", "odradek.clock"),
     "odradek.storage": ("odradek.wire.records", "odradek.clock"),
     "odradek.txn": ("odradek.wire", "odradek.storage", "odradek.clock", "odradek.coordinator.placement"),
     "odradek.partition": (
@@ -31,6 +33,14 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "odradek.cluster.topics",
     ),
     "odradek.config": ("odradek.storage.log_config", "odradek.storage.filesystem", "odradek.java_hash"),
+    "odradek.security": (
+        "odradek.wire",
+        "odradek.clock",
+        "odradek.scheduler",
+        "odradek.config",
+        "odradek.storage.filesystem",
+        "odradek.java_hash",
+    ),
     "odradek.coordinator": (
         "odradek.wire",
         "odradek.clock",
@@ -46,7 +56,14 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "odradek.handlers": ("odradek.broker", "odradek.server", "odradek.cli"),
     "odradek.partition": ("odradek.handlers", "odradek.broker", "odradek.server", "odradek.coordinator"),
 }
-NO_NETWORK = ("odradek.wire", "odradek.storage", "odradek.txn", "odradek.config", "odradek.coordinator.coordinator")
+NO_NETWORK = (
+    "odradek.wire",
+    "odradek.storage",
+    "odradek.txn",
+    "odradek.config",
+    "odradek.coordinator.coordinator",
+    "odradek.security",
+)
 
 
 def _module_name(path: Path) -> str:

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from types import ModuleType
 
 from odradek.wire.messages import (
+    acls,
     api_versions,
     cluster,
     configs,
@@ -26,6 +27,8 @@ from odradek.wire.messages import (
     partitions,
     produce,
     quorum,
+    quotas,
+    security,
     topics,
     txn,
 )
@@ -49,6 +52,9 @@ FAMILIES: tuple[ModuleType, ...] = (
     partitions,
     quorum,
     delegation,
+    security,
+    acls,
+    quotas,
 )
 
 
