@@ -40,13 +40,15 @@ from probes.groups_legacy import SEQUENCES as LEGACY_GROUP_SEQUENCES  # noqa: E4
 from probes.idempotence import SEQUENCES as IDEMPOTENCE_SEQUENCES  # noqa: E402
 from probes.log_dirs import SEQUENCES as LOG_DIR_SEQUENCES  # noqa: E402
 from probes.partitions import SEQUENCES as PARTITION_SEQUENCES  # noqa: E402
-from probes.secured import SECURED_SEQUENCES  # noqa: E402
+from probes.secured import SECURED_SEQUENCES as SECURITY_SECURED_SEQUENCES  # noqa: E402
+from probes.secured_admin import SECURED_ADMIN_SEQUENCES  # noqa: E402
 from probes.security import SEQUENCES as SECURITY_SEQUENCES  # noqa: E402
 from probes.session import Observation, Session  # noqa: E402
 from probes.storage import SEQUENCES as STORAGE_SEQUENCES  # noqa: E402
 from probes.topics import SEQUENCES as TOPIC_SEQUENCES  # noqa: E402
 from probes.versions import SEQUENCES as VERSION_SEQUENCES  # noqa: E402
 
+SECURED_SEQUENCES = {**SECURITY_SECURED_SEQUENCES, **SECURED_ADMIN_SEQUENCES}
 SEQUENCES = {
     **GROUP_SEQUENCES,
     **LEGACY_GROUP_SEQUENCES,

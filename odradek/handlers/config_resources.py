@@ -5,7 +5,8 @@ lists the requested resource types, every supported type when none is named: eac
 (internal ones too), this broker for BROKER and BROKER_LOGGER, no client-metrics subscriptions,
 and each group with config overrides.  A type Kafka does not list (UNKNOWN, or any other code) answers
 UNSUPPORTED_VERSION with nothing listed (checked with compat-tests/probes, sequence
-cluster.config_resources).
+cluster.config_resources).  A principal that may not DESCRIBE_CONFIGS the cluster gets
+CLUSTER_AUTHORIZATION_FAILED (secured.admin_refusals).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from odradek.handlers.configs import ResourceType
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
+from odradek.security.acl import AclOperation
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.configs import (
     ListConfigResourcesRequest,
@@ -49,6 +51,8 @@ def _names(ctx: RequestContext, kind: ResourceType) -> list[str]:
 async def list_config_resources(
     ctx: RequestContext, request: ListConfigResourcesRequestValue
 ) -> ListConfigResourcesResponseValue:
+    if not ctx.authorize_cluster(AclOperation.DESCRIBE_CONFIGS):
+        return _error(request, ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
     if ctx.version == 0:
         return ListConfigResourcesResponse(error_code=ErrorCode.NONE, config_resources=[])
     wanted = list(dict.fromkeys(request.resource_types)) or list(LISTED_TYPES)

@@ -6,13 +6,15 @@ Kafka's ``leader-epoch-checkpoint`` file): the requested epoch's end, the highes
 when it has no entry of its own, the log end offset for the current epoch, and -1/-1 for an
 undefined epoch or one above ours.  The current leader epoch is checked first, as in a fetch:
 newer than ours UNKNOWN_LEADER_EPOCH, older FENCED_LEADER_EPOCH; an unknown partition is
-UNKNOWN_TOPIC_OR_PARTITION.  ``replica_id`` (v3+) changes nothing on a single node.
+UNKNOWN_TOPIC_OR_PARTITION; a topic the principal may not DESCRIBE, TOPIC_AUTHORIZATION_FAILED.
+``replica_id`` (v3+) changes nothing on a single node.
 """
 
 from __future__ import annotations
 
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
+from odradek.security.acl import AclOperation, ResourceType
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.offsets import (
     OffsetForLeaderEpochRequest,
@@ -44,7 +46,13 @@ async def offset_for_leader_epoch(
     topics = []
     for topic in request.topics:
         partitions = []
+        allowed = ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, topic.topic)
         for p in topic.partitions:
+            if not allowed:
+                partitions.append(
+                    _EpochEndOffset(partition=p.partition, error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED)
+                )
+                continue
             found = ctx.partitions.offset_for_leader_epoch(
                 topic.topic, p.partition, p.current_leader_epoch, p.leader_epoch
             )

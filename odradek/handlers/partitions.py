@@ -9,6 +9,9 @@ assignments must number exactly the new partitions and each name only this broke
 (INVALID_REPLICA_ASSIGNMENT).  A name given twice gets one INVALID_REQUEST answer and is not
 applied; the other topics are.  ``validate_only`` runs every check and changes nothing.
 
+A topic the principal may not ALTER is TOPIC_AUTHORIZATION_FAILED before any other check but
+the duplicate one.
+
 A topic that grows gets its new partition directories at once (made durable off the event loop,
 like a new topic's) and its new count in the catalog, so the next Metadata lists them to
 producers and consumers.
@@ -21,6 +24,7 @@ from collections import Counter
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
 from odradek.handlers.replicas import replica_list_error
+from odradek.security.acl import AclOperation, ResourceType
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.topics import (
     CreatePartitionsRequest,
@@ -88,6 +92,11 @@ async def create_partitions(
     ]
     for topic in request.topics:
         if counts[topic.name] > 1:
+            continue
+        if not ctx.authorize(AclOperation.ALTER, ResourceType.TOPIC, topic.name):
+            results.append(
+                _Result(name=topic.name, error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED, error_message=None)
+            )
             continue
         refused = _refusal(ctx, topic)
         if refused is not None:

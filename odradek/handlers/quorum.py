@@ -13,13 +13,18 @@ Kafka 4.4's (compat-tests/probes, sequence cluster.quorum):
 - voters cannot be added or removed while ``kraft.version`` is 0 (UNSUPPORTED_VERSION), after
   the cluster id check (INCONSISTENT_CLUSTER_ID);
 - unregistering another broker or controller id is BROKER_ID_NOT_REGISTERED /
-  CONTROLLER_ID_NOT_REGISTERED, and the active controller cannot unregister itself.
+  CONTROLLER_ID_NOT_REGISTERED, and the active controller cannot unregister itself;
+- DescribeQuorum needs DESCRIBE on the cluster, the others ALTER (else
+  CLUSTER_AUTHORIZATION_FAILED: "Cluster authorization failed." from the quorum's APIs, the
+  forwarded request's words from the unregister APIs, `odradek.handlers.forwarded`).
 """
 
 from __future__ import annotations
 
 from odradek.handlers.context import RequestContext
+from odradek.handlers.forwarded import needs_permission
 from odradek.handlers.registry import registry
+from odradek.security.acl import AclOperation
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.quorum import (
     AddRaftVoterRequest,
@@ -47,6 +52,7 @@ from odradek.wire.messages.quorum import (
 METADATA_TOPIC = "__cluster_metadata"
 CONTROLLER_LISTENER = "CONTROLLER"
 _NOT_HOSTED = "This server does not host this topic-partition."
+_NO_CLUSTER = "Cluster authorization failed."
 
 _Topic = DescribeQuorumResponse.TopicData
 _Partition = _Topic.PartitionData
@@ -78,6 +84,8 @@ def _describe_partition(ctx: RequestContext) -> DescribeQuorumResponseValue.Topi
 
 @registry.api(DescribeQuorumRequest, DescribeQuorumResponse, "0-2", _quorum_error)
 async def describe_quorum(ctx: RequestContext, request: DescribeQuorumRequestValue) -> DescribeQuorumResponseValue:
+    if not ctx.authorize_cluster(AclOperation.DESCRIBE):
+        return DescribeQuorumResponse(error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED, error_message=_NO_CLUSTER)
     valid = (
         len(request.topics) == 1
         and request.topics[0].topic_name == METADATA_TOPIC
@@ -122,6 +130,8 @@ def _add_voter_error(request: AddRaftVoterRequestValue, code: ErrorCode) -> AddR
 
 @registry.api(AddRaftVoterRequest, AddRaftVoterResponse, "0-1", _add_voter_error)
 async def add_raft_voter(ctx: RequestContext, request: AddRaftVoterRequestValue) -> AddRaftVoterResponseValue:
+    if not ctx.authorize_cluster(AclOperation.ALTER):
+        return AddRaftVoterResponse(error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED, error_message=_NO_CLUSTER)
     mismatch = _cluster_mismatch(ctx, request.cluster_id)
     if mismatch is not None:
         return AddRaftVoterResponse(error_code=ErrorCode.INCONSISTENT_CLUSTER_ID, error_message=mismatch)
@@ -137,6 +147,8 @@ def _remove_voter_error(request: RemoveRaftVoterRequestValue, code: ErrorCode) -
 
 @registry.api(RemoveRaftVoterRequest, RemoveRaftVoterResponse, "0", _remove_voter_error)
 async def remove_raft_voter(ctx: RequestContext, request: RemoveRaftVoterRequestValue) -> RemoveRaftVoterResponseValue:
+    if not ctx.authorize_cluster(AclOperation.ALTER):
+        return RemoveRaftVoterResponse(error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED, error_message=_NO_CLUSTER)
     mismatch = _cluster_mismatch(ctx, request.cluster_id)
     if mismatch is not None:
         return RemoveRaftVoterResponse(error_code=ErrorCode.INCONSISTENT_CLUSTER_ID, error_message=mismatch)
@@ -156,6 +168,10 @@ def _unregister_controller_error(
 async def unregister_controller(
     ctx: RequestContext, request: UnregisterControllerRequestValue
 ) -> UnregisterControllerResponseValue:
+    if not ctx.authorize_cluster(AclOperation.ALTER):
+        return UnregisterControllerResponse(
+            error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED, error_message=needs_permission(ctx, "ALTER")
+        )
     if request.controller_id == ctx.cluster.node_id:
         return UnregisterControllerResponse(
             error_code=ErrorCode.INVALID_REQUEST,
@@ -175,6 +191,10 @@ def _unregister_broker_error(request: UnregisterBrokerRequestValue, code: ErrorC
 async def unregister_broker(
     ctx: RequestContext, request: UnregisterBrokerRequestValue
 ) -> UnregisterBrokerResponseValue:
+    if not ctx.authorize_cluster(AclOperation.ALTER):
+        return UnregisterBrokerResponse(
+            error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED, error_message=needs_permission(ctx, "ALTER")
+        )
     return UnregisterBrokerResponse(
         error_code=ErrorCode.BROKER_ID_NOT_REGISTERED,
         error_message=f"Broker ID {request.broker_id} is not currently registered",

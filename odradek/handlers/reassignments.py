@@ -15,14 +15,18 @@ no reassignment is ever in progress:
   broker;
 - with no topics at all the top-level error message is the empty string, otherwise null.
 
-ListPartitionReassignments always answers with no topics.
+ListPartitionReassignments always answers with no topics.  Altering needs ALTER on the cluster,
+listing DESCRIBE (else CLUSTER_AUTHORIZATION_FAILED at the top, and on every named partition,
+with the words of Kafka's controller, `odradek.handlers.forwarded`).
 """
 
 from __future__ import annotations
 
 from odradek.handlers.context import RequestContext
+from odradek.handlers.forwarded import needs_permission
 from odradek.handlers.registry import registry
 from odradek.handlers.replicas import replica_list_error
+from odradek.security.acl import AclOperation
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.partitions import (
     AlterPartitionReassignmentsRequest,
@@ -69,6 +73,24 @@ def _reassign(
 async def alter_partition_reassignments(
     ctx: RequestContext, request: AlterPartitionReassignmentsRequestValue
 ) -> AlterPartitionReassignmentsResponseValue:
+    if not ctx.authorize_cluster(AclOperation.ALTER):
+        message = needs_permission(ctx, "ALTER")
+        code = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+        return AlterPartitionReassignmentsResponse(
+            allow_replication_factor_change=request.allow_replication_factor_change,
+            error_code=code,
+            error_message=message,
+            responses=[
+                _TopicResponse(
+                    name=t.name,
+                    partitions=[
+                        _PartitionResponse(partition_index=p.partition_index, error_code=code, error_message=message)
+                        for p in t.partitions
+                    ],
+                )
+                for t in request.topics
+            ],
+        )
     responses = [
         _TopicResponse(
             name=t.name, partitions=[_reassign(ctx, t.name, p.partition_index, p.replicas) for p in t.partitions]
@@ -93,4 +115,8 @@ def _list_error(
 async def list_partition_reassignments(
     ctx: RequestContext, request: ListPartitionReassignmentsRequestValue
 ) -> ListPartitionReassignmentsResponseValue:
+    if not ctx.authorize_cluster(AclOperation.DESCRIBE):
+        return ListPartitionReassignmentsResponse(
+            error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED, error_message=needs_permission(ctx, "DESCRIBE")
+        )
     return ListPartitionReassignmentsResponse(error_code=ErrorCode.NONE, error_message=None, topics=[])
