@@ -64,7 +64,6 @@ OWNERS: dict[str, frozenset[int]] = {
     "the new group protocols (consumer, share, streams)": frozenset(
         {68, 69, 76, 77, 78, 79, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93}
     ),
-    "cluster features (UpdateFeatures, with the features module)": frozenset({57}),
 }
 
 

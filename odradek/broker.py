@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from odradek.clock import Clock, SystemClock
+from odradek.cluster.feature_store import FEATURES_FILE, FeatureStore
 from odradek.cluster.features import KAFKA_4_4, FeatureLevels
 from odradek.cluster.meta_properties import read_or_create_meta
 from odradek.cluster.topics import TopicCatalog, TopicInfo
@@ -106,6 +107,10 @@ class _ClusterInfo:
     def features(self) -> FeatureLevels:
         return self._broker.features
 
+    def set_features(self, levels: FeatureLevels) -> None:
+        self._broker.feature_store.save(levels)
+        self._broker.features = levels
+
     @property
     def quorum_epoch(self) -> int:
         return self._broker.catalog.quorum_epoch
@@ -179,6 +184,8 @@ class Broker:
             read_or_create_meta(self.fs, str(other), self.config.node_id, self.cluster_id)
         self.dynamic_configs = DynamicConfigStore(self.fs, str(self.data_dir / DYNAMIC_CONFIGS_FILE))
         self.group_configs = GroupConfigStore(self.fs, str(self.data_dir / GROUP_CONFIGS_FILE))
+        self.feature_store = FeatureStore(self.fs, str(self.data_dir / FEATURES_FILE))
+        self.features = self.feature_store.load(self.features)
         cluster, own = self.dynamic_configs.load()
         self.config = with_layer(with_layer(self.config, cluster, per_broker=False), own, per_broker=True)
         self.catalog = TopicCatalog(self.fs, str(self.data_dir / "__odradek_topics.json"))

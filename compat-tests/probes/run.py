@@ -33,6 +33,7 @@ from probes.cluster import SEQUENCES as CLUSTER_SEQUENCES  # noqa: E402
 from probes.configs import SEQUENCES as CONFIG_SEQUENCES  # noqa: E402
 from probes.dynamic_configs import SEQUENCES as DYNAMIC_CONFIG_SEQUENCES  # noqa: E402
 from probes.epochs import SEQUENCES as EPOCH_SEQUENCES  # noqa: E402
+from probes.features import SEQUENCES as FEATURE_SEQUENCES  # noqa: E402
 from probes.fetch_sessions import SEQUENCES as FETCH_SEQUENCES  # noqa: E402
 from probes.group_configs import SEQUENCES as GROUP_CONFIG_SEQUENCES  # noqa: E402
 from probes.groups import SEQUENCES as GROUP_SEQUENCES  # noqa: E402
@@ -64,6 +65,7 @@ SEQUENCES = {
     **LOG_DIR_SEQUENCES,
     **DYNAMIC_CONFIG_SEQUENCES,
     **GROUP_CONFIG_SEQUENCES,
+    **FEATURE_SEQUENCES,
     **SECURITY_SEQUENCES,
     **SECURED_SEQUENCES,
 }

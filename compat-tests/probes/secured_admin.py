@@ -50,6 +50,9 @@ def admin_refusals(s: Session, names: dict[str, str]) -> None:
         alice.call("unregister controller", ApiKey.UNREGISTER_CONTROLLER, 0, controller_id=5)
         alice.call("remove raft voter", ApiKey.REMOVE_RAFT_VOTER, 0, cluster_id=None, voter_id=2,
                    voter_directory_id=b"\x05" * 16)  # fmt: skip
+        upgrade = [{"feature": "group.version", "max_version_level": 1, "upgrade_type": 1}]
+        alice.call("update features", ApiKey.UPDATE_FEATURES, 1, timeout_ms=5000, validate_only=True,
+                   feature_updates=upgrade)  # fmt: skip
         alice.call("list config resources", ApiKey.LIST_CONFIG_RESOURCES, 1, resource_types=[])
         alice.call("create token", ApiKey.CREATE_DELEGATION_TOKEN, 3, renewers=[], max_lifetime_ms=-1,
                    owner_principal_type=None, owner_principal_name=None)  # fmt: skip

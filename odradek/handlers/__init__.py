@@ -30,6 +30,7 @@ _MODULES = (
     "quorum",
     "delegation",
     "config_resources",
+    "features",
     "sasl",
     "scram",
     "acls",

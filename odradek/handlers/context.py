@@ -162,6 +162,10 @@ class ClusterView(Protocol):
         """The supported feature ranges and finalized levels (a new object after every change)."""
         ...
 
+    def set_features(self, levels: FeatureLevels) -> None:
+        """Finalize ``levels`` (UpdateFeatures), durably first."""
+        ...
+
     @property
     def quorum_epoch(self) -> int:
         """The KRaft quorum's leader epoch: this node, the only voter, elects itself at each start."""

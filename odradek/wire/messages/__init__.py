@@ -19,6 +19,7 @@ from odradek.wire.messages import (
     configs,
     coordinator,
     delegation,
+    features,
     fetch,
     groups,
     list_offsets,
@@ -55,6 +56,7 @@ FAMILIES: tuple[ModuleType, ...] = (
     security,
     acls,
     quotas,
+    features,
 )
 
 
