@@ -80,8 +80,9 @@ def _directory_of(s: Session, topic: str, partition: int) -> str:
 @own_broker(log_dirs=2)
 def two_log_dirs(s: Session, names: dict[str, str]) -> None:
     """Placement, DescribeLogDirs, moves and a restart.  Which partition of a topic Kafka puts
-    where follows a hash map, so the moved partition is one found in dir0 (moved to dir1)."""
-    topic, other, third = names["topic"], names["other"], names["missing"]
+    where follows a hash map, so the partition moved is a topic of its own with one partition,
+    created when dir1 holds fewer (it goes there) and moved to dir0."""
+    topic, other, moving, last = names["topic"], names["other"], names["missing"], names["group"]
     for directory in ("dir0", "dir1"):
         _meta_keys(s, directory)
     topic_with(s, topic, 4)
@@ -90,34 +91,35 @@ def two_log_dirs(s: Session, names: dict[str, str]) -> None:
     _describe(s, "placement of a 3-partition topic after it")
     for version in (1, 2, 3, 4):
         _describe(s, f"describe log dirs v{version}, every partition", version=version)
-    moved = next(p for p in range(4) if _directory_of(s, topic, p) == "dir0")
+    topic_with(s, moving, 1)
+    _note(s, "a one-partition topic goes to dir1, which holds fewer", _directory_of(s, moving, 0) == "dir1")
     for i in range(3):
-        produce_one(s, f"produce {i} to the partition to move", topic, moved, i)
+        produce_one(s, f"produce {i} to the partition to move", moving, 0, i)
     _describe(s, "sizes after producing")
-    _move(s, "move: to the directory it is in", [("dir0", topic, [moved])])
-    _move(s, "move: an unknown directory", [("/no/such/dir", topic, [moved])])
-    _move(s, "move: a relative path", [("relative/dir0", topic, [moved])])
-    _move(s, "move: an unknown partition", [("dir1", topic, [9])])
-    _move(s, "move: an unknown topic", [("dir1", third, [0])])
-    _move(s, "move: one partition to both directories", [("dir1", topic, [moved]), ("dir0", topic, [moved])])
-    _move(s, "move v1: the partition to dir1", [("dir1", topic, [moved])], version=1)
-    _moved(s, topic, moved, "dir1")
+    _move(s, "move: to the directory it is in", [("dir1", moving, [0])])
+    _move(s, "move: an unknown directory", [("/no/such/dir", moving, [0])])
+    _move(s, "move: a relative path", [("relative/dir0", moving, [0])])
+    _move(s, "move: an unknown partition", [("dir0", moving, [9])])
+    _move(s, "move: an unknown topic", [("dir0", names["missing"] + "-none", [0])])
+    _move(s, "move: one partition to both directories", [("dir0", moving, [0]), ("dir1", moving, [0])])
+    _move(s, "move v1: the partition to dir0", [("dir0", moving, [0])], version=1)
+    _moved(s, moving, 0, "dir0")
     _describe(s, "after the move")
-    produce_one(s, "produce after the move", topic, moved, 3)
-    parts = [{"partition_index": moved, "current_leader_epoch": -1, "timestamp": -2}]
+    produce_one(s, "produce after the move", moving, 0, 3)
+    parts = [{"partition_index": 0, "current_leader_epoch": -1, "timestamp": -2}]
     s.call("list offsets earliest after the move", ApiKey.LIST_OFFSETS, 9, replica_id=-1, isolation_level=0,
-           topics=[{"name": topic, "partitions": parts}])  # fmt: skip
-    fetch = {"partition": moved, "current_leader_epoch": -1, "fetch_offset": 0, "last_fetched_epoch": -1,
+           topics=[{"name": moving, "partitions": parts}])  # fmt: skip
+    fetch = {"partition": 0, "current_leader_epoch": -1, "fetch_offset": 0, "last_fetched_epoch": -1,
              "log_start_offset": -1, "partition_max_bytes": 1 << 20}  # fmt: skip
     s.call("fetch after the move", ApiKey.FETCH, 12, replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=1 << 20,
-           isolation_level=0, session_id=0, session_epoch=-1, topics=[{"topic": topic, "partitions": [fetch]}],
+           isolation_level=0, session_id=0, session_epoch=-1, topics=[{"topic": moving, "partitions": [fetch]}],
            forgotten_topics_data=[], rack_id="")  # fmt: skip
-    s.read_file("leader-epoch-checkpoint after the move", f"dir1/{topic}-{moved}/leader-epoch-checkpoint")
-    topic_with(s, third, 2)
+    s.read_file("leader-epoch-checkpoint after the move", f"dir0/{moving}-0/leader-epoch-checkpoint")
+    topic_with(s, last, 2)
     _describe(s, "placement of a new topic after the move")
     s.restart("graceful restart", kill=False)
-    _note(s, "the moved partition is in dir1 after the restart", _directory_of(s, topic, moved) == "dir1")
-    topic_with(s, names["group"], 1)
+    _note(s, "the moved partition is in dir0 after the restart", _directory_of(s, moving, 0) == "dir0")
+    topic_with(s, last + "-more", 1)
     _describe(s, "placement after the restart")
 
 

@@ -12,8 +12,8 @@ Layout of each data directory (Kafka's)::
     <data dir>/cleaner-offset-checkpoint             Kafka's; first dirty offset of each compacted log
 
 Each checkpoint names the logs of its own directory.  A new partition goes to the directory with
-the fewest partitions, ties to the one listed first, counting (as Kafka does) a log being moved in
-and a log moved out whose files still wait for ``file.delete.delay.ms``.  A move
+the fewest partitions, ties to the one listed first, counting (as Kafka does) a log being moved
+in.  A move
 (`LogManager.moving`, AlterReplicaLogDirs) copies the log into the target's ``-future`` directory
 off the event loop (`odradek.storage.log_mover`), then closes it, copies the rest, renames the
 copy into place (durably) before renaming the source ``-delete``; a crash between the two renames
@@ -392,14 +392,12 @@ class LogManager:
 
     def next_data_dir(self) -> str:
         """Where a new partition goes: the data directory with the fewest partitions (a log
-        moving in and a moved-away log not yet deleted count too), ties to the first listed."""
+        moving in counts too), ties to the first listed."""
         counts = dict.fromkeys(self.data_dirs, 0)
         for log in self._logs.values():
             counts[self.dir_of(log)] = counts.get(self.dir_of(log), 0) + 1
         for target in self._moving.values():
             counts[target] += 1
-        for _, data_dir, _ in self._doomed:
-            counts[data_dir] += 1
         return min(self.data_dirs, key=lambda d: counts[d])
 
     def create_partition(

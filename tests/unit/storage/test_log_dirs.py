@@ -87,7 +87,7 @@ def test_a_move_copies_everything_including_what_arrives_during_the_copy(backend
     moved.append(make_batch(1), leader_epoch=0, now_ms=0)
     assert moved.log_end_offset == 10
     assert manager.next_deletion_due() == LogConfig().file_delete_delay_ms
-    assert manager.next_data_dir() == d0, "the moved-away copy counts in d0 until it is deleted"
+    assert manager.next_data_dir() == d0, "the moved-away copy does not count in d0"
     clock.advance(LogConfig().file_delete_delay_ms)
     manager.delete_expired_segments()
     assert [n for n in backend.fs.listdir(d0) if n.startswith("t-0")] == []
