@@ -112,6 +112,14 @@ class _ClusterInfo:
         self._broker.features = levels
 
     @property
+    def registered(self) -> bool:
+        return self._broker.registered
+
+    def unregister(self) -> None:
+        self._broker.registered = False
+        self._broker.partitions.fence()
+
+    @property
     def quorum_epoch(self) -> int:
         return self._broker.catalog.quorum_epoch
 
@@ -140,6 +148,8 @@ class Broker:
         #: The cluster's feature versions (ApiVersions v3+); a test may finalize other levels
         #: before `start`.
         self.features: FeatureLevels = KAFKA_4_4
+        #: False once this node unregistered itself (UnregisterBroker), until it restarts.
+        self.registered = True
         self.clock: Clock = clock or SystemClock()
         #: Every timer of the broker runs here: on a `ManualClock`, only when the test advances it.
         self.scheduler = Scheduler(self.clock)

@@ -63,12 +63,15 @@ async def describe_cluster(ctx: RequestContext, request: DescribeClusterRequestV
         )
     host, port = ctx.advertised
     node = cluster.node_id
+    registered = cluster.registered
     return DescribeClusterResponse(
         error_code=ErrorCode.NONE,
         endpoint_type=BROKER_ENDPOINTS,
         cluster_id=cluster.cluster_id,
-        controller_id=node,
-        brokers=[DescribeClusterResponse.DescribeClusterBroker(broker_id=node, host=host, port=port)],
+        controller_id=node if registered else -1,
+        brokers=[DescribeClusterResponse.DescribeClusterBroker(broker_id=node, host=host, port=port)]
+        if registered
+        else [],
         cluster_authorized_operations=(
             cluster_operations(ctx) if request.include_cluster_authorized_operations else AUTHORIZED_OPERATIONS_OMITTED
         ),

@@ -167,6 +167,16 @@ class ClusterView(Protocol):
         ...
 
     @property
+    def registered(self) -> bool:
+        """Whether this node is registered with its controller (False once it unregistered
+        itself, until it restarts)."""
+        ...
+
+    def unregister(self) -> None:
+        """UnregisterBroker of this node: fenced until it restarts, as on Kafka."""
+        ...
+
+    @property
     def quorum_epoch(self) -> int:
         """The KRaft quorum's leader epoch: this node, the only voter, elects itself at each start."""
         ...

@@ -14,6 +14,10 @@ Kafka 4.4's (compat-tests/probes, sequence cluster.quorum):
   the cluster id check (INCONSISTENT_CLUSTER_ID);
 - unregistering another broker or controller id is BROKER_ID_NOT_REGISTERED /
   CONTROLLER_ID_NOT_REGISTERED, and the active controller cannot unregister itself;
+- this node unregistering itself as a broker succeeds and fences it until it restarts, as Kafka
+  (sequence cluster.unregister_itself): no broker and no controller in Metadata and
+  DescribeCluster, every partition leaderless one epoch up with its replica offline, produce,
+  fetch and ListOffsets NOT_LEADER_OR_FOLLOWER, topic creation refused for want of a broker;
 - DescribeQuorum needs DESCRIBE on the cluster, the others ALTER (else
   CLUSTER_AUTHORIZATION_FAILED: "Cluster authorization failed." from the quorum's APIs, the
   forwarded request's words from the unregister APIs, `odradek.handlers.forwarded`).
@@ -195,6 +199,9 @@ async def unregister_broker(
         return UnregisterBrokerResponse(
             error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED, error_message=needs_permission(ctx, "ALTER")
         )
+    if request.broker_id == ctx.cluster.node_id and ctx.cluster.registered:
+        ctx.cluster.unregister()
+        return UnregisterBrokerResponse(error_code=ErrorCode.NONE, error_message="")
     return UnregisterBrokerResponse(
         error_code=ErrorCode.BROKER_ID_NOT_REGISTERED,
         error_message=f"Broker ID {request.broker_id} is not currently registered",

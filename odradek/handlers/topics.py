@@ -117,6 +117,12 @@ def _plan(ctx: RequestContext, topic: CreateTopicsRequestValue.CreatableTopic) -
             f"{replication} cannot be reached because only 1 broker(s) are registered or some brokers have all "
             "their log directories cordoned.",
         )
+    if not ctx.cluster.registered:
+        raise _Refused(
+            ErrorCode.INVALID_REPLICATION_FACTOR,
+            f"Unable to replicate the partition {replication} time(s): All brokers are currently fenced, or have "
+            "all their log directories cordoned.",
+        )
     configs: dict[str, str] = {}
     for entry in topic.configs:
         try:

@@ -69,3 +69,5 @@ class Leadership:
     leader_epoch: int
     replicas: tuple[int, ...]
     isr: tuple[int, ...]
+    offline: tuple[int, ...] = ()
+    """Replicas whose broker is gone (this node, once it unregistered itself)."""

@@ -8,8 +8,9 @@ topic creation and deletion.  Answers are typed results carrying Kafka error cod
 Leadership lives here and only here: this node leads every partition, with itself as the only
 replica (`leadership`), at the epoch the topic catalog keeps for it (0 for a new partition, 2 more
 at every start of the broker, as on a single Kafka node); each `Partition` records it in its
-leader epoch cache.  A request naming a newer leader epoch than ours gets UNKNOWN_LEADER_EPOCH, an
-older one FENCED_LEADER_EPOCH; -1 skips the check.
+leader epoch cache.  A node that unregistered itself (`fence`) leads nothing until it restarts.
+A request naming a newer leader epoch than ours gets UNKNOWN_LEADER_EPOCH, an older one
+FENCED_LEADER_EPOCH; -1 skips the check.
 
 Long polls (`wait_for_data`) register a waker on each named partition; the first append to any
 of them wakes the fetch.  Its deadline is a timer on the broker's `Scheduler`, so with a manual
@@ -76,6 +77,7 @@ class Partitions:
         self._node_id = node_id
         self._scheduler = scheduler
         self._partitions: dict[tuple[str, int], Partition] = {}
+        self._fenced = False
         logs.set_retained_batches(self.retained_batches)
         for log in logs.logs():
             self._adopt(log)
@@ -135,10 +137,18 @@ class Partitions:
 
     # ------------------------------------------------------------- leadership
 
+    def fence(self) -> None:
+        """This node unregistered itself (UnregisterBroker): until it restarts it leads nothing,
+        as a fenced Kafka node: no leader, the epoch one up, the replica offline; appends and
+        reads get NOT_LEADER_OR_FOLLOWER."""
+        self._fenced = True
+
     def leadership(self, topic: str, partition: int) -> Leadership:
         node = self._node_id
         target = self._partitions.get((topic, partition))
         epoch = target.leader_epoch if target is not None else self._catalog_epoch(topic, partition)
+        if self._fenced:
+            return Leadership(-1, epoch + 1, (node,), (), (node,))
         return Leadership(node, epoch, (node,), (node,))
 
     @staticmethod
@@ -158,6 +168,8 @@ class Partitions:
         target = self._partitions.get((topic, partition))
         if info is None or target is None:
             return AppendResult(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+        if self._fenced:
+            return AppendResult(ErrorCode.NOT_LEADER_OR_FOLLOWER)
         if info.internal:
             return AppendResult(ErrorCode.INVALID_TOPIC_EXCEPTION, message=f"Cannot append to internal topic {topic}")
         checked = check_produce(
@@ -226,6 +238,8 @@ class Partitions:
         target = self._partitions.get((topic, partition))
         if target is None:
             return ReadResult(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+        if self._fenced:
+            return ReadResult(ErrorCode.NOT_LEADER_OR_FOLLOWER)
         refused = self._epoch_error(target, current_leader_epoch)
         if refused is not None:
             return ReadResult(refused)
@@ -261,6 +275,8 @@ class Partitions:
         target = self._partitions.get((topic, partition))
         if target is None:
             return EpochEndOffset(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+        if self._fenced:
+            return EpochEndOffset(ErrorCode.NOT_LEADER_OR_FOLLOWER)
         refused = self._epoch_error(target, current_leader_epoch)
         if refused is not None:
             return EpochEndOffset(refused)
@@ -277,6 +293,8 @@ class Partitions:
         target = self._partitions.get((topic, partition))
         if target is None:
             return OffsetResult(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+        if self._fenced:
+            return OffsetResult(ErrorCode.NOT_LEADER_OR_FOLLOWER)
         refused = self._epoch_error(target, current_leader_epoch)
         if refused is not None:
             return OffsetResult(refused)
