@@ -25,12 +25,14 @@ from odradek.cluster.topics import TopicCatalog, TopicInfo
 from odradek.config import BrokerConfig, log_config_for, with_layer
 from odradek.config.dynamic_store import DYNAMIC_CONFIGS_FILE, DynamicConfigStore
 from odradek.coordinator.coordinator import CoordinatorSettings, GroupCoordinator
-from odradek.coordinator.runtime import BrokerOffsetsLog, CoordinatorRuntime
+from odradek.coordinator.placement import OFFSETS_TOPIC
+from odradek.coordinator.runtime import OFFSETS_TOPIC_CONFIGS, CoordinatorRuntime
 from odradek.fetch_sessions import FetchSessionCache
 from odradek.handlers import load_handlers
 from odradek.handlers.context import Services
 from odradek.handlers.dispatch import Dispatcher
 from odradek.handlers.registry import Registry
+from odradek.partition.internal_topic import InternalTopicLog
 from odradek.partition.service import Partitions
 from odradek.partition.topics import Topics
 from odradek.scheduler import Scheduler, Timer
@@ -153,7 +155,9 @@ class Broker:
         offsets_partitions = self.config.offsets_topic_num_partitions
         self.group_coordinator = CoordinatorRuntime(
             GroupCoordinator(CoordinatorSettings.from_config(self.config), self.clock),
-            BrokerOffsetsLog(self.topics, self.partitions, self.clock, offsets_partitions),
+            InternalTopicLog(
+                OFFSETS_TOPIC, OFFSETS_TOPIC_CONFIGS, self.topics, self.partitions, self.clock, offsets_partitions
+            ),
             offsets_partitions,
             self.scheduler,
         )

@@ -20,11 +20,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from typing import Protocol, TypeVar
 
-from odradek.clock import Clock
-from odradek.cluster.topics import TopicInfo
 from odradek.coordinator.coordinator import CommitPartition, GroupCoordinator
 from odradek.coordinator.messages import (
     JoinRequest,
@@ -38,34 +36,25 @@ from odradek.coordinator.offsets import CommitIdentity
 from odradek.coordinator.placement import OFFSETS_TOPIC, partition_for
 from odradek.coordinator.records import CoordinatorRecord, decode_record, encode_record
 from odradek.coordinator.results import Result, settle
-from odradek.partition.service import Partitions
+from odradek.partition.internal_topic import AppendFailed
 from odradek.scheduler import PeriodicTask, Scheduler, Timer
 from odradek.wire.errors import ErrorCode
 from odradek.wire.primitives import DecodeError
-from odradek.wire.records.batch import CorruptBatchError, iter_batches
+from odradek.wire.records.batch import CorruptBatchError
 from odradek.wire.records.builder import build_batch, decode_batch
 from odradek.wire.records.record import Record
 
-__all__ = ["OFFSETS_TOPIC_CONFIGS", "BrokerOffsetsLog", "CoordinatorRuntime", "OffsetsLog"]
+__all__ = ["OFFSETS_TOPIC_CONFIGS", "AppendFailed", "CoordinatorRuntime", "OffsetsLog"]
 
 log = logging.getLogger("odradek.coordinator")
 
-READ_CHUNK_BYTES = 1 << 20
 OFFSETS_TOPIC_CONFIGS = {"cleanup.policy": "compact", "compression.type": "producer", "segment.bytes": "104857600"}
 
 T = TypeVar("T")
 
 
-class AppendFailed(Exception):
-    """An append to ``__consumer_offsets`` failed; ``code`` is the storage error's Kafka code."""
-
-    def __init__(self, code: ErrorCode) -> None:
-        super().__init__(code.name)
-        self.code = code
-
-
 class OffsetsLog(Protocol):
-    """The internal topic as the runtime needs it."""
+    """The internal topic as the runtime needs it (`odradek.partition.internal_topic.InternalTopicLog`)."""
 
     def ensure_topic(self) -> bool:
         """Create the topic if it does not exist yet; True when it existed before this call."""
@@ -75,59 +64,6 @@ class OffsetsLog(Protocol):
 
     def batches(self, partition: int) -> Iterator[bytes]:
         """Every batch of the partition, in offset order (nothing when the topic does not exist)."""
-
-
-class OffsetsTopics(Protocol):
-    """The topic catalog as `BrokerOffsetsLog` needs it."""
-
-    def get(self, name: str) -> TopicInfo | None: ...
-
-    def create(self, name: str, partitions: int, configs: Mapping[str, str]) -> TopicInfo: ...
-
-
-class BrokerOffsetsLog:
-    """`OffsetsLog` over the partitions service; creates the topic on the first append.
-
-    Appends go through `Partitions.append_internal` (no produce checks; the partition stamps
-    its leader epoch and wakes waiting fetches); a refused append raises `AppendFailed` with
-    RECORD_LIST_TOO_LARGE or UNKNOWN_TOPIC_OR_PARTITION as they are, any other refusal as
-    KAFKA_STORAGE_ERROR."""
-
-    def __init__(self, topics: OffsetsTopics, partitions: Partitions, clock: Clock, num_partitions: int) -> None:
-        self._topics = topics
-        self._partitions = partitions
-        self._clock = clock
-        self._num_partitions = num_partitions
-
-    def ensure_topic(self) -> bool:
-        if self._topics.get(OFFSETS_TOPIC) is not None:
-            return True
-        self._topics.create(OFFSETS_TOPIC, self._num_partitions, OFFSETS_TOPIC_CONFIGS)
-        return False
-
-    def append(self, partition: int, batch: bytes) -> None:
-        self.ensure_topic()
-        result = self._partitions.append_internal(OFFSETS_TOPIC, partition, batch, self._clock.time_ms())
-        error = result.error
-        if error is ErrorCode.NONE:
-            return
-        if error not in (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.RECORD_LIST_TOO_LARGE):
-            error = ErrorCode.KAFKA_STORAGE_ERROR
-        raise AppendFailed(error)
-
-    def batches(self, partition: int) -> Iterator[bytes]:
-        found = self._partitions.get(OFFSETS_TOPIC, partition)
-        if found is None:
-            return
-        offset = found.log_start_offset
-        while offset < found.log_end_offset:
-            region = found.read(offset, READ_CHUNK_BYTES, min_one_batch=True, whole_batches=True)
-            if region is None:
-                return
-            data = region.read()
-            for position, header in iter_batches(data):
-                yield data[position : position + header.total_size]
-                offset = header.next_offset
 
 
 def _resolve(future: asyncio.Future[T]) -> Callable[[T], None]:

@@ -27,6 +27,8 @@ from odradek.coordinator.messages import JoinRequest, JoinResult, LeaveMember, L
 from odradek.coordinator.offsets import CommitIdentity
 from odradek.fetch_sessions import FetchSessionCache
 from odradek.partition.results import AppendResult, Leadership, OffsetResult, ReadResult
+from odradek.txn.markers import Marker
+from odradek.txn.producer_state import ProducerView
 from odradek.wire.api import RequestHeader
 from odradek.wire.errors import ErrorCode
 
@@ -61,9 +63,30 @@ class PartitionsView(Protocol):
 
     def leadership(self, topic: str, partition: int) -> Leadership: ...
 
-    def append(self, topic: str, partition: int, records: memoryview | None, version: int, now_ms: int) -> AppendResult:
-        """A client's produce to one partition (checks, idempotence, write)."""
+    def append(
+        self,
+        topic: str,
+        partition: int,
+        records: memoryview | None,
+        version: int,
+        now_ms: int,
+        *,
+        transaction_verified: bool = False,
+    ) -> AppendResult:
+        """A client's produce to one partition (checks, producer state, write)."""
         ...
+
+    def needs_transaction_verification(self, topic: str, partition: int, producer_id: int, producer_epoch: int) -> bool:
+        """Whether the producer has no transaction open on the partition at this epoch."""
+        ...
+
+    def write_marker(
+        self, topic: str, partition: int, marker: Marker, transaction_version: int, now_ms: int
+    ) -> ErrorCode:
+        """Write a COMMIT/ABORT transaction marker (WriteTxnMarkers)."""
+        ...
+
+    def active_producers(self, topic: str, partition: int) -> tuple[ErrorCode, list[ProducerView]]: ...
 
     def read(
         self,
@@ -77,7 +100,9 @@ class PartitionsView(Protocol):
         committed: bool,
     ) -> ReadResult: ...
 
-    def list_offset(self, topic: str, partition: int, timestamp: int, current_leader_epoch: int) -> OffsetResult: ...
+    def list_offset(
+        self, topic: str, partition: int, timestamp: int, current_leader_epoch: int, *, committed: bool = False
+    ) -> OffsetResult: ...
 
     def delete_records(self, topic: str, partition: int, offset: int) -> tuple[ErrorCode, int]:
         """``(error, low watermark)``; offset -1 means the high watermark."""

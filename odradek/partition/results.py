@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from odradek.storage.region import FileRegion
+from odradek.storage.txn_index import AbortedTxn
 from odradek.wire.errors import ErrorCode
 
 __all__ = ["AppendResult", "Leadership", "OffsetResult", "ReadResult"]
@@ -31,13 +32,15 @@ class AppendResult:
 @dataclass(slots=True)
 class ReadResult:
     """One read of one partition; offsets are -1 when the read failed; ``records`` None when
-    there was nothing to read (or nothing that fit)."""
+    there was nothing to read (or nothing that fit); ``aborted``: the aborted transactions a
+    read_committed read reports."""
 
     error: ErrorCode
     high_watermark: int = -1
     last_stable_offset: int = -1
     log_start_offset: int = -1
     records: FileRegion | None = None
+    aborted: tuple[AbortedTxn, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,8 @@ from odradek.storage.filesystem import FileSystem
 from odradek.storage.log_config import LogConfig
 from odradek.storage.log_manager import LogManager
 from odradek.storage.partition_log import PartitionLog
+from odradek.txn.markers import Marker
+from odradek.txn.producer_state import ProducerView
 from odradek.wire.errors import ErrorCode
 
 __all__ = [
@@ -139,9 +141,19 @@ class Partitions:
 
     # ----------------------------------------------------------------- writes
 
-    def append(self, topic: str, partition: int, records: memoryview | None, version: int, now_ms: int) -> AppendResult:
+    def append(
+        self,
+        topic: str,
+        partition: int,
+        records: memoryview | None,
+        version: int,
+        now_ms: int,
+        *,
+        transaction_verified: bool = False,
+    ) -> AppendResult:
         """A client's produce of one partition: topic checks, `produce_checks`, then the
-        partition's append (idempotence, write, wake-up)."""
+        partition's append (producer state, write, wake-up).  ``transaction_verified``: the
+        transaction coordinator confirmed that the batch's transaction includes the partition."""
         info = self._topics.get(topic)
         target = self._partitions.get((topic, partition))
         if info is None or target is None:
@@ -160,14 +172,44 @@ class Partitions:
         if isinstance(checked, AppendResult):
             return checked
         batch, header = checked
-        return target.append(batch, now_ms, header)
+        return target.append(batch, now_ms, header, transaction_verified=transaction_verified)
 
-    def append_internal(self, topic: str, partition: int, batch: bytes, now_ms: int) -> AppendResult:
+    def append_internal(
+        self, topic: str, partition: int, batch: bytes, now_ms: int, *, transaction_verified: bool = False
+    ) -> AppendResult:
         """An append by this broker itself (coordinator records): no produce checks."""
         target = self._partitions.get((topic, partition))
         if target is None:
             return AppendResult(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-        return target.append(bytearray(batch), now_ms)
+        return target.append(bytearray(batch), now_ms, transaction_verified=transaction_verified)
+
+    def needs_transaction_verification(self, topic: str, partition: int, producer_id: int, producer_epoch: int) -> bool:
+        """Whether a transactional write of the producer must be checked with the transaction
+        coordinator first: it has no transaction open on the partition at this epoch."""
+        target = self._partitions.get((topic, partition))
+        return target is not None and not target.has_open_transaction(producer_id, producer_epoch)
+
+    def write_marker(
+        self, topic: str, partition: int, marker: Marker, transaction_version: int, now_ms: int
+    ) -> ErrorCode:
+        """Write a transaction marker (internal topics too); the partition's answer."""
+        target = self._partitions.get((topic, partition))
+        if target is None:
+            return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+        if target.offline:
+            return ErrorCode.KAFKA_STORAGE_ERROR
+        return target.append_marker(marker, transaction_version, now_ms).error
+
+    def active_producers(self, topic: str, partition: int) -> tuple[ErrorCode, list[ProducerView]]:
+        """DescribeProducers of one partition."""
+        target = self._partitions.get((topic, partition))
+        if target is None:
+            return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, []
+        return ErrorCode.NONE, target.active_producers()
+
+    def expire_producers(self, now_ms: int, expiration_ms: int) -> int:
+        """Forget, in every partition, producers idle for ``expiration_ms``; return how many."""
+        return sum(partition.expire_producers(now_ms, expiration_ms) for partition in list(self._partitions.values()))
 
     def delete_records(self, topic: str, partition: int, offset: int) -> tuple[ErrorCode, int]:
         """Move the log start offset up to ``offset`` (-1: the high watermark), durably;
@@ -218,9 +260,12 @@ class Partitions:
             return ReadResult(ErrorCode.KAFKA_STORAGE_ERROR)
         high_watermark, stable = target.high_watermark, target.last_stable_offset
         outcome = ReadResult(ErrorCode.NONE, high_watermark, stable, target.log_start_offset)
-        upper = stable if committed else high_watermark
         try:
-            if upper <= offset <= target.log_end_offset:
+            if committed:
+                read = target.read_committed(offset, max(max_bytes, 1), min_one_batch=first)
+                outcome.records, outcome.aborted = read.records, read.aborted
+                return outcome
+            if high_watermark <= offset <= target.log_end_offset:
                 return outcome
             outcome.records = target.read(offset, max(max_bytes, 1), min_one_batch=first, whole_batches=False)
         except OffsetOutOfRange:
@@ -230,11 +275,15 @@ class Partitions:
             return ReadResult(ErrorCode.KAFKA_STORAGE_ERROR)
         return outcome
 
-    def list_offset(self, topic: str, partition: int, timestamp: int, current_leader_epoch: int) -> OffsetResult:
+    def list_offset(
+        self, topic: str, partition: int, timestamp: int, current_leader_epoch: int, *, committed: bool = False
+    ) -> OffsetResult:
         """ListOffsets for one partition: the special timestamps (`LATEST` is the high
-        watermark, `EARLIEST` and `EARLIEST_LOCAL` the log start, `MAX_TIMESTAMP` the record with
-        the largest timestamp, `LATEST_TIERED` none) or the first record at or after
-        ``timestamp``; none found is offset -1 with no error."""
+        watermark, or the last stable offset when ``committed``; `EARLIEST` and
+        `EARLIEST_LOCAL` the log start, `MAX_TIMESTAMP` the record with the largest timestamp,
+        `LATEST_TIERED` none) or the first record at or after ``timestamp``; none found is
+        offset -1 with no error.  As in Kafka, a record found by timestamp must lie below the
+        last fetchable offset (the last stable offset when ``committed``)."""
         target = self._partitions.get((topic, partition))
         if target is None:
             return OffsetResult(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
@@ -243,8 +292,9 @@ class Partitions:
             return OffsetResult(refused)
         if target.offline:
             return OffsetResult(ErrorCode.KAFKA_STORAGE_ERROR)
+        fetchable = target.last_stable_offset if committed else target.high_watermark
         if timestamp == LATEST:
-            return OffsetResult(ErrorCode.NONE, -1, target.high_watermark, target.leader_epoch)
+            return OffsetResult(ErrorCode.NONE, -1, fetchable, target.leader_epoch)
         if timestamp in (EARLIEST, EARLIEST_LOCAL):
             return OffsetResult(ErrorCode.NONE, -1, target.log_start_offset, target.leader_epoch)
         if timestamp == LATEST_TIERED:
@@ -254,7 +304,7 @@ class Partitions:
             hit = log.max_timestamp() if timestamp == MAX_TIMESTAMP else log.offset_for_timestamp(timestamp)
         except StorageError:
             return OffsetResult(ErrorCode.KAFKA_STORAGE_ERROR)
-        if hit is None:
+        if hit is None or hit.offset >= fetchable:
             return OffsetResult(ErrorCode.NONE)
         return OffsetResult(ErrorCode.NONE, hit.timestamp, hit.offset, hit.leader_epoch)
 

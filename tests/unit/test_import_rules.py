@@ -39,6 +39,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "odradek.config",
         "odradek.cluster.topics",
         "odradek.partition.service",
+        "odradek.partition.internal_topic",
     ),
 }
 # layer -> odradek modules it must never import

@@ -191,7 +191,7 @@ def test_retention_and_delete_records_forget_producers_below_the_log_start() -> 
     _produce_sequence(h, 12)
     before = len(h.partition.log.segments)
     assert h.partition.log.delete_oldest_segments(before - 1, h.clock.time_ms()) == before - 1
-    survivors = {pid for pid, _, _ in h.partition.producers.entries()}
+    survivors = {row.producer_id for row in h.partition.producers.entries()}
     assert survivors == {PID}
     assert min(list_snapshots(h.fs, DIRECTORY)) >= h.partition.log_start_offset
 
