@@ -36,6 +36,7 @@ from probes.idempotence import SEQUENCES as IDEMPOTENCE_SEQUENCES  # noqa: E402
 from probes.session import Observation, Session  # noqa: E402
 from probes.storage import SEQUENCES as STORAGE_SEQUENCES  # noqa: E402
 from probes.topics import SEQUENCES as TOPIC_SEQUENCES  # noqa: E402
+from probes.transactions import SEQUENCES as TRANSACTION_SEQUENCES  # noqa: E402
 from probes.versions import SEQUENCES as VERSION_SEQUENCES  # noqa: E402
 
 SEQUENCES = {
@@ -47,6 +48,7 @@ SEQUENCES = {
     **CONFIG_SEQUENCES,
     **IDEMPOTENCE_SEQUENCES,
     **VERSION_SEQUENCES,
+    **TRANSACTION_SEQUENCES,
 }
 REPORT_DIR = COMPAT / "report"
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -99,12 +101,16 @@ class _Normaliser:
         return value
 
 
-def run_broker(broker: str, sequences: list[str], workdir: Path) -> dict[str, list[dict[str, Any]]]:
-    """Every chosen sequence against a fresh broker, normalised."""
+def run_broker(
+    broker: str, sequences: list[str], workdir: Path, run_names: dict[str, dict[str, str]] | None = None
+) -> dict[str, list[dict[str, Any]]]:
+    """Every chosen sequence against a fresh broker, normalised.  ``run_names`` gives each
+    sequence its names (the same on both brokers: Kafka lists some answers in the hash order of
+    topic and group names, so only the same names compare); missing ones are made up."""
     results: dict[str, list[dict[str, Any]]] = {}
     with launchers()[broker](workdir, workdir / f"{broker}.log") as running:
         for name in sequences:
-            names = _names()
+            names = (run_names or {}).get(name) or _names()
             session = Session(running.bootstrap)
             error = None
             try:
@@ -174,7 +180,10 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown sequences {unknown}; known: {sorted(SEQUENCES)}")
     with tempfile.TemporaryDirectory(prefix="probes-") as tmp:
-        runs = {broker: run_broker(broker, sequences, Path(tmp)) for broker in (args.reference, args.candidate)}
+        run_names = {name: _names() for name in sequences}
+        runs = {
+            broker: run_broker(broker, sequences, Path(tmp), run_names) for broker in (args.reference, args.candidate)
+        }
     ref, cand = runs[args.reference], runs[args.candidate]
     lines = [f"# Raw probes: {args.candidate} against {args.reference}", ""]
     total = 0

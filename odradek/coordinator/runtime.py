@@ -41,7 +41,7 @@ from odradek.scheduler import PeriodicTask, Scheduler, Timer
 from odradek.wire.errors import ErrorCode
 from odradek.wire.primitives import DecodeError
 from odradek.wire.records.batch import CorruptBatchError
-from odradek.wire.records.builder import build_batch, decode_batch
+from odradek.wire.records.builder import ControlRecordType, build_batch, decode_batch, parse_control_record
 from odradek.wire.records.record import Record
 
 __all__ = ["OFFSETS_TOPIC_CONFIGS", "AppendFailed", "CoordinatorRuntime", "OffsetsLog"]
@@ -102,20 +102,32 @@ class CoordinatorRuntime:
         replayed = 0
         for partition in range(self._partitions):
             for batch in self._log.batches(partition):
-                for record in self._decode(batch, partition):
-                    coordinator.replay(record)
-                    replayed += 1
+                replayed += self._load_batch(batch, partition)
         self.complete(coordinator.finish_load())
         log.info("loaded %d groups from %d records of %s", len(coordinator.groups), replayed, OFFSETS_TOPIC)
 
-    def _decode(self, batch: bytes, partition: int) -> Iterator[CoordinatorRecord]:
+    def _load_batch(self, batch: bytes, partition: int) -> int:
+        """Replay one loaded batch: its records (pending ones when transactional), or the end of a
+        producer's transaction when it is a marker; how many records it replayed."""
         try:
             header, records = decode_batch(batch)
         except CorruptBatchError as exc:
             log.warning("skipping a corrupt batch of %s-%d: %s", OFFSETS_TOPIC, partition, exc)
-            return
+            return 0
         if header.is_control:
-            return
+            if header.is_transactional and records:
+                control = parse_control_record(records[0])
+                if control.type in (ControlRecordType.COMMIT, ControlRecordType.ABORT):
+                    self.complete_transaction(partition, header.producer_id, control.type is ControlRecordType.COMMIT)
+            return 0
+        producer = header.producer_id if header.is_transactional else None
+        replayed = 0
+        for record in self._decode(records, partition):
+            self.coordinator.replay(record, producer)
+            replayed += 1
+        return replayed
+
+    def _decode(self, records: list[Record], partition: int) -> Iterator[CoordinatorRecord]:
         for raw in records:
             if raw.key is None:
                 continue
@@ -129,27 +141,41 @@ class CoordinatorRuntime:
 
     def complete(self, result: Result[T]) -> T:
         """Append the result's records, replay them, settle it: the response to send."""
-        return settle(result, self._append(result.records))
+        return settle(result, self._append(result.records, result.producer))
 
-    def _append(self, records: list[CoordinatorRecord]) -> ErrorCode:
-        """Append and replay, one batch per partition in partition order; the first failure stops."""
+    def _append(self, records: list[CoordinatorRecord], producer: tuple[int, int] | None = None) -> ErrorCode:
+        """Append and replay, one batch per partition in partition order; the first failure stops.
+        With a ``producer`` the batches are transactional (no sequence, as Kafka's coordinator
+        writes them) and the records replay as that producer's pending offsets."""
         by_partition: dict[int, list[CoordinatorRecord]] = defaultdict(list)
         for record in records:
             by_partition[self.partition_for(record.group)].append(record)
         now = self.coordinator.clock.time_ms()
         for partition, batch_records in sorted(by_partition.items()):
             encoded = [encode_record(r) for r in batch_records]
-            batch = build_batch(
-                [Record(i, 0, key, value) for i, (key, value) in enumerate(encoded)], base_timestamp=now
-            )
+            entries = [Record(i, 0, key, value) for i, (key, value) in enumerate(encoded)]
+            if producer is None:
+                batch = build_batch(entries, base_timestamp=now)
+            else:
+                batch = build_batch(
+                    entries,
+                    base_timestamp=now,
+                    producer_id=producer[0],
+                    producer_epoch=producer[1],
+                    is_transactional=True,
+                )
             try:
                 self._log.append(partition, batch)
             except AppendFailed as exc:
                 log.error("cannot append to %s-%d: %s", OFFSETS_TOPIC, partition, exc.code.name)
                 return exc.code
             for record in batch_records:
-                self.coordinator.replay(record)
+                self.coordinator.replay(record, None if producer is None else producer[0])
         return ErrorCode.NONE
+
+    def complete_transaction(self, partition: int, producer_id: int, commit: bool) -> None:
+        """A COMMIT or ABORT marker of the producer was written to (or loaded from) ``partition``."""
+        self.coordinator.complete_transaction(producer_id, commit, lambda group: self.partition_for(group) == partition)
 
     # ------------------------------------------------------------------ requests
 
@@ -170,6 +196,18 @@ class CoordinatorRuntime:
         self, who: CommitIdentity, partitions: list[CommitPartition], api_version: int, retention_time_ms: int = -1
     ) -> list[ErrorCode]:
         return self.complete(self.coordinator.commit_offsets(who, partitions, api_version, retention_time_ms))
+
+    def commit_txn_offsets(
+        self,
+        who: CommitIdentity,
+        producer_id: int,
+        producer_epoch: int,
+        partitions: list[CommitPartition],
+        api_version: int,
+    ) -> list[ErrorCode]:
+        return self.complete(
+            self.coordinator.commit_txn_offsets(who, producer_id, producer_epoch, partitions, api_version)
+        )
 
     def delete_offsets(self, group_id: str, partitions: list[tuple[str, int]]) -> tuple[ErrorCode, list[ErrorCode]]:
         return self.complete(self.coordinator.delete_offsets(group_id, partitions))

@@ -9,6 +9,8 @@ at start-up; the dispatcher wraps it with each request's header and connection.
 - `TopicsView`: the topic catalog, and topic creation, deletion and config changes.
 - `ClusterView`: this node: ids, advertised endpoint, broker config and its dynamic layers.
 - `GroupsView`: the group coordinator's runtime (`odradek.coordinator.runtime.CoordinatorRuntime`).
+- `TransactionsView`: the transaction coordinator's runtime
+  (`odradek.transactions.runtime.TransactionRuntime`).
 - `ProducerIds`: producer id allocation (InitProducerId).
 """
 
@@ -28,6 +30,7 @@ from odradek.coordinator.offsets import CommitIdentity
 from odradek.fetch_sessions import FetchSessionCache
 from odradek.partition.results import AppendResult, Leadership, OffsetResult, ReadResult
 from odradek.txn.markers import Marker
+from odradek.txn.messages import DescribedTransaction, EndTxnResult, InitProducerIdResult, ListedTransactions
 from odradek.txn.producer_state import ProducerView
 from odradek.wire.api import RequestHeader
 from odradek.wire.errors import ErrorCode
@@ -41,6 +44,7 @@ __all__ = [
     "RequestContext",
     "Services",
     "TopicsView",
+    "TransactionsView",
 ]
 
 
@@ -78,12 +82,6 @@ class PartitionsView(Protocol):
 
     def needs_transaction_verification(self, topic: str, partition: int, producer_id: int, producer_epoch: int) -> bool:
         """Whether the producer has no transaction open on the partition at this epoch."""
-        ...
-
-    def write_marker(
-        self, topic: str, partition: int, marker: Marker, transaction_version: int, now_ms: int
-    ) -> ErrorCode:
-        """Write a COMMIT/ABORT transaction marker (WriteTxnMarkers)."""
         ...
 
     def active_producers(self, topic: str, partition: int) -> tuple[ErrorCode, list[ProducerView]]: ...
@@ -178,6 +176,21 @@ class GroupsView(Protocol):
         self, who: CommitIdentity, partitions: list[CommitPartition], api_version: int, retention_time_ms: int = -1
     ) -> list[ErrorCode]: ...
 
+    def commit_txn_offsets(
+        self,
+        who: CommitIdentity,
+        producer_id: int,
+        producer_epoch: int,
+        partitions: list[CommitPartition],
+        api_version: int,
+    ) -> list[ErrorCode]:
+        """TxnOffsetCommit: the offsets stay pending until the producer's transaction ends."""
+        ...
+
+    def partition_for(self, group_id: str) -> int:
+        """The group's ``__consumer_offsets`` partition."""
+        ...
+
     def delete_offsets(self, group_id: str, partitions: list[tuple[str, int]]) -> tuple[ErrorCode, list[ErrorCode]]: ...
 
     def delete_groups(self, group_ids: list[str]) -> list[ErrorCode]: ...
@@ -185,6 +198,53 @@ class GroupsView(Protocol):
 
 class ProducerIds(Protocol):
     def allocate(self) -> int: ...
+
+
+class TransactionsView(Protocol):
+    """The transaction coordinator; every answer carries its Kafka error as a value."""
+
+    def ensure_topic(self) -> bool:
+        """Create ``__transaction_state`` if needed; True when it existed before this call."""
+        ...
+
+    def init_producer_id(
+        self, transactional_id: str | None, timeout_ms: int, producer_id: int, producer_epoch: int
+    ) -> InitProducerIdResult: ...
+
+    def add_partitions(
+        self,
+        transactional_id: str,
+        producer_id: int,
+        producer_epoch: int,
+        partitions: Iterable[tuple[str, int]],
+        client_transaction_version: int = 0,
+    ) -> ErrorCode: ...
+
+    def add_offsets(
+        self, transactional_id: str, producer_id: int, producer_epoch: int, group_id: str, client_version: int = 0
+    ) -> ErrorCode: ...
+
+    def verify_partitions(
+        self, transactional_id: str, producer_id: int, producer_epoch: int, partitions: Iterable[tuple[str, int]]
+    ) -> dict[tuple[str, int], ErrorCode]: ...
+
+    def end_txn(
+        self, transactional_id: str, producer_id: int, producer_epoch: int, commit: bool, client_version: int = 0
+    ) -> EndTxnResult: ...
+
+    def write_marker(self, topic: str, partition: int, marker: Marker, transaction_version: int) -> ErrorCode:
+        """Write a COMMIT/ABORT marker (WriteTxnMarkers), as the coordinator's own are written."""
+        ...
+
+    def describe(self, transactional_id: str) -> DescribedTransaction: ...
+
+    def list_transactions(
+        self,
+        states: Iterable[str],
+        producer_ids: Iterable[int],
+        duration_ms: int,
+        transactional_id_pattern: str | None,
+    ) -> ListedTransactions: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +258,7 @@ class Services:
     fetch_sessions: FetchSessionCache
     producer_ids: ProducerIds
     clock: Clock
+    transactions: TransactionsView
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,6 +294,10 @@ class RequestContext:
     @property
     def producer_ids(self) -> ProducerIds:
         return self.services.producer_ids
+
+    @property
+    def transactions(self) -> TransactionsView:
+        return self.services.transactions
 
     @property
     def clock(self) -> Clock:

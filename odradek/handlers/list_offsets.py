@@ -9,12 +9,15 @@ read_committed a record found by timestamp must lie below the last stable offset
 Unknown topic or partition -> UNKNOWN_TOPIC_OR_PARTITION; a current leader epoch newer than
 ours -> UNKNOWN_LEADER_EPOCH.  The lookups and the leader epoch are the partitions service's
 (`odradek.partition.service.Partitions.list_offset`); the epoch field exists from v4 on.
+Partitions are answered in the order Kafka's hash map of them iterates (`odradek.java_order`),
+grouped by topic in order of first appearance.
 """
 
 from __future__ import annotations
 
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
+from odradek.java_order import java_hash_order, topic_partition_hash
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.list_offsets import (
     ListOffsetsRequest,
@@ -66,9 +69,10 @@ def _lookup(
 @registry.api(ListOffsetsRequest, ListOffsetsResponse, "1-11", _error)
 async def list_offsets(ctx: RequestContext, request: ListOffsetsRequestValue) -> ListOffsetsResponseValue:
     committed = ctx.version >= 2 and request.isolation_level == READ_COMMITTED
-    return ListOffsetsResponse(
-        topics=[
-            _TopicResponse(name=t.name, partitions=[_lookup(ctx, t.name, p, committed) for p in t.partitions])
-            for t in request.topics
-        ]
-    )
+    answers = {
+        (t.name, p.partition_index): _lookup(ctx, t.name, p, committed) for t in request.topics for p in t.partitions
+    }
+    by_topic: dict[str, list[ListOffsetsResponseValue.ListOffsetsTopicResponse.ListOffsetsPartitionResponse]] = {}
+    for topic, partition in java_hash_order(answers, lambda tp: topic_partition_hash(*tp)):
+        by_topic.setdefault(topic, []).append(answers[(topic, partition)])
+    return ListOffsetsResponse(topics=[_TopicResponse(name=name, partitions=parts) for name, parts in by_topic.items()])

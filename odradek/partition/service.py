@@ -174,14 +174,13 @@ class Partitions:
         batch, header = checked
         return target.append(batch, now_ms, header, transaction_verified=transaction_verified)
 
-    def append_internal(
-        self, topic: str, partition: int, batch: bytes, now_ms: int, *, transaction_verified: bool = False
-    ) -> AppendResult:
-        """An append by this broker itself (coordinator records): no produce checks."""
+    def append_internal(self, topic: str, partition: int, batch: bytes, now_ms: int) -> AppendResult:
+        """An append by this broker itself (coordinator records): no produce checks; a
+        transactional batch was verified by the coordinator that wrote it."""
         target = self._partitions.get((topic, partition))
         if target is None:
             return AppendResult(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-        return target.append(bytearray(batch), now_ms, transaction_verified=transaction_verified)
+        return target.append(bytearray(batch), now_ms, transaction_verified=True)
 
     def needs_transaction_verification(self, topic: str, partition: int, producer_id: int, producer_epoch: int) -> bool:
         """Whether a transactional write of the producer must be checked with the transaction

@@ -143,12 +143,14 @@ def _illegal_or_invalid(meta: TxnMetadata) -> EndDecision:
     raise RuntimeError(f"transactional id {meta.transactional_id} is {meta.state.display_name}, which is never stored")
 
 
-def fence_and_abort(meta: TxnMetadata, transaction_version: int, now: int) -> TxnMetadata:
+def fence_and_abort(meta: TxnMetadata, now: int) -> TxnMetadata:
     """The PrepareAbort of an Ongoing transaction the coordinator aborts itself.
 
-    The epoch goes one above the zombie's (PrepareEpochFence); under transactions v2 (the
-    finalized ``transaction_version``) the abort bumps it once more, as any v2 abort does.
+    The epoch goes one above the zombie's (PrepareEpochFence); a transaction the client opened
+    with transactions v2 is aborted as any v2 abort, bumping the epoch once more (Kafka 4.4 does
+    so for a zombie fenced by InitProducerId and for a timed-out transaction alike: checked with
+    compat-tests/probes, sequence txn.fencing_and_timeout).
     """
     fenced = fence_epoch(meta)
-    version = transaction_version if transaction_version >= 2 else 0
+    version = meta.client_transaction_version if meta.client_transaction_version >= 2 else 0
     return prepare_end(fenced, _S.PREPARE_ABORT, version, NO_PRODUCER_ID, now, no_partition_added=False)

@@ -20,7 +20,22 @@ NETWORK = {"asyncio", "socket"}
 ALLOWED: dict[str, tuple[str, ...]] = {
     "odradek.wire": (),
     "odradek.storage": ("odradek.wire.records", "odradek.clock"),
-    "odradek.txn": ("odradek.wire", "odradek.storage", "odradek.clock", "odradek.coordinator.placement"),
+    "odradek.txn": (
+        "odradek.wire",
+        "odradek.storage",
+        "odradek.clock",
+        "odradek.coordinator.placement",
+        "odradek.java_order",
+        "odradek.java_hash",
+    ),
+    "odradek.transactions": (
+        "odradek.txn",
+        "odradek.wire",
+        "odradek.clock",
+        "odradek.scheduler",
+        "odradek.coordinator.placement",
+        "odradek.partition.internal_topic",
+    ),
     "odradek.partition": (
         "odradek.storage",
         "odradek.txn",

@@ -86,12 +86,16 @@ def test_prepared_transaction_answers_concurrent_transactions(state: TxnState) -
 
 @pytest.mark.parametrize(("tv", "abort_epoch"), [(2, 2), (1, 1), (0, 1)])
 def test_ongoing_transaction_of_a_zombie_is_aborted_first(tv: int, abort_epoch: int) -> None:
-    h = Harness(transaction_version=tv)
-    h.ready()
+    """The abort follows the transaction's own version (``tv``: how the client opened it), not
+    the finalized feature level: a v2 transaction's abort bumps the fenced epoch once more."""
+    h = Harness(transaction_version=2)
+    h.ready(tv=tv)
     h.clock.advance(7)
     result = h.coordinator.init_producer_id(TID, 60_000)
     assert result.response == InitProducerIdResult(E.CONCURRENT_TRANSACTIONS)
-    assert result.markers == (WriteMarkers(TID, FIRST_PRODUCER_ID, abort_epoch, False, 0, frozenset({("t", 0)})),)
+    marker_version = 2 if tv >= 2 else 0
+    expected = WriteMarkers(TID, FIRST_PRODUCER_ID, abort_epoch, False, 0, frozenset({("t", 0)}), marker_version)
+    assert result.markers == (expected,)
     h.persist(result)
     meta = h.meta()
     assert (meta.state, meta.producer_epoch) == (S.PREPARE_ABORT, abort_epoch)
