@@ -13,8 +13,9 @@ Rules (Kafka's ClassicGroup.validateOffsetCommit and OffsetMetadataManager):
   (REBALANCE_IN_PROGRESS); a Dead group answers COORDINATOR_NOT_AVAILABLE;
 - metadata longer than ``offset.metadata.max.bytes`` characters: OFFSET_METADATA_TOO_LARGE;
 - a transactional commit (TxnOffsetCommit) follows the same rules, except that an unknown group
-  with generation >= 0 is ILLEGAL_GENERATION at every version and a group completing a rebalance
-  accepts it (Kafka's OffsetMetadataManager).
+  with generation >= 0 is ILLEGAL_GENERATION at every version, a commit naming no member (v0-2,
+  or generation -1 without member and instance ids) is accepted whatever the group's state, and
+  a group completing a rebalance accepts it (Kafka's OffsetMetadataManager).
 """
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ def validate_commit(
     if group.is_in(GroupState.DEAD):
         return ErrorCode.COORDINATOR_NOT_AVAILABLE
     if who.generation_id < 0 and group.is_in(GroupState.EMPTY):
+        return ErrorCode.NONE
+    if transactional and who.generation_id == -1 and not who.member_id and who.group_instance_id is None:
         return ErrorCode.NONE
     if who.generation_id >= 0 or who.member_id or who.group_instance_id is not None:
         error = group.validate_member(who.member_id, who.group_instance_id)

@@ -56,6 +56,7 @@ from common import (
     sorted_records,
     wanted_configs,
 )
+from aiokafka_txn import AiokafkaTransactions
 from members import POLL_S, MemberBook
 
 _TIMEOUT_MS = int(OPERATION_TIMEOUT_S * 1000)
@@ -77,10 +78,12 @@ def _raise_topic_errors(entries: Any) -> None:
             raise for_code(code)()
 
 
-class AiokafkaClient:
-    """Protocol ops on top of aiokafka, driven synchronously one step at a time."""
+class AiokafkaClient(AiokafkaTransactions):
+    """Protocol ops on top of aiokafka, driven synchronously one step at a time; the transactional
+    ops are `AiokafkaTransactions`'."""
 
     def __init__(self, bootstrap: str) -> None:
+        AiokafkaTransactions.__init__(self)
         self.bootstrap = bootstrap
         self.name = f"aiokafka {aiokafka.__version__}"
         self.loop = asyncio.new_event_loop()
@@ -112,6 +115,7 @@ class AiokafkaClient:
         self._run(_stop_members(members))
         for producer in self.producers.values():
             self._run(producer.stop())
+        self.close_transactions()
         self._run(self.admin.close())
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.loop_thread.join()
