@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DATA_DIR ?= ./data
 
-.PHONY: run test lint typecheck compat compat-deps probes bench clean
+.PHONY: run test lint typecheck compat compat-deps probes bench clean soak-eos
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,16 @@ typecheck: $(STAMP) $(SPARK_STAMP)
 test: $(STAMP) $(SPARK_STAMP) lint typecheck
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests --ignore=tests/spark
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/spark
+
+# Exactly once through crashes, longer than `make test` runs it: the copy job and the broker are
+# SIGKILLed over EOS_ROUNDS rounds for each seed (tests/integration/test_exactly_once.py).
+EOS_ROUNDS ?= 150
+EOS_SEEDS ?= 1 2 3
+soak-eos: $(STAMP)
+	for seed in $(EOS_SEEDS); do \
+		EOS_SEED=$$seed EOS_ROUNDS=$(EOS_ROUNDS) $(BIN)/python -m pytest -q -p no:cacheprovider \
+			tests/integration/test_exactly_once.py || exit 1; \
+	done
 
 # The matrix needs java+mvn, go, node (all on the project's machines) and kcat (a Debian package).
 # A missing toolchain skips its column with a loud line; it never fails the run by itself.
