@@ -78,7 +78,7 @@ class Copier:
     def run_to_the_end(self, timeout_s: float) -> int:
         self.kill()
         return subprocess.run(
-            self.argv + ["--idle-exit-s", "4"], stdout=self.log, stderr=self.log, timeout=timeout_s
+            [*self.argv, "--idle-exit-s", "4"], stdout=self.log, stderr=self.log, timeout=timeout_s
         ).returncode
 
 
