@@ -60,6 +60,7 @@ from odradek.storage.errors import RecordBatchTooLarge, StorageError
 from odradek.storage.filesystem import FileSystem
 from odradek.storage.partition_log import PartitionLog
 from odradek.storage.region import FileRegion
+from odradek.storage.txn_cleaning import CleaningHints
 from odradek.storage.txn_index import AbortedTxn
 from odradek.txn.markers import Marker, marker_batch, read_marker
 from odradek.txn.producer_state import CompletedTxn, ProducerStateTable, ProducerView, SequenceVerdict, Verdict
@@ -155,9 +156,11 @@ class Partition:
     def offline(self) -> bool:
         return self._log.offline
 
-    def retained_batches(self) -> frozenset[int]:
-        """The batches compaction must keep (empty if need be): each producer's last batch."""
-        return self.producers.last_batch_offsets()
+    def cleaning_hints(self) -> CleaningHints:
+        """What compaction must keep (each producer's last batch, or the markers holding its
+        epoch) and where it must stop (the first unstable offset)."""
+        producers = self.producers
+        return CleaningHints(producers.last_batch_offsets(), producers.marker_epochs(), producers.first_unstable_offset)
 
     # ----------------------------------------------------------------- append
 

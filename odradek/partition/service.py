@@ -31,6 +31,7 @@ from odradek.storage.filesystem import FileSystem
 from odradek.storage.log_config import LogConfig
 from odradek.storage.log_manager import LogManager
 from odradek.storage.partition_log import PartitionLog
+from odradek.storage.txn_cleaning import CleaningHints
 from odradek.txn.markers import Marker
 from odradek.txn.producer_state import ProducerView
 from odradek.wire.errors import ErrorCode
@@ -63,7 +64,7 @@ class Partitions:
     """Every partition of this node, and the operations on their data.
 
     Constructing it opens a `Partition` over every log of ``logs`` (loading each producer
-    state) and makes it the log manager's compaction hook (`retained_batches`)."""
+    state) and makes it the log manager's compaction hook (`cleaning_hints`)."""
 
     def __init__(
         self,
@@ -79,7 +80,7 @@ class Partitions:
         self._node_id = node_id
         self._scheduler = scheduler
         self._partitions: dict[tuple[str, int], Partition] = {}
-        logs.set_retained_batches(self.retained_batches)
+        logs.set_cleaning_hints(self.cleaning_hints)
         for log in logs.logs():
             self._adopt(log)
 
@@ -120,10 +121,10 @@ class Partitions:
         """The data directory every partition lives in."""
         return self._logs.data_dir
 
-    def retained_batches(self, log: PartitionLog) -> frozenset[int]:
-        """The compaction hook: the batches of ``log`` the cleaner must keep."""
+    def cleaning_hints(self, log: PartitionLog) -> CleaningHints:
+        """The compaction hook: what the cleaner must keep of ``log`` and where it must stop."""
         partition = self._partitions.get((log.topic, log.partition))
-        return partition.retained_batches() if partition is not None else frozenset()
+        return partition.cleaning_hints() if partition is not None else CleaningHints()
 
     # ------------------------------------------------------------- leadership
 

@@ -49,6 +49,7 @@ from odradek.storage.filesystem import FileSystem, write_file_atomic
 from odradek.storage.log_config import LogConfig
 from odradek.storage.partition_log import AppendListener, PartitionLog
 from odradek.storage.retention import delete_old_segments
+from odradek.storage.txn_cleaning import CleaningHints
 
 __all__ = [
     "CLEAN_SHUTDOWN_FILE",
@@ -112,7 +113,7 @@ class LogManager:
     ) -> None:
         self._fs = fs
         self._cleaner_config = cleaner_config or CleanerConfig()
-        self._retained_batches: Callable[[PartitionLog], frozenset[int]] = lambda _log: frozenset()
+        self._cleaning_hints: Callable[[PartitionLog], CleaningHints] = lambda _log: CleaningHints()
         self.data_dir = data_dir
         self._clock = clock
         self.clean_shutdown = clean_shutdown
@@ -124,10 +125,10 @@ class LogManager:
         self._first_dirty: dict[tuple[str, int], int] = {}
         self._deletion_listener: Callable[[int], None] | None = None
 
-    def set_retained_batches(self, provider: Callable[[PartitionLog], frozenset[int]]) -> None:
-        """Who names the batches compaction must keep even when empty (the partitions service:
-        each idempotent producer's last batch, from the partition's producer state)."""
-        self._retained_batches = provider
+    def set_cleaning_hints(self, provider: Callable[[PartitionLog], CleaningHints]) -> None:
+        """Who tells compaction what the producer state needs kept and where the first unstable
+        offset is (the partitions service, from each partition's producer state)."""
+        self._cleaning_hints = provider
 
     def set_deletion_listener(self, listener: Callable[[int], None]) -> None:
         """Call ``listener(due_ms)`` whenever any log, present or future, starts the
@@ -260,7 +261,7 @@ class LogManager:
                 self._first_dirty.get(key, 0),
                 self._clock.time_ms(),
                 self._cleaner_config,
-                self._retained_batches(log),
+                self._cleaning_hints(log),
             )
         except (OSError, StorageError):
             _log.exception("compaction failed for %s", log.directory)

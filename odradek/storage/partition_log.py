@@ -51,7 +51,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from odradek.clock import Clock
-from odradek.storage.committed_reads import CommittedRead, add_aborted_txn, read_committed
+from odradek.storage.committed_reads import CommittedRead, add_aborted_txn, collect_aborted_txns, read_committed
 from odradek.storage.errors import OffsetOutOfRange, RecordBatchTooLarge, StorageError
 from odradek.storage.filesystem import FileSystem
 from odradek.storage.index_file import INT32_MAX
@@ -528,6 +528,11 @@ class PartitionLog:
             last_stable_offset=last_stable_offset,
             min_one_batch=min_one_batch,
         )
+
+    def aborted_txns(self, start_offset: int, upper_bound: int) -> tuple[AbortedTxn, ...]:
+        """The aborted transactions overlapping [``start_offset``, ``upper_bound``)."""
+        first = max(bisect_right(self._base_offsets, start_offset) - 1, 0)
+        return collect_aborted_txns(self._segments[first:], start_offset, upper_bound)
 
     def add_aborted_txn(self, txn: AbortedTxn) -> bool:
         """Index an aborted transaction in the segment holding its marker; False if already there."""

@@ -305,6 +305,11 @@ class ProducerStateTable:
         (empty if need be) so that this state can be rebuilt from the log."""
         return frozenset(entry.batches[-1].first_offset for entry in self._producers.values() if entry.batches)
 
+    def marker_epochs(self) -> frozenset[tuple[int, int]]:
+        """``(producer id, epoch)`` of the producers known by their markers alone (no batch at
+        their epoch): compaction keeps their markers of that epoch, which hold it."""
+        return frozenset((pid, entry.epoch) for pid, entry in self._producers.items() if not entry.batches)
+
     # ------------------------------------------------------------------ persistence
 
     def entries(self) -> Iterator[ProducerSnapshotRow]:
