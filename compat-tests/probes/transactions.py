@@ -150,7 +150,12 @@ class Txn:
         return self.s.call(label, ApiKey.ADD_PARTITIONS_TO_TXN, version, transactions=[transaction])
 
     def add_offsets(self, label: str, group: str, version: int = 3, **override: Any) -> Any:
-        fields = {"transactional_id": self.tid, "producer_id": self.pid, "producer_epoch": self.epoch, "group_id": group}
+        fields = {
+            "transactional_id": self.tid,
+            "producer_id": self.pid,
+            "producer_epoch": self.epoch,
+            "group_id": group,
+        }
         fields.update(override)
         return self.s.call(label, ApiKey.ADD_OFFSETS_TO_TXN, version, **fields)
 
@@ -442,10 +447,10 @@ def txn_offsets(s: Session, names: dict[str, str]) -> None:
 
     def fetch_offsets(label: str, stable: bool, version: int = 8) -> Any:
         if version >= 8:
-            return s.call(label, ApiKey.OFFSET_FETCH, version, require_stable=stable,
-                          groups=[{"group_id": group, "topics": [{"name": topic, "partition_indexes": [0, 1]}]}])  # fmt: skip
-        return s.call(label, ApiKey.OFFSET_FETCH, version, group_id=group, require_stable=stable,
-                      topics=[{"name": topic, "partition_indexes": [0, 1]}])  # fmt: skip
+            wanted = [{"group_id": group, "topics": [{"name": topic, "partition_indexes": [0, 1]}]}]
+            return s.call(label, ApiKey.OFFSET_FETCH, version, require_stable=stable, groups=wanted)
+        topics = [{"name": topic, "partition_indexes": [0, 1]}]
+        return s.call(label, ApiKey.OFFSET_FETCH, version, group_id=group, require_stable=stable, topics=topics)
 
     commit("before AddOffsetsToTxn")
     txn.add_offsets("add offsets", group)
@@ -471,9 +476,15 @@ def txn_offsets(s: Session, names: dict[str, str]) -> None:
     txn.wait_state("CompleteAbort")
     fetch_offsets("after the abort, require stable", True)
     member = _member(s, group)
+    commit("a member of the group, wrong generation, offsets not added", version=3,
+           generation_id_or_member_epoch=member[1] + 1, member_id=member[0])  # fmt: skip
+    commit("v4 offsets not added", version=4)
+    txn.add_offsets("add offsets a third time", group)
     commit("a member of the group, wrong generation", version=3, generation_id_or_member_epoch=member[1] + 1,
            member_id=member[0])  # fmt: skip
-    txn.add_offsets("add offsets a third time", group)
+    commit("another member id", version=3, generation_id_or_member_epoch=member[1], member_id="someone-else")
+    commit("no member named while the group has one (v3)")
+    commit("no member named while the group has one (v0)", version=0)
     commit("a member of the group", version=3, generation_id_or_member_epoch=member[1], member_id=member[0])
     txn.end("commit the member's offsets", commit=True)
     txn.wait_state("CompleteCommit")
@@ -573,8 +584,10 @@ def write_markers(s: Session, names: dict[str, str]) -> None:
             "producer_id": txn.pid,
             "producer_epoch": epoch,
             "transaction_result": commit,
-            "topics": [{"name": topic, "partition_indexes": partitions}, {"name": names["missing"],
-                                                                          "partition_indexes": [0]}],
+            "topics": [
+                {"name": topic, "partition_indexes": partitions},
+                {"name": names["missing"], "partition_indexes": [0]},
+            ],
             "coordinator_epoch": 0,
             **extra,
         }
@@ -626,6 +639,13 @@ def transactions_v2(s: Session, names: dict[str, str]) -> None:
     txn.end("abort v5", commit=False, version=5)
     txn.wait_state("CompleteAbort")
     txn.end("abort v4 after v5", commit=False, version=4)
+    fresh = Txn(s, names["other"] + "-tx")
+    fresh.find()
+    fresh.init_ready()
+    fresh.produce("a new producer id at sequence 3 (v12)", topic, 1, _batch(fresh.pid, fresh.epoch, 3), version=12)
+    fresh.produce("a new producer id at sequence 0 (v12)", topic, 1, _batch(fresh.pid, fresh.epoch, 0), version=12)
+    fresh.end("its commit (v5)", commit=True, version=5)
+    fresh.wait_state("CompleteCommit")
     fetch(s, "read_committed", topic, 2, 1)
     fetch(s, "read_uncommitted", topic, 2, 0)
     describe_producers(s, "producers", topic, [0, 1])

@@ -76,6 +76,7 @@ class PartitionsView(Protocol):
         now_ms: int,
         *,
         transaction_verified: bool = False,
+        verified_v2: bool = False,
     ) -> AppendResult:
         """A client's produce to one partition (checks, producer state, write)."""
         ...

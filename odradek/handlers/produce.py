@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
-from odradek.handlers.txn_verification import produce_verification, verify_write
+from odradek.handlers.txn_verification import Verified, produce_verification, verify_write
 from odradek.partition.results import AppendResult
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.produce import (
@@ -124,10 +124,9 @@ def _names(ctx: RequestContext, request: ProduceRequestValue) -> list[str | None
     return [info.name if info is not None else None for info in found]
 
 
-def _verify(
-    ctx: RequestContext, request: ProduceRequestValue, names: list[str | None]
-) -> dict[TopicPartition, ErrorCode] | ErrorCode:
-    """The partitions the transaction coordinator refused, or an error for the whole request."""
+def _verify(ctx: RequestContext, request: ProduceRequestValue, names: list[str | None]) -> Verified | ErrorCode:
+    """What the transaction coordinator said of the request's partitions, or an error for the
+    whole request."""
     producers: set[tuple[int, int]] = set()
     written: list[TopicPartition] = []
     for name, topic_data in zip(names, request.topic_data, strict=True):
@@ -138,7 +137,7 @@ def _verify(
                 if name is not None:
                     written.append((name, data.index))
     if not producers:
-        return {}
+        return Verified()
     if request.transactional_id is None:
         return ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
     if len(producers) > 1:
@@ -155,12 +154,12 @@ async def produce(ctx: RequestContext, request: ProduceRequestValue) -> ProduceR
     responses = []
     acks_valid = request.acks in (-1, 0, 1)
     names = _names(ctx, request)
-    refused: dict[TopicPartition, ErrorCode] = {}
+    verified = Verified()
     if ctx.version >= 3 and acks_valid:
-        verified = _verify(ctx, request, names)
-        if isinstance(verified, ErrorCode):
-            return _error(request, verified)
-        refused = verified
+        found = _verify(ctx, request, names)
+        if isinstance(found, ErrorCode):
+            return _error(request, found)
+        verified = found
     for name, topic_data in zip(names, request.topic_data, strict=True):
         partitions = []
         for data in topic_data.partition_data:
@@ -170,15 +169,21 @@ async def produce(ctx: RequestContext, request: ProduceRequestValue) -> ProduceR
                 result = AppendResult(ErrorCode.INVALID_REQUIRED_ACKS)
             elif name is None:
                 result = AppendResult(ErrorCode.UNKNOWN_TOPIC_ID)
-            elif (name, data.index) in refused:
-                result = _verification_refusal(refused[(name, data.index)])
+            elif (name, data.index) in verified.refused:
+                result = _verification_refusal(verified.refused[(name, data.index)])
             else:
                 records = data.records
                 # The codec decodes a record set as a zero-copy view of the request frame.
                 assert records is None or isinstance(records, memoryview), "a decoded record set is a memoryview"
                 now_ms = ctx.clock.time_ms()
                 result = ctx.partitions.append(
-                    name, data.index, records, ctx.version, now_ms, transaction_verified=True
+                    name,
+                    data.index,
+                    records,
+                    ctx.version,
+                    now_ms,
+                    transaction_verified=True,
+                    verified_v2=(name, data.index) in verified.added,
                 )
             partitions.append(_answer(data.index, result))
         responses.append(

@@ -92,8 +92,8 @@ def _commit(
         [offsets_partition],
         txn_offset_commit_verification(ctx.version),
     )
-    if refused:
-        return [refused[offsets_partition]] * len(accepted)
+    if refused.refused:
+        return [refused.refused[offsets_partition]] * len(accepted)
     who = CommitIdentity(
         request.group_id,
         request.generation_id_or_member_epoch if ctx.version >= 3 else -1,

@@ -13,20 +13,31 @@ request version (Kafka's ``TransactionSupportedOperation``):
 
 PRODUCER_FENCED is answered INVALID_PRODUCER_EPOCH (producers expect that one here).
 ``transaction.partition.verification.enable=false`` turns the DEFAULT and GENERIC checks off.
+A partition added this way (ADD) takes a producer it does not know only from sequence 0, as Kafka.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from enum import Enum
 
 from odradek.handlers.context import RequestContext
 from odradek.wire.errors import ErrorCode
 
-__all__ = ["Verification", "produce_verification", "txn_offset_commit_verification", "verify_write"]
+__all__ = ["Verification", "Verified", "produce_verification", "txn_offset_commit_verification", "verify_write"]
 
 TopicPartition = tuple[str, int]
 
 TRANSACTIONS_V2 = 2
+
+
+@dataclass(frozen=True)
+class Verified:
+    """The outcome of a verification: the partitions refused, with the error to answer, and
+    those the coordinator added to the transaction (transactions v2)."""
+
+    refused: dict[TopicPartition, ErrorCode] = field(default_factory=dict)
+    added: frozenset[TopicPartition] = frozenset()
 
 
 class Verification(Enum):
@@ -54,25 +65,27 @@ def verify_write(
     producer_epoch: int,
     partitions: list[TopicPartition],
     how: Verification,
-) -> dict[TopicPartition, ErrorCode]:
+) -> Verified:
     """The partitions of a transactional write that may not be written, with the error to answer
-    (empty: write them all)."""
+    (none: write them all), and those added to the transaction by this write."""
     needed = [
         tp
         for tp in partitions
         if ctx.partitions.needs_transaction_verification(tp[0], tp[1], producer_id, producer_epoch)
     ]
     if not needed:
-        return {}
+        return Verified()
     if how is Verification.ADD:
         error = ctx.transactions.add_partitions(transactional_id, producer_id, producer_epoch, needed, TRANSACTIONS_V2)
-        errors = {} if error is ErrorCode.NONE else dict.fromkeys(needed, error)
+        if error is ErrorCode.NONE:
+            return Verified(added=frozenset(needed))
+        errors = dict.fromkeys(needed, error)
     elif not ctx.cluster.config.transaction_partition_verification_enable:
-        return {}
+        return Verified()
     else:
         found = ctx.transactions.verify_partitions(transactional_id, producer_id, producer_epoch, needed)
         errors = {tp: error for tp, error in found.items() if error is not ErrorCode.NONE}
-    return {tp: _as_told(error, how) for tp, error in errors.items()}
+    return Verified(refused={tp: _as_told(error, how) for tp, error in errors.items()})
 
 
 def _as_told(error: ErrorCode, how: Verification) -> ErrorCode:

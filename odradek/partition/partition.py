@@ -171,18 +171,20 @@ class Partition:
         header: BatchHeader | None = None,
         *,
         transaction_verified: bool = False,
+        verified_v2: bool = False,
     ) -> AppendResult:
         """Append ``records`` (patched in place): producer state check, write, producer state,
         wake-up (module docstring).  ``header`` is the first batch's, when the caller read it
         already; ``transaction_verified``: the caller checked with the transaction coordinator
-        that a transactional batch belongs to an open transaction (or verification is off).
-        Kafka's errors come back as values."""
+        that a transactional batch belongs to an open transaction (or verification is off);
+        ``verified_v2``: that check added the partition (transactions v2), so a producer new
+        here must start at sequence 0.  Kafka's errors come back as values."""
         try:
             if header is None:
                 header = read_header(records)
             tracked = _has_producer(header)
             if tracked:
-                verdict = self.producers.check(header)
+                verdict = self.producers.check(header, verified_v2=verified_v2)
                 if verdict.verdict is Verdict.DUPLICATE:
                     verify_batch(records)
                     return self._sequence_refusal(verdict)

@@ -151,10 +151,12 @@ class Partitions:
         now_ms: int,
         *,
         transaction_verified: bool = False,
+        verified_v2: bool = False,
     ) -> AppendResult:
         """A client's produce of one partition: topic checks, `produce_checks`, then the
         partition's append (producer state, write, wake-up).  ``transaction_verified``: the
-        transaction coordinator confirmed that the batch's transaction includes the partition."""
+        transaction coordinator confirmed that the batch's transaction includes the partition;
+        ``verified_v2``: it added the partition just now (transactions v2)."""
         info = self._topics.get(topic)
         target = self._partitions.get((topic, partition))
         if info is None or target is None:
@@ -173,7 +175,7 @@ class Partitions:
         if isinstance(checked, AppendResult):
             return checked
         batch, header = checked
-        return target.append(batch, now_ms, header, transaction_verified=transaction_verified)
+        return target.append(batch, now_ms, header, transaction_verified=transaction_verified, verified_v2=verified_v2)
 
     def append_internal(self, topic: str, partition: int, batch: bytes, now_ms: int) -> AppendResult:
         """An append by this broker itself (coordinator records): no produce checks; a

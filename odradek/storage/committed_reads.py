@@ -40,12 +40,13 @@ class CommittedRead:
     aborted: tuple[AbortedTxn, ...]
 
 
-def _segment_index(segments: Sequence[LogSegment], offset: int) -> int:
-    return max(bisect_right([segment.base_offset for segment in segments], offset) - 1, 0)
+def _segment_index(base_offsets: Sequence[int], offset: int) -> int:
+    return max(bisect_right(base_offsets, offset) - 1, 0)
 
 
 def read_committed(
     segments: Sequence[LogSegment],
+    base_offsets: Sequence[int],
     log_end_offset: int,
     offset: int,
     max_bytes: int,
@@ -53,11 +54,12 @@ def read_committed(
     last_stable_offset: int,
     min_one_batch: bool,
 ) -> CommittedRead:
-    """Read from ``offset`` (inside the log: the caller checked the range) up to the LSO."""
-    first = _segment_index(segments, offset)
+    """Read from ``offset`` (inside the log: the caller checked the range) up to the LSO;
+    ``base_offsets`` are the segments' base offsets, ascending."""
     if offset >= last_stable_offset:
         return CommittedRead(None, ())
-    stable_segment = _segment_index(segments, last_stable_offset)
+    first = _segment_index(base_offsets, offset)
+    stable_segment = _segment_index(base_offsets, last_stable_offset)
     for index in range(first, min(stable_segment, len(segments) - 1) + 1):
         segment = segments[index]
         max_position = segment.position_of(last_stable_offset) if index == stable_segment else None
@@ -70,26 +72,32 @@ def read_committed(
         upper = segment.fetch_upper_bound_offset(region.position if region is not None else 0, size)
         if upper is None:
             upper = segments[index + 1].base_offset if index + 1 < len(segments) else log_end_offset
-        return CommittedRead(region, collect_aborted_txns(segments[index:], offset, upper))
+        return CommittedRead(region, collect_aborted_txns(segments, index, offset, upper))
     return CommittedRead(None, ())
 
 
-def collect_aborted_txns(segments: Sequence[LogSegment], start_offset: int, upper_bound: int) -> tuple[AbortedTxn, ...]:
+def collect_aborted_txns(
+    segments: Sequence[LogSegment], first: int, start_offset: int, upper_bound: int
+) -> tuple[AbortedTxn, ...]:
     """The aborted transactions overlapping [``start_offset``, ``upper_bound``), searching the
-    transaction indexes of ``segments`` in order until one says the search is complete."""
+    transaction indexes of ``segments[first:]`` in order until one says the search is complete
+    (an empty index costs nothing once loaded)."""
     found: list[AbortedTxn] = []
-    for segment in segments:
-        search = segment.txn_index.collect(start_offset, upper_bound)
+    for index in range(first, len(segments)):
+        txn_index = segments[index].txn_index
+        if not len(txn_index):
+            continue
+        search = txn_index.collect(start_offset, upper_bound)
         found.extend(search.aborted)
         if search.complete:
             break
     return tuple(found)
 
 
-def add_aborted_txn(segments: Sequence[LogSegment], txn: AbortedTxn) -> bool:
+def add_aborted_txn(segments: Sequence[LogSegment], base_offsets: Sequence[int], txn: AbortedTxn) -> bool:
     """Record ``txn`` in the index of the segment holding its marker (``txn.last_offset``);
     False when that index already holds it (a replay after a restart)."""
-    index = segments[_segment_index(segments, txn.last_offset)].txn_index
+    index = segments[_segment_index(base_offsets, txn.last_offset)].txn_index
     last = index.last_offset
     if last is not None and last >= txn.last_offset:
         return False

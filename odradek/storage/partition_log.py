@@ -522,6 +522,7 @@ class PartitionLog:
             raise OffsetOutOfRange(offset, self._log_start_offset, self._log_end_offset)
         return read_committed(
             self._segments,
+            self._base_offsets,
             self._log_end_offset,
             offset,
             max_bytes,
@@ -532,11 +533,11 @@ class PartitionLog:
     def aborted_txns(self, start_offset: int, upper_bound: int) -> tuple[AbortedTxn, ...]:
         """The aborted transactions overlapping [``start_offset``, ``upper_bound``)."""
         first = max(bisect_right(self._base_offsets, start_offset) - 1, 0)
-        return collect_aborted_txns(self._segments[first:], start_offset, upper_bound)
+        return collect_aborted_txns(self._segments, first, start_offset, upper_bound)
 
     def add_aborted_txn(self, txn: AbortedTxn) -> bool:
         """Index an aborted transaction in the segment holding its marker; False if already there."""
-        return add_aborted_txn(self._segments, txn)
+        return add_aborted_txn(self._segments, self._base_offsets, txn)
 
     def offset_for_timestamp(self, timestamp: int) -> TimestampOffset | None:
         """The first record (from the log start) whose timestamp is >= ``timestamp``, if any."""

@@ -161,9 +161,17 @@ class ProducerStateTable:
 
     # ------------------------------------------------------------------ checks
 
-    def check(self, header: BatchHeader) -> SequenceVerdict:
-        """Decide what to do with a data batch carrying a producer id before appending it."""
+    def check(self, header: BatchHeader, *, verified_v2: bool = False) -> SequenceVerdict:
+        """Decide what to do with a data batch carrying a producer id before appending it.
+        ``verified_v2``: transactions v2 verification just added the partition to the
+        transaction; a producer with no batch here must then start at sequence 0."""
         entry = self._producers.get(header.producer_id)
+        if verified_v2 and header.base_sequence != 0 and (entry is None or not entry.batches):
+            return SequenceVerdict(
+                Verdict.OUT_OF_ORDER_SEQUENCE,
+                f"Invalid sequence number for producer {header.producer_id}: {header.base_sequence} (incoming "
+                "seq. number). Expected sequence 0 for transactions v2 idempotent producer with no existing state.",
+            )
         if entry is None:
             return SequenceVerdict(Verdict.APPEND)
         epoch = header.producer_epoch
