@@ -129,6 +129,19 @@ def test_transactions_v2_markers_must_bump_the_epoch_except_a_repeated_one() -> 
     assert h.marker(1, 5, commit=True, version=2).error is ErrorCode.INVALID_PRODUCER_EPOCH, "it is open again"
 
 
+def test_a_partition_added_by_transactions_v2_takes_a_new_producer_from_sequence_0_only() -> None:
+    h = Harness()
+    batch = _batch(1, 0, 3, "a")
+    refused = h.partition.append(batch, h.clock.time_ms(), transaction_verified=True, verified_v2=True)
+    assert refused.error is ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER
+    assert h.partition.high_watermark == 0, "nothing written"
+    assert h.append(_batch(1, 0, 3, "a")).base_offset == 0, "without transactions v2 Kafka takes it"
+    first = h.partition.append(_batch(2, 0, 0, "b"), h.clock.time_ms(), transaction_verified=True, verified_v2=True)
+    assert first.base_offset == 1
+    later = h.partition.append(_batch(1, 0, 4, "c"), h.clock.time_ms(), transaction_verified=True, verified_v2=True)
+    assert later.base_offset == 2, "a producer known here continues its sequence"
+
+
 def test_read_committed_stops_at_the_lso_with_the_aborted_transactions_of_the_range() -> None:
     h = Harness()
     h.append(_batch(1, 0, 0, "a1", "a2"))
