@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DATA_DIR ?= ./data
 
-.PHONY: run test lint typecheck compat compat-deps probes bench clean soak-eos
+.PHONY: run test lint typecheck browser-deps compat compat-deps probes bench clean test-orders-kafka soak-eos
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,21 +29,32 @@ $(SPARK_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test,spark]'
 	touch $(SPARK_STAMP)
 
+# RUN_ARGS adds options, e.g. RUN_ARGS="--console 127.0.0.1:8080" for the web console beside the broker.
 run: $(STAMP)
-	$(BIN)/python -m odradek run --host 127.0.0.1 --port 9092 --data-dir $(DATA_DIR)
+	$(BIN)/python -m odradek run --host 127.0.0.1 --port 9092 --data-dir $(DATA_DIR) $(RUN_ARGS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check odradek tests benchmarks
-	$(BIN)/ruff format --check odradek tests benchmarks
+	$(BIN)/ruff check odradek tests benchmarks examples
+	$(BIN)/ruff format --check odradek tests benchmarks examples
 
 typecheck: $(STAMP) $(SPARK_STAMP)
 	$(BIN)/mypy
 
+# The console's browser tests drive Debian's Chromium (never a browser build Playwright downloads).
+# Where it cannot be installed they skip, naming the reason in pytest's summary.
+CHROMIUM := /usr/bin/chromium
+
+browser-deps:
+	@test -x $(CHROMIUM) || (apt-get update -qq && apt-get install -y -qq chromium) >/dev/null 2>&1 \
+		|| echo "!!! chromium could not be installed: the browser tests of tests/console will be skipped"
+
 # pytest exits 5 when it collects nothing: that is a failure here, never a silent pass.
 # tests/spark runs as its own step after the rest: one JVM and one SparkSession for all of it
 # (its tests skip, loudly, where java or mvn is missing).
-test: $(STAMP) $(SPARK_STAMP) lint typecheck
+# examples/orders is an application's suite on the pytest plugin, run with two xdist workers.
+test: $(STAMP) $(SPARK_STAMP) lint typecheck browser-deps
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests --ignore=tests/spark
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2 examples/orders
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/spark
 
 # Exactly once through crashes, longer than `make test` runs it: the copy job and the broker are
@@ -56,6 +67,10 @@ soak-eos: $(STAMP)
 			tests/integration/test_exactly_once.py || exit 1; \
 	done
 
+# The same orders suite against Apache Kafka (compat-tests' launcher; needs java and mvn).
+test-orders-kafka: $(STAMP)
+	$(BIN)/python examples/orders/against_kafka.py -q -rs
+
 # The matrix needs java+mvn, go, node (all on the project's machines) and kcat (a Debian package).
 # A missing toolchain skips its column with a loud line; it never fails the run by itself.
 compat-deps:
@@ -63,6 +78,12 @@ compat-deps:
 
 compat: $(STAMP) compat-deps
 	$(BIN)/python compat-tests/run.py --extras $(COMPAT_ARGS)
+
+# The odradek command line against Apache Kafka and odradek, outputs compared, and dump-log against Kafka's
+# DumpLogSegments on the same files (needs java+mvn); writes compat-tests/report/cli.{json,md}.
+.PHONY: compat-cli
+compat-cli: $(STAMP)
+	$(BIN)/python compat-tests/cli/run.py $(COMPAT_CLI_ARGS)
 
 # Exact raw requests to Apache Kafka and odradek, answers compared field by field (needs java+mvn).
 probes: $(STAMP)
@@ -78,6 +99,11 @@ emulation-capture: $(STAMP)
 # BENCH_ARGS=--quick for a fast look; benchmarks/storage_log.py measures the log alone.
 bench: $(STAMP) $(BENCH_STAMP)
 	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
+
+# The SASL gate before authentication under 100,000 random frames (make test runs a short run).
+.PHONY: fuzz-security
+fuzz-security: $(STAMP)
+	ODRADEK_FUZZ_FRAMES=100000 $(BIN)/python -m pytest -q -p no:cacheprovider tests/unit/security/test_sasl_gate_fuzz.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache

@@ -18,6 +18,7 @@ from __future__ import annotations
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
 from odradek.java_order import java_hash_order, topic_partition_hash
+from odradek.security.acl import AclOperation, ResourceType
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.list_offsets import (
     ListOffsetsRequest,
@@ -52,6 +53,8 @@ def _lookup(
     committed: bool,
 ) -> ListOffsetsResponseValue.ListOffsetsTopicResponse.ListOffsetsPartitionResponse:
     index = partition.partition_index
+    if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, topic):
+        return _PartitionResponse(partition_index=index, error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED)
     found = ctx.partitions.list_offset(
         topic, index, partition.timestamp, partition.current_leader_epoch, committed=committed
     )

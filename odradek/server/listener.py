@@ -1,11 +1,18 @@
-"""The TCP listener: accepts connections and hands each one a `Connection`."""
+"""A listener: accepts connections (over TLS when given a context) and hands each one a `Connection`.
+
+``prepare`` (the broker's security setup for this listener) runs on each connection once it is made,
+after the TLS handshake; a handshake that does not finish within ``handshake_timeout_s`` closes the
+connection, so a client that stalls it holds nothing.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import ssl
+import time
 
-from odradek.server.connection import Connection, Dispatch, MayWait
+from odradek.server.connection import Connection, Dispatch, MayWait, Prepare
 
 __all__ = ["Listener"]
 
@@ -13,7 +20,26 @@ log = logging.getLogger("odradek.server")
 
 
 class Listener:
-    def __init__(self, dispatch: Dispatch, may_wait: MayWait, host: str, port: int, max_frame_bytes: int) -> None:
+    def __init__(
+        self,
+        dispatch: Dispatch,
+        may_wait: MayWait,
+        host: str,
+        port: int,
+        max_frame_bytes: int,
+        *,
+        name: str = "PLAINTEXT",
+        ssl_context: ssl.SSLContext | None = None,
+        prepare: Prepare | None = None,
+        handshake_timeout_s: float = 60.0,
+        idle_ms: int = 0,
+    ) -> None:
+        self._idle_ms = idle_ms
+        self._sweeper: asyncio.TimerHandle | None = None
+        self.name = name
+        self._ssl = ssl_context
+        self._prepare = prepare
+        self._handshake_timeout_s = handshake_timeout_s
         self._dispatch = dispatch
         self._may_wait = may_wait
         self._host = host
@@ -30,16 +56,44 @@ class Listener:
         return int(self._server.sockets[0].getsockname()[1])
 
     def _new_connection(self) -> Connection:
-        conn = Connection(self._dispatch, self._may_wait, self._max_frame_bytes, self.connections.discard)
+        conn = Connection(
+            self._dispatch, self._may_wait, self._max_frame_bytes, self.connections.discard, self._prepare
+        )
         self.connections.add(conn)
         return conn
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
-        self._server = await loop.create_server(self._new_connection, self._host, self._port, reuse_address=True)
-        log.info("listening on %s:%d", self._host, self.port)
+        if self._ssl is None:
+            self._server = await loop.create_server(self._new_connection, self._host, self._port, reuse_address=True)
+        else:
+            self._server = await loop.create_server(
+                self._new_connection,
+                self._host,
+                self._port,
+                reuse_address=True,
+                ssl=self._ssl,
+                ssl_handshake_timeout=self._handshake_timeout_s,
+            )
+        log.info("listening on %s:%d (%s)", self._host, self.port, self.name)
+        if self._idle_ms > 0:
+            self._sweeper = loop.call_later(min(self._idle_ms / 1000, 1.0), self._close_idle)
+
+    def _close_idle(self) -> None:
+        """Close every connection with no bytes in or out for ``connections.max.idle.ms`` (real time,
+        as Kafka's selector measures it: a test's manual clock does not idle connections out), then
+        look again a period later."""
+        now = time.monotonic()
+        limit = self._idle_ms / 1000
+        for conn in list(self.connections):
+            if now - conn.last_active >= limit:
+                conn.abort(f"idle for {int((now - conn.last_active) * 1000)} ms (connections.max.idle.ms)")
+        self._sweeper = asyncio.get_running_loop().call_later(min(limit, 1.0), self._close_idle)
 
     async def stop(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            self._sweeper = None
         if self._server is None:
             return
         self._server.close()

@@ -31,6 +31,7 @@ from aiokafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssigno
 from aiokafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
 from aiokafka.errors import KafkaError, for_code
 from aiokafka.structs import OffsetAndMetadata
+from aiokafka_txn import AiokafkaTransactions
 from common import (
     CLIENT_MAX_REQUEST_BYTES,
     OPERATION_TIMEOUT_S,
@@ -56,7 +57,6 @@ from common import (
     sorted_records,
     wanted_configs,
 )
-from aiokafka_txn import AiokafkaTransactions
 from members import POLL_S, MemberBook
 
 _TIMEOUT_MS = int(OPERATION_TIMEOUT_S * 1000)

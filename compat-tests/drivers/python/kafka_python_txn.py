@@ -107,7 +107,9 @@ class KafkaPythonTransactions:
                 return {"copied": 0}
             self._begin(name, producer)
             for msg in kept:
-                producer.send(step["output"], key=msg.key, value=msg.value, headers=msg.headers, partition=msg.partition)
+                producer.send(
+                    step["output"], key=msg.key, value=msg.value, headers=msg.headers, partition=msg.partition
+                )
             positions: dict[int, int] = {}
             for msg in kept:
                 positions[msg.partition] = msg.offset + 1

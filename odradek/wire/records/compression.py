@@ -19,20 +19,17 @@ no content size, so decompression streams and accepts several concatenated frame
 
 Invariants:
 - ``decompress(c, compress(c, data)) == data`` for every codec ``c``;
+- each codec's library is imported by the first batch that needs it (together they cost a
+  starting broker a few milliseconds, and most brokers in tests never see a compressed batch);
 - an unknown codec raises `UnknownCodecError`; corrupt input raises `CorruptCompressedDataError`;
   both are `CompressionError`, a `ValueError`.
 """
 
 from __future__ import annotations
 
-import gzip
 import struct
 import zlib
 from enum import IntEnum
-
-import cramjam
-import lz4.frame  # type: ignore[import-untyped]
-import zstandard
 
 __all__ = [
     "CompressionError",
@@ -88,6 +85,8 @@ def compress(codec: int, data: Data, level: int | None = None) -> bytes:
     if codec == CompressionType.SNAPPY:
         return _snappy_xerial_compress(data)
     if codec == CompressionType.LZ4:
+        import lz4.frame  # type: ignore[import-untyped]
+
         framed: bytes = lz4.frame.compress(
             data,
             compression_level=LZ4_DEFAULT_LEVEL if level is None else level,
@@ -99,6 +98,8 @@ def compress(codec: int, data: Data, level: int | None = None) -> bytes:
         )
         return framed
     if codec == CompressionType.ZSTD:
+        import zstandard
+
         compressor = zstandard.ZstdCompressor(level=ZSTD_DEFAULT_LEVEL if level is None else level)
         return compressor.compress(data)
     raise UnknownCodecError(f"unknown compression codec {codec}")
@@ -109,22 +110,30 @@ def decompress(codec: int, data: Data) -> bytes:
     if codec == CompressionType.NONE:
         return bytes(data)
     if codec == CompressionType.GZIP:
+        import gzip
+
         try:
             return gzip.decompress(data)
         except (OSError, EOFError, zlib.error) as exc:
             raise CorruptCompressedDataError(f"corrupt gzip data: {exc}") from exc
     if codec == CompressionType.SNAPPY:
+        import cramjam
+
         try:
             return _snappy_decompress(data)
         except cramjam.DecompressionError as exc:
             raise CorruptCompressedDataError(f"corrupt snappy data: {exc}") from exc
     if codec == CompressionType.LZ4:
+        import lz4.frame
+
         try:
             plain: bytes = lz4.frame.decompress(data)
             return plain
         except RuntimeError as exc:
             raise CorruptCompressedDataError(f"corrupt lz4 data: {exc}") from exc
     if codec == CompressionType.ZSTD:
+        import zstandard
+
         try:
             return _zstd_decompress(data)
         except zstandard.ZstdError as exc:
@@ -133,6 +142,8 @@ def decompress(codec: int, data: Data) -> bytes:
 
 
 def _snappy_xerial_compress(data: Data) -> bytes:
+    import cramjam
+
     view = memoryview(data)
     out = bytearray(_XERIAL_HEADER.pack(_XERIAL_MAGIC, _XERIAL_VERSION, _XERIAL_VERSION))
     for start in range(0, len(view), _XERIAL_BLOCK_SIZE):
@@ -143,6 +154,8 @@ def _snappy_xerial_compress(data: Data) -> bytes:
 
 
 def _snappy_decompress(data: Data) -> bytes:
+    import cramjam
+
     view = memoryview(data)
     if len(view) < _XERIAL_HEADER.size or view[: len(_XERIAL_MAGIC)] != _XERIAL_MAGIC:
         return bytes(cramjam.snappy.decompress_raw(view))
@@ -162,6 +175,8 @@ def _snappy_decompress(data: Data) -> bytes:
 
 
 def _zstd_decompress(data: Data) -> bytes:
+    import zstandard
+
     decompressor = zstandard.ZstdDecompressor()
     view = memoryview(data)
     chunks: list[bytes] = []
