@@ -34,14 +34,16 @@ from probes.fetch_sessions import SEQUENCES as FETCH_SEQUENCES  # noqa: E402
 from probes.groups import SEQUENCES as GROUP_SEQUENCES  # noqa: E402
 from probes.groups_legacy import SEQUENCES as LEGACY_GROUP_SEQUENCES  # noqa: E402
 from probes.idempotence import SEQUENCES as IDEMPOTENCE_SEQUENCES  # noqa: E402
-from probes.secured import SECURED_SEQUENCES  # noqa: E402
+from probes.secured import SECURED_SEQUENCES as SECURITY_SECURED_SEQUENCES  # noqa: E402
 from probes.security import SEQUENCES as SECURITY_SEQUENCES  # noqa: E402
 from probes.session import Observation, Session  # noqa: E402
 from probes.storage import SEQUENCES as STORAGE_SEQUENCES  # noqa: E402
 from probes.topics import SEQUENCES as TOPIC_SEQUENCES  # noqa: E402
 from probes.transactions import SEQUENCES as TRANSACTION_SEQUENCES  # noqa: E402
+from probes.transactions_secured import SEQUENCES as SECURED_TRANSACTION_SEQUENCES  # noqa: E402
 from probes.versions import SEQUENCES as VERSION_SEQUENCES  # noqa: E402
 
+SECURED_SEQUENCES = {**SECURITY_SECURED_SEQUENCES, **SECURED_TRANSACTION_SEQUENCES}
 SEQUENCES = {
     **GROUP_SEQUENCES,
     **LEGACY_GROUP_SEQUENCES,

@@ -303,6 +303,10 @@ class RequestContext:
     def authorize_cluster(self, operation: AclOperation) -> bool:
         return self.authorize(operation, ResourceType.CLUSTER, "kafka-cluster")
 
+    def authorize_any(self, operation: AclOperation, kind: ResourceType) -> bool:
+        """Whether some resource of ``kind`` allows ``operation`` (Kafka's ``authorizeByResourceType``)."""
+        return self.services.security.authorizer.authorize_any(self.connection.identity, operation, kind)
+
     def authorized_operations(self, kind: ResourceType, name: str, operations: Iterable[AclOperation]) -> int:
         """Kafka's authorized-operations bitfield: bit ``op`` set for each of ``operations`` allowed."""
         return sum(1 << op for op in operations if self.authorize(op, kind, name))

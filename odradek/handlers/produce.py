@@ -12,15 +12,15 @@ acks=0 sends no response; acks=1 and acks=-1 are the same on one replica.  With 
 partition of a topic the principal may not WRITE is answered TOPIC_AUTHORIZATION_FAILED.
 
 Transactions (Kafka's ``handleProduceRequest`` and ``handleProduceAppend``): a request holding a
-transactional batch without a transactional id is refused whole with
-TRANSACTIONAL_ID_AUTHORIZATION_FAILED; transactional batches of more than one producer, with
-INVALID_PRODUCER_ID_MAPPING.  Before appending, each partition where the producer has no
-transaction open is verified with the transaction coordinator (`odradek.handlers.txn_verification`;
-v12+ adds the partition itself, transactions v2).  A refused partition is told as Kafka tells it:
-INVALID_TXN_STATE with "Partition was not added to the transaction"; a coordinator that cannot
-answer (CONCURRENT_TRANSACTIONS, loading, not available, not the coordinator) as
-NOT_ENOUGH_REPLICAS, which clients retry; other errors as they are.  Nothing is awaited between
-the verification and the append.
+transactional batch without a transactional id, or with one the principal may not WRITE, is
+refused whole with TRANSACTIONAL_ID_AUTHORIZATION_FAILED; transactional batches of more than
+one producer, with INVALID_PRODUCER_ID_MAPPING.  Before appending, each partition (that may be
+written) where the producer has no transaction open is verified with the transaction
+coordinator (`odradek.handlers.txn_verification`; v12+ adds the partition itself, transactions
+v2).  A refused partition is told as Kafka tells it: INVALID_TXN_STATE with "Partition was not
+added to the transaction"; a coordinator that cannot answer (CONCURRENT_TRANSACTIONS, loading,
+not available, not the coordinator) as NOT_ENOUGH_REPLICAS, which clients retry; other errors
+as they are.  Nothing is awaited between the verification and the append.
 """
 
 from __future__ import annotations
@@ -140,12 +140,18 @@ def _verify(ctx: RequestContext, request: ProduceRequestValue, names: list[str |
                     written.append((name, data.index))
     if not producers:
         return Verified()
-    if request.transactional_id is None:
+    if request.transactional_id is None or not ctx.authorize(
+        AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactional_id
+    ):
         return ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
     if len(producers) > 1:
         return ErrorCode.INVALID_PRODUCER_ID_MAPPING
     ((producer_id, producer_epoch),) = producers
-    known = [tp for tp in written if ctx.topics.get(tp[0]) is not None]
+    known = [
+        tp
+        for tp in written
+        if ctx.topics.get(tp[0]) is not None and ctx.authorize(AclOperation.WRITE, ResourceType.TOPIC, tp[0])
+    ]
     return verify_write(
         ctx, request.transactional_id, producer_id, producer_epoch, known, produce_verification(ctx.version)
     )

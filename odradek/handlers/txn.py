@@ -14,6 +14,13 @@ The rules are the coordinator's (`odradek.txn.coordinator`, run by
   the producer id and epoch to use next.
 - PRODUCER_FENCED is told as INVALID_PRODUCER_EPOCH to clients older than KIP-588's versions.
 
+With an authorizer, as Kafka: a transactional id needs WRITE (else
+TRANSACTIONAL_ID_AUTHORIZATION_FAILED, for every partition of an AddPartitionsToTxn); an
+idempotent InitProducerId needs IDEMPOTENT_WRITE on the cluster or WRITE on some topic (else
+CLUSTER_AUTHORIZATION_FAILED); AddPartitionsToTxn v4+ (a broker's) needs CLUSTER_ACTION, and a
+topic without WRITE fails the transaction's request as an unknown one does, with
+TOPIC_AUTHORIZATION_FAILED; AddOffsetsToTxn needs READ on the group.
+
 Answers list topics and partitions in the order Kafka's hash maps give them
 (`odradek.java_order`): topics by Java's ``HashMap`` of names; within a topic, verify-only
 answers by Java's hash order, the errors of a request refused for unknown topics by Scala's,
@@ -28,6 +35,7 @@ from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
 from odradek.java_hash import java_string_hash
 from odradek.java_order import java_hash_order, scala_mutable_hash_order, topic_partition_hash
+from odradek.security.acl import AclOperation, ResourceType
 from odradek.txn.messages import fenced_error_for_version
 from odradek.wire.api import ApiKey
 from odradek.wire.errors import ErrorCode
@@ -71,6 +79,10 @@ def by_topic_in_kafka_order(
     return [(topic, grouped[topic]) for topic in java_hash_order(grouped, java_string_hash)]
 
 
+def _may_write(ctx: RequestContext, transactional_id: str) -> bool:
+    return ctx.authorize(AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, transactional_id)
+
+
 # -------------------------------------------------------------------- InitProducerId
 
 
@@ -80,6 +92,14 @@ def _init_error(request: InitProducerIdRequestValue, code: ErrorCode) -> InitPro
 
 @registry.api(InitProducerIdRequest, InitProducerIdResponse, "0-5", _init_error)
 async def init_producer_id(ctx: RequestContext, request: InitProducerIdRequestValue) -> InitProducerIdResponseValue:
+    if request.transactional_id is not None:
+        if not _may_write(ctx, request.transactional_id):
+            return _init_error(request, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+    elif not (
+        ctx.authorize_cluster(AclOperation.IDEMPOTENT_WRITE)
+        or ctx.authorize_any(AclOperation.WRITE, ResourceType.TOPIC)
+    ):
+        return _init_error(request, ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
     producer_id = request.producer_id if ctx.version >= 3 else -1
     producer_epoch = request.producer_epoch if ctx.version >= 3 else -1
     result = ctx.transactions.init_producer_id(
@@ -94,13 +114,16 @@ async def init_producer_id(ctx: RequestContext, request: InitProducerIdRequestVa
 # ---------------------------------------------------------------- AddPartitionsToTxn
 
 
-def _unknown_partitions(ctx: RequestContext, partitions: list[TopicPartition]) -> list[TopicPartition]:
-    unknown = []
+def _refused_partitions(ctx: RequestContext, partitions: list[TopicPartition]) -> dict[TopicPartition, ErrorCode]:
+    """The partitions that fail the request: of a topic the principal may not WRITE, or unknown."""
+    refused = {}
     for topic, partition in partitions:
         info = ctx.topics.get(topic)
-        if info is None or not 0 <= partition < info.partitions:
-            unknown.append((topic, partition))
-    return unknown
+        if not ctx.authorize(AclOperation.WRITE, ResourceType.TOPIC, topic):
+            refused[(topic, partition)] = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+        elif info is None or not 0 <= partition < info.partitions:
+            refused[(topic, partition)] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+    return refused
 
 
 def _add_one(
@@ -112,9 +135,11 @@ def _add_one(
     verify_only: bool,
 ) -> list[tuple[TopicPartition, ErrorCode]]:
     """One transaction's partitions and their errors, in Kafka's order."""
-    unknown = _unknown_partitions(ctx, partitions)
-    if unknown:
-        errors = {tp: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION for tp in unknown}
+    if ctx.version < 4 and not _may_write(ctx, transactional_id):
+        ordered = java_hash_order(partitions, lambda tp: topic_partition_hash(*tp))
+        return [(tp, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED) for tp in ordered]
+    errors = _refused_partitions(ctx, partitions)
+    if errors:
         errors.update({tp: ErrorCode.OPERATION_NOT_ATTEMPTED for tp in partitions if tp not in errors})
         ordered = scala_mutable_hash_order(errors, lambda tp: topic_partition_hash(*tp))
         return [(tp, errors[tp]) for tp in ordered]
@@ -161,6 +186,8 @@ async def add_partitions_to_txn(
             verify_only=False,
         )
         return AddPartitionsToTxnResponse(results_by_topic_v3_and_below=_topic_results(errors))
+    if not ctx.authorize_cluster(AclOperation.CLUSTER_ACTION):
+        return _add_partitions_error(request, ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
     results = []
     for txn in request.transactions:
         partitions = [(t.name, p) for t in txn.topics for p in t.partitions]
@@ -178,6 +205,10 @@ def _add_offsets_error(request: AddOffsetsToTxnRequestValue, code: ErrorCode) ->
 
 @registry.api(AddOffsetsToTxnRequest, AddOffsetsToTxnResponse, "0-4", _add_offsets_error)
 async def add_offsets_to_txn(ctx: RequestContext, request: AddOffsetsToTxnRequestValue) -> AddOffsetsToTxnResponseValue:
+    if not _may_write(ctx, request.transactional_id):
+        return AddOffsetsToTxnResponse(error_code=ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+    if not ctx.authorize(AclOperation.READ, ResourceType.GROUP, request.group_id):
+        return AddOffsetsToTxnResponse(error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED)
     error = ctx.transactions.add_offsets(
         request.transactional_id, request.producer_id, request.producer_epoch, request.group_id
     )
@@ -193,6 +224,8 @@ def _end_error(request: EndTxnRequestValue, code: ErrorCode) -> EndTxnResponseVa
 
 @registry.api(EndTxnRequest, EndTxnResponse, "0-5", _end_error)
 async def end_txn(ctx: RequestContext, request: EndTxnRequestValue) -> EndTxnResponseValue:
+    if not _may_write(ctx, request.transactional_id):
+        return EndTxnResponse(error_code=ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
     version = TRANSACTIONS_V2 if ctx.version >= 5 else 0
     result = ctx.transactions.end_txn(
         request.transactional_id, request.producer_id, request.producer_epoch, request.committed, version

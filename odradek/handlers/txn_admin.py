@@ -4,12 +4,15 @@ ListTransactions (66) v0-2.
 - DescribeProducers: per requested partition (request order), the partition's producer state
   (`odradek.txn.producer_state`): epoch, last sequence, last timestamp, the coordinator epoch of
   its last marker and the start of its open transaction; producers in Kafka's hash map order.
-  A partition of an unknown topic answers UNKNOWN_TOPIC_OR_PARTITION.
+  A topic the principal may not READ answers TOPIC_AUTHORIZATION_FAILED (with Kafka's message),
+  a partition of an unknown topic UNKNOWN_TOPIC_OR_PARTITION.
 - DescribeTransactions: the coordinator's view of each transactional id (request order); an
-  unknown id answers TRANSACTIONAL_ID_NOT_FOUND, an empty one INVALID_REQUEST.
+  unknown id answers TRANSACTIONAL_ID_NOT_FOUND, an empty one INVALID_REQUEST, one the principal
+  may not DESCRIBE TRANSACTIONAL_ID_AUTHORIZATION_FAILED; topics it may not DESCRIBE are left out.
 - ListTransactions: every transactional id matching all the filters given: states (unknown
   names are reported back), producer ids, a minimum duration (v1+) and a regular expression
-  the whole id must match (v2+; an invalid one is INVALID_REGULAR_EXPRESSION).
+  the whole id must match (v2+; an invalid one is INVALID_REGULAR_EXPRESSION); only the ids the
+  principal may DESCRIBE.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
 from odradek.java_order import java_hash_order, java_long_hash
+from odradek.security.acl import AclOperation, ResourceType
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.txn import (
     DescribeProducersRequest,
@@ -60,6 +64,12 @@ def _describe_partition(
     ctx: RequestContext, topic: str, partition: int
 ) -> DescribeProducersResponseValue.TopicResponse.PartitionResponse:
     info = ctx.topics.get(topic)
+    if not ctx.authorize(AclOperation.READ, ResourceType.TOPIC, topic):
+        return _ProducersPartition(
+            partition_index=partition,
+            error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+            error_message="Topic authorization failed.",
+        )
     if info is None or not 0 <= partition < info.partitions:
         return _ProducersPartition(partition_index=partition, error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
     error, producers = ctx.partitions.active_producers(topic, partition)
@@ -108,6 +118,9 @@ async def describe_transactions(
 ) -> DescribeTransactionsResponseValue:
     states = []
     for tid in request.transactional_ids:
+        if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, tid):
+            states.append(_Described(error_code=ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, transactional_id=tid))
+            continue
         found = ctx.transactions.describe(tid)
         states.append(
             _Described(
@@ -118,7 +131,11 @@ async def describe_transactions(
                 transaction_start_time_ms=found.start_timestamp_ms,
                 producer_id=found.producer_id,
                 producer_epoch=found.producer_epoch,
-                topics=[_TopicData(topic=topic, partitions=list(ids)) for topic, ids in found.topics],
+                topics=[
+                    _TopicData(topic=topic, partitions=list(ids))
+                    for topic, ids in found.topics
+                    if ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, topic)
+                ],
             )
         )
     return DescribeTransactionsResponse(transaction_states=states)
@@ -149,5 +166,6 @@ async def list_transactions(
                 transactional_id=t.transactional_id, producer_id=t.producer_id, transaction_state=t.state.display_name
             )
             for t in listed.transactions
+            if ctx.authorize(AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, t.transactional_id)
         ],
     )

@@ -1,10 +1,11 @@
 """WriteTxnMarkers (key 27), v1-2: write COMMIT/ABORT markers, as the transaction coordinator does.
 
 Kafka serves it on the client listener to whoever may CLUSTER_ACTION (everyone without an
-authorizer).  Each marker goes to each named partition through the partitions service (epoch
-checks of `odradek.txn.producer_state`: an older producer epoch is refused, under transactions
-v2 (the marker's ``transaction_version``) so is the current one unless it repeats the marker
-that closed the transaction); a ``__consumer_offsets`` marker also ends the producer's pending
+authorizer; anyone else gets CLUSTER_AUTHORIZATION_FAILED for every partition).  Each marker
+goes to each named partition through the partitions service (epoch checks of
+`odradek.txn.producer_state`: an older producer epoch is refused, under transactions v2 (the
+marker's ``transaction_version``) so is the current one unless it repeats the marker that
+closed the transaction); a ``__consumer_offsets`` marker also ends the producer's pending
 offsets.  An unknown topic or partition answers UNKNOWN_TOPIC_OR_PARTITION.
 
 Answer order is Kafka's: per producer, topics in Java ``HashMap`` order of their names, and a
@@ -18,6 +19,7 @@ from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
 from odradek.handlers.txn import by_topic_in_kafka_order
 from odradek.java_order import java_hash_order, topic_partition_hash
+from odradek.security.acl import AclOperation
 from odradek.txn.markers import Marker
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.txn import (
@@ -35,12 +37,12 @@ TopicPartition = tuple[str, int]
 
 
 def _error(request: WriteTxnMarkersRequestValue, code: ErrorCode) -> WriteTxnMarkersResponseValue:
-    return WriteTxnMarkersResponse(
-        markers=[
-            _result(m.producer_id, [((t.name, p), code) for t in m.topics for p in t.partition_indexes])
-            for m in request.markers
-        ]
-    )
+    markers = []
+    for m in request.markers:
+        partitions = [(t.name, p) for t in m.topics for p in t.partition_indexes]
+        ordered = java_hash_order(partitions, lambda tp: topic_partition_hash(*tp))
+        markers.append(_result(m.producer_id, [(tp, code) for tp in ordered]))
+    return WriteTxnMarkersResponse(markers=markers)
 
 
 def _result(
@@ -57,6 +59,8 @@ def _result(
 
 @registry.api(WriteTxnMarkersRequest, WriteTxnMarkersResponse, "1-2", _error)
 async def write_txn_markers(ctx: RequestContext, request: WriteTxnMarkersRequestValue) -> WriteTxnMarkersResponseValue:
+    if not ctx.authorize_cluster(AclOperation.CLUSTER_ACTION):
+        return _error(request, ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
     results = []
     for entry in request.markers:
         marker = Marker(entry.transaction_result, entry.producer_id, entry.producer_epoch, entry.coordinator_epoch)
