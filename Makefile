@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DATA_DIR ?= ./data
 
-.PHONY: run test lint typecheck browser-deps compat compat-deps compat-spark probes bench bench-spark clean test-orders-kafka
+.PHONY: run test lint typecheck browser-deps compat compat-deps compat-spark probes bench bench-spark clean test-orders-kafka soak-eos
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +56,16 @@ test: $(STAMP) $(SPARK_STAMP) lint typecheck browser-deps
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests --ignore=tests/spark
 	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2 examples/orders
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/spark
+
+# Exactly once through crashes, longer than `make test` runs it: the copy job and the broker are
+# SIGKILLed over EOS_ROUNDS rounds for each seed (tests/integration/test_exactly_once.py).
+EOS_ROUNDS ?= 150
+EOS_SEEDS ?= 1 2 3
+soak-eos: $(STAMP)
+	for seed in $(EOS_SEEDS); do \
+		EOS_SEED=$$seed EOS_ROUNDS=$(EOS_ROUNDS) $(BIN)/python -m pytest -q -p no:cacheprovider \
+			tests/integration/test_exactly_once.py || exit 1; \
+	done
 
 # The same orders suite against Apache Kafka (compat-tests' launcher; needs java and mvn).
 test-orders-kafka: $(STAMP)

@@ -3,8 +3,10 @@
 Start-up order: data dir and ``meta.properties`` (cluster id, node id) -> topic catalog (every
 leader epoch 2 up: this node leads its partitions again, as a restarted Kafka node does) ->
 partition logs (recovered by the storage layer) -> partitions (producer state from snapshots)
--> reconcile catalog with what is on disk -> group coordinator -> the handlers' services ->
-listener.  Shutdown reverses it and closes every log cleanly (each partition snapshots its
+-> reconcile catalog with what is on disk -> group coordinator (replays ``__consumer_offsets``,
+pending transactional offsets included) -> transaction coordinator (replays
+``__transaction_state``; transactions a crash left prepared get their markers) -> the
+handlers' services -> listener.  Shutdown reverses it and closes every log cleanly (each partition snapshots its
 producer state), so the next start skips recovery.
 
 Handlers never see the broker: they get the narrow services of `odradek.handlers.context`
@@ -22,19 +24,21 @@ from typing import TYPE_CHECKING, TypeVar
 
 from odradek.clock import Clock, SystemClock
 from odradek.cluster.feature_store import FEATURES_FILE, FeatureStore
-from odradek.cluster.features import KAFKA_4_4, FeatureLevels
+from odradek.cluster.features import KAFKA_4_4, TRANSACTION_VERSION, FeatureLevels
 from odradek.cluster.meta_properties import read_or_create_meta
 from odradek.cluster.topics import TopicCatalog, TopicInfo
 from odradek.config import BrokerConfig, log_config_for, with_layer
 from odradek.config.dynamic_store import DYNAMIC_CONFIGS_FILE, DynamicConfigStore
 from odradek.config.groups import GROUP_CONFIGS_FILE, GroupConfigStore
 from odradek.coordinator.coordinator import CoordinatorSettings, GroupCoordinator
-from odradek.coordinator.runtime import BrokerOffsetsLog, CoordinatorRuntime
+from odradek.coordinator.placement import OFFSETS_TOPIC
+from odradek.coordinator.runtime import OFFSETS_TOPIC_CONFIGS, CoordinatorRuntime
 from odradek.fetch_sessions import FetchSessionCache
 from odradek.handlers import load_handlers
 from odradek.handlers.context import Services
 from odradek.handlers.dispatch import Dispatcher
 from odradek.handlers.registry import Registry
+from odradek.partition.internal_topic import InternalTopicLog
 from odradek.partition.log_dirs import LogDirs
 from odradek.partition.service import Partitions
 from odradek.partition.topics import Topics
@@ -49,7 +53,13 @@ from odradek.storage.filesystem import FileSystem, OsFileSystem
 from odradek.storage.log_config import LogConfig
 from odradek.storage.log_manager import LogManager
 from odradek.storage.partition_log import PartitionLog
+from odradek.transactions.runtime import TransactionRuntime, transaction_state_configs
+from odradek.txn.coordinator import TransactionCoordinator
+from odradek.txn.log_records import TRANSACTION_STATE_TOPIC, value_version_for
+from odradek.txn.markers import Marker
+from odradek.txn.messages import TxnSettings
 from odradek.txn.producer_ids import ProducerIdAllocator
+from odradek.wire.errors import ErrorCode
 
 if TYPE_CHECKING:
     from odradek.emulation import ReleaseApis
@@ -143,6 +153,21 @@ class _ClusterInfo:
         return self._broker.group_configs.groups()
 
 
+class _MarkerWriter:
+    """Where the transaction coordinator's markers go: the partition's log, and for
+    ``__consumer_offsets`` also the group coordinator, whose pending offsets they end."""
+
+    def __init__(self, broker: Broker) -> None:
+        self._broker = broker
+
+    def write_marker(self, topic: str, partition: int, marker: Marker, transaction_version: int) -> ErrorCode:
+        broker = self._broker
+        error = broker.partitions.write_marker(topic, partition, marker, transaction_version, broker.clock.time_ms())
+        if error is ErrorCode.NONE and topic == OFFSETS_TOPIC:
+            broker.group_coordinator.complete_transaction(partition, marker.producer_id, marker.commit)
+        return error
+
+
 class Broker:
     """One broker.  Use ``await start()`` / ``await stop()``, or ``async with``."""
 
@@ -185,6 +210,7 @@ class Broker:
         self._background_syncs: set[asyncio.Future[None]] = set()
         self.producer_ids: ProducerIdAllocator
         self.group_coordinator: CoordinatorRuntime
+        self.transactions: TransactionRuntime
         self._cleaner_task: asyncio.Task[None] | None = None
         self._deletion_timer: Timer | None = None
         self._deletion_due_ms = 0
@@ -234,12 +260,15 @@ class Broker:
         offsets_partitions = self.config.offsets_topic_num_partitions
         self.group_coordinator = CoordinatorRuntime(
             GroupCoordinator(CoordinatorSettings.from_config(self.config), self.clock),
-            BrokerOffsetsLog(self.topics, self.partitions, self.clock, offsets_partitions),
+            InternalTopicLog(
+                OFFSETS_TOPIC, OFFSETS_TOPIC_CONFIGS, self.topics, self.partitions, self.clock, offsets_partitions
+            ),
             offsets_partitions,
             self.scheduler,
         )
         self.group_coordinator.load()
         self.group_coordinator.start_timers()
+        self._start_transactions()
         self._start_log_timers()
         services = Services(
             partitions=self.partitions,
@@ -250,6 +279,7 @@ class Broker:
             producer_ids=self.producer_ids,
             clock=self.clock,
             log_dirs=self.log_dirs,
+            transactions=self.transactions,
             security=self.security,
         )
         emulation = None
@@ -300,6 +330,54 @@ class Broker:
                     security.advertised = self.config.advertised
             elif spec.advertised_port is None and spec.port == 0:
                 security.advertised = (security.advertised[0], listener.port)
+
+    def _start_transactions(self) -> None:
+        """The transaction coordinator over ``__transaction_state``, loaded, with its timers, and
+        the expiry of idle producers in every partition (``producer.id.expiration.ms``).  Its
+        ``transaction.version`` is the cluster's, or the emulated release's."""
+        config = self.config
+        transaction_version = self.features.level(TRANSACTION_VERSION)
+        if self.emulate is not None:
+            transaction_version = self.emulate.finalized_features.get(TRANSACTION_VERSION, (0, 0))[1]
+        settings = TxnSettings(
+            max_timeout_ms=config.transaction_max_timeout_ms,
+            transactional_id_expiration_ms=config.transactional_id_expiration_ms,
+            abort_timed_out_interval_ms=config.transaction_abort_timed_out_transaction_cleanup_interval_ms,
+            remove_expired_interval_ms=config.transaction_remove_expired_transaction_cleanup_interval_ms,
+            transaction_version=transaction_version,
+        )
+        coordinator = TransactionCoordinator(
+            settings, self.clock, self.producer_ids.allocate, self.group_coordinator.partition_for
+        )
+        partitions = config.transaction_state_log_num_partitions
+        state_log = InternalTopicLog(
+            TRANSACTION_STATE_TOPIC,
+            transaction_state_configs(config.transaction_state_log_segment_bytes),
+            self.topics,
+            self.partitions,
+            self.clock,
+            partitions,
+        )
+        self.transactions = TransactionRuntime(
+            coordinator,
+            state_log,
+            _MarkerWriter(self),
+            self.scheduler,
+            partitions,
+            value_version_for(transaction_version),
+        )
+        self.transactions.load()
+        self.transactions.start_timers(settings.abort_timed_out_interval_ms, settings.remove_expired_interval_ms)
+        self.scheduler.schedule_periodic(
+            config.producer_id_expiration_check_interval_ms,
+            self._expire_producers,
+            name="PeriodicProducerExpirationCheck",
+        )
+
+    def _expire_producers(self) -> None:
+        expiration = self.config.dynamic_value("producer.id.expiration.ms")
+        expiration_ms = int(expiration) if expiration is not None else self.config.producer_id_expiration_ms
+        self.partitions.expire_producers(self.clock.time_ms(), expiration_ms)
 
     def set_dynamic_configs(self, props: Mapping[str, str], *, per_broker: bool) -> None:
         """Make ``props`` this broker's (or the cluster-wide) dynamic layer: durable first, then

@@ -86,8 +86,22 @@ BULK = {"batch.size": "1048576", "linger.ms": "10", "compression.type": "none", 
 ACKS1 = {"acks": "1", "enable.idempotence": "false"}
 
 
-def producer_perf(key: str, records: int, size: int, props: dict[str, str], topic_config: dict[str, str]) -> RunFn:
-    """Kafka's ProducerPerformance into a fresh one-partition topic."""
+# A transactional producer (W1-pp-txn): ProducerPerformance commits every --transaction-duration-ms,
+# so a fixed rate sets the size of a transaction: 20,000 records/s and 50 ms make ~1,000 records.
+TXN_RATE, TXN_DURATION_MS = 20_000, 50
+
+
+def producer_perf(
+    key: str,
+    records: int,
+    size: int,
+    props: dict[str, str],
+    topic_config: dict[str, str],
+    extra: Sequence[str] = (),
+    throughput: int = -1,
+) -> RunFn:
+    """Kafka's ProducerPerformance into a fresh one-partition topic (``extra``: more arguments,
+    ``throughput``: a rate limit in records/s, -1 none)."""
 
     def run(ctx: Context, broker: Broker, setup: Setup, label: str) -> Sample:
         topic = f"{key}-{label}"
@@ -105,7 +119,8 @@ def producer_perf(key: str, records: int, size: int, props: dict[str, str], topi
                 "--record-size",
                 str(size),
                 "--throughput",
-                "-1",
+                str(throughput),
+                *extra,
                 "--command-property",
                 *_props(props),
             )
@@ -350,6 +365,30 @@ def cases(sizes: Sizes) -> list[Case]:
             THROUGHPUT_SET,
             rdkafka_produce("W1-rdkafka", sizes.w1_records, KIB, ["--acks", "1"]),
             settings={"records": sizes.w1_records, "size": KIB, "batch.size": 1048576, "linger.ms": 10},
+        ),
+        Case(
+            "W1-pp-txn",
+            "W1",
+            "transactional produce 1 KiB, ~1,000 records per transaction",
+            "ProducerPerformance",
+            THROUGHPUT_SET,
+            producer_perf(
+                "W1-pp-txn",
+                sizes.w1_records,
+                KIB,
+                {**BULK, "acks": "all"},
+                {},
+                ("--transactional-id", "bench-txn", "--transaction-duration-ms", str(TXN_DURATION_MS)),
+                TXN_RATE,
+            ),
+            settings={
+                "records": sizes.w1_records,
+                "size": KIB,
+                **BULK,
+                "acks": "all",
+                "throughput": TXN_RATE,
+                "transaction.duration.ms": TXN_DURATION_MS,
+            },
         ),
         Case(
             "W1-pp-flush",

@@ -33,7 +33,8 @@ A scenario file holds one object:
 Byte fields may be written as {"utf8": "text"} or {"fill": "x", "size": N} and become base64.
 A produce step's "records" may be {"generate": {"count": N, "key": "k-{i}", "value": "v-{i}",
 "timestamp_base": T, "value_size": S}} (key/value templates may be null; timestamps are T + i when a base
-is given; with "value_size" each value is padded with "." to S bytes).
+is given; with "value_size" each value is padded with "." to S bytes; "partition_cycle": N sends record i
+to partition i % N).
 
 Invariant: topic placeholders are substituted only in what is sent to drivers; expectations keep the
 placeholders, because observations are normalised back to them (harness/normalise.py).
@@ -156,7 +157,7 @@ def _generate(spec: dict[str, Any]) -> list[dict[str, Any]]:
                 "key": text(spec.get("key", "key-{i}"), i),
                 "value": padded(spec.get("value", "value-{i}"), i),
                 "headers": [],
-                "partition": spec.get("partition"),
+                "partition": i % int(spec["partition_cycle"]) if "partition_cycle" in spec else spec.get("partition"),
                 "timestamp": None if base is None else int(base) + i,
             }
         )

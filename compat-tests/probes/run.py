@@ -47,9 +47,11 @@ from probes.security import SEQUENCES as SECURITY_SEQUENCES  # noqa: E402
 from probes.session import Observation, Session  # noqa: E402
 from probes.storage import SEQUENCES as STORAGE_SEQUENCES  # noqa: E402
 from probes.topics import SEQUENCES as TOPIC_SEQUENCES  # noqa: E402
+from probes.transactions import SEQUENCES as TRANSACTION_SEQUENCES  # noqa: E402
+from probes.transactions_secured import SEQUENCES as SECURED_TRANSACTION_SEQUENCES  # noqa: E402
 from probes.versions import SEQUENCES as VERSION_SEQUENCES  # noqa: E402
 
-SECURED_SEQUENCES = {**SECURITY_SECURED_SEQUENCES, **SECURED_ADMIN_SEQUENCES}
+SECURED_SEQUENCES = {**SECURITY_SECURED_SEQUENCES, **SECURED_ADMIN_SEQUENCES, **SECURED_TRANSACTION_SEQUENCES}
 SEQUENCES = {
     **GROUP_SEQUENCES,
     **LEGACY_GROUP_SEQUENCES,
@@ -66,6 +68,7 @@ SEQUENCES = {
     **DYNAMIC_CONFIG_SEQUENCES,
     **GROUP_CONFIG_SEQUENCES,
     **FEATURE_SEQUENCES,
+    **TRANSACTION_SEQUENCES,
     **SECURITY_SEQUENCES,
     **SECURED_SEQUENCES,
 }
@@ -132,38 +135,44 @@ class _Normaliser:
 
 
 def run_broker(
-    broker: str, sequences: list[str], workdir: Path, profile: SecuredProfile | None = None
+    broker: str,
+    sequences: list[str],
+    workdir: Path,
+    profile: SecuredProfile | None = None,
+    run_names: dict[str, dict[str, str]] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     """Every chosen sequence against a fresh broker, normalised; the secured ones (probes/secured.py)
     against a second fresh broker running ``profile``, with its SCRAM users created first; a sequence
-    marked `probes.session.own_broker` against a fresh broker of its own."""
+    marked `probes.session.own_broker` against a fresh broker of its own.  ``run_names`` gives each
+    sequence its names (the same on both brokers: Kafka lists some answers in the hash order of topic
+    and group names, so only the same names compare); missing ones are made up."""
     results: dict[str, list[dict[str, Any]]] = {}
     own = [name for name in sequences if getattr(SEQUENCES[name], "own_broker", False)]
     plain = [name for name in sequences if name not in SECURED_SEQUENCES and name not in own]
     secured = [name for name in sequences if name in SECURED_SEQUENCES]
     if plain:
         with launchers()[broker](workdir, workdir / f"{broker}.log") as running:
-            results.update(_run_sequences(running, plain, {}))
+            results.update(_run_sequences(running, plain, {}, run_names))
     if secured:
         assert profile is not None
         launch: Any = launchers()[broker]
         with launch(workdir, workdir / f"{broker}-secured.log", profile=profile) as running:
             create_scram_users(running.bootstrap)
             addresses = {f"addr:{name}": address for name, address in running.listeners.items()}
-            results.update(_run_sequences(running, secured, addresses))
+            results.update(_run_sequences(running, secured, addresses, run_names))
     for name in own:
         settings = SEQUENCES[name].own_broker  # type: ignore[attr-defined]
         with launchers()[broker](workdir, workdir / f"{broker}-{name}.log", **settings) as running:
-            results.update(_run_sequences(running, [name], {}))
+            results.update(_run_sequences(running, [name], {}, run_names))
     return results
 
 
 def _run_sequences(
-    running: RunningBroker, sequences: list[str], extra: dict[str, str]
+    running: RunningBroker, sequences: list[str], extra: dict[str, str], run_names: dict[str, dict[str, str]] | None
 ) -> dict[str, list[dict[str, Any]]]:
     results: dict[str, list[dict[str, Any]]] = {}
     for name in sequences:
-        names = _names()
+        names = (run_names or {}).get(name) or _names()
         session = Session(running.bootstrap, restarter=running.restart, data_dir=running.data_dir)
         error = None
         try:
@@ -288,9 +297,11 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown sequences {unknown}; known: {sorted(SEQUENCES)}")
     with tempfile.TemporaryDirectory(prefix="probes-") as tmp:
+        run_names = {name: _names() for name in sequences}
         profile = SecuredProfile(Path(tmp)) if any(s in SECURED_SEQUENCES for s in sequences) else None
         runs = {
-            broker: run_broker(broker, sequences, Path(tmp), profile) for broker in (args.reference, args.candidate)
+            broker: run_broker(broker, sequences, Path(tmp), profile, run_names)
+            for broker in (args.reference, args.candidate)
         }
     ref, cand = runs[args.reference], runs[args.candidate]
     lines = [f"# Raw probes: {args.candidate} against {args.reference}", ""]

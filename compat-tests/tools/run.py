@@ -12,6 +12,9 @@ Per broker, in order (each check reports pass/fail with the tool's output):
     dump-indexes        DumpLogSegments over the .index/.timeindex files: no mismatches, no errors
     dump-offsets        DumpLogSegments --offsets-decoder over __consumer_offsets: the group's metadata and
                         its committed offsets for the topic decode with Kafka's own decoder
+    dump-transactions   a committed and an aborted transaction (confluent-kafka), then DumpLogSegments:
+                        --transaction-log-decoder over __transaction_state decodes the transactional id's
+                        records, the data segment shows both markers, its .txnindex the aborted transaction
     client-compat       ClientCompatibilityTest with the feature flags Apache Kafka 4.x passes with;
                         on odradek, if that fails, once more with the flags odradek's ApiVersions implies
                         (passing only then is "partial")
@@ -269,6 +272,44 @@ def check_dump_offsets(ctx: Context, check: Check) -> None:
     check.observed = sorted(commits)
 
 
+def check_dump_transactions(ctx: Context, check: Check) -> None:
+    from confluent_kafka import Producer  # the compat venv's client: the check's load, not the tool under test
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    topic, transactional_id = ctx.topic + "-txn", ctx.group + "-tx"
+    admin = AdminClient({"bootstrap.servers": ctx.broker.bootstrap})
+    admin.create_topics([NewTopic(topic, 1, 1)])[topic].result(30)
+    producer = Producer({"bootstrap.servers": ctx.broker.bootstrap, "transactional.id": transactional_id})
+    producer.init_transactions(30)
+    for commit in (True, False):
+        producer.begin_transaction()
+        producer.produce(topic, key=b"k", value=b"committed" if commit else b"aborted", partition=0)
+        producer.flush(30)
+        (producer.commit_transaction if commit else producer.abort_transaction)(30)
+    time.sleep(1)  # Kafka writes its markers after the answer
+    assert ctx.broker.data_dir is not None
+    state = [str(p) for p in sorted(ctx.broker.data_dir.glob("__transaction_state-*/*.log")) if p.stat().st_size > 0]
+    data = sorted(str(p) for p in ctx.broker.data_dir.glob(f"{topic}-0/*.log"))
+    indexes = sorted(str(p) for p in ctx.broker.data_dir.glob(f"{topic}-0/*.txnindex"))
+    if not state or not data or not indexes:
+        check.problems.append(f"files: {len(state)} state segments, {len(data)} data segments, {len(indexes)} txnindex")
+        return
+    decoded = ctx.tools.run(DUMP_LOG_SEGMENTS, ["--files", ",".join(state), "--transaction-log-decoder"])
+    _record(check, ctx, decoded)
+    check.problems.extend(_dump_problems(decoded))
+    records = [line for line in decoded.stdout.splitlines() if transactional_id in line]
+    if len(records) < 4:
+        check.problems.append(f"{len(records)} decoded records of {transactional_id}, expected at least 4")
+    dumped = ctx.tools.run(DUMP_LOG_SEGMENTS, ["--files", ",".join(data + indexes), "--print-data-log"])
+    _record(check, ctx, dumped)
+    check.problems.extend(_dump_problems(dumped))
+    markers = re.findall(r"endTxnMarker: (\w+)", dumped.stdout)
+    aborted = re.findall(r"producerId: \d+ firstOffset: (\d+) lastOffset: (\d+)", dumped.stdout)
+    if markers != ["COMMIT", "ABORT"] or aborted != [("2", "3")]:
+        check.problems.append(f"markers {markers}, aborted transactions {aborted}")
+    check.observed = {"markers": markers, "aborted": aborted, "state_records": len(records) >= 4}
+
+
 #: ClientCompatibilityTest's feature flags as Apache Kafka 4.x passes them.
 KAFKA_FLAGS = {
     "offsets-for-times-supported": True, "cluster-id-supported": True, "expect-record-too-large-exception": False,
@@ -391,6 +432,7 @@ CHECKS: list[tuple[str, Callable[[Context, Check], None]]] = [
     ("dump-log", check_dump_log),
     ("dump-indexes", check_dump_indexes),
     ("dump-offsets", check_dump_offsets),
+    ("dump-transactions", check_dump_transactions),
     ("client-compat", check_client_compat),
     ("topic-add-partitions", check_topic_add_partitions),
     ("leader-election", check_leader_election),

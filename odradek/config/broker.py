@@ -105,6 +105,19 @@ class BrokerConfig:
     offsets_retention_minutes: int = _start("offsets.retention.minutes")
     offsets_retention_check_interval_ms: int = _start("offsets.retention.check.interval.ms")
     offset_metadata_max_bytes: int = _start("offset.metadata.max.bytes")
+    transaction_max_timeout_ms: int = _start("transaction.max.timeout.ms")
+    transactional_id_expiration_ms: int = _start("transactional.id.expiration.ms")
+    transaction_abort_timed_out_transaction_cleanup_interval_ms: int = _start(
+        "transaction.abort.timed.out.transaction.cleanup.interval.ms"
+    )
+    transaction_remove_expired_transaction_cleanup_interval_ms: int = _start(
+        "transaction.remove.expired.transaction.cleanup.interval.ms"
+    )
+    transaction_state_log_num_partitions: int = _start("transaction.state.log.num.partitions")
+    transaction_state_log_segment_bytes: int = _start("transaction.state.log.segment.bytes")
+    producer_id_expiration_ms: int = _start("producer.id.expiration.ms")
+    producer_id_expiration_check_interval_ms: int = _start("producer.id.expiration.check.interval.ms")
+    transaction_partition_verification_enable: bool = _start("transaction.partition.verification.enable")
     dynamic_broker_configs: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     """Dynamic configs of this broker (Kafka's source DYNAMIC_BROKER_CONFIG), by Kafka name."""
     dynamic_default_configs: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))

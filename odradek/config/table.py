@@ -459,6 +459,63 @@ _b("group.max.size", INT, str(INT_MAX), "Members a group may hold.", static=True
 _b("offsets.retention.minutes", INT, "10080", "How long committed offsets of an empty group are kept.", static=True)
 _b("offsets.retention.check.interval.ms", LONG, "600000", "How often expired offsets are removed.", static=True)
 _b("offset.metadata.max.bytes", INT, "4096", "The largest metadata a committed offset may carry.", static=True)
+_b("transaction.max.timeout.ms", INT, "900000", "The longest transaction timeout a producer may ask for.", at_least(1),
+   static=True)  # fmt: skip
+_b(
+    "transactional.id.expiration.ms",
+    INT,
+    "604800000",
+    "How long an idle transactional id is kept.",
+    at_least(1),
+    static=True,
+)
+_b(
+    "transaction.abort.timed.out.transaction.cleanup.interval.ms",
+    INT,
+    "10000",
+    "How often transactions open past their timeout are aborted.",
+    at_least(1),
+    static=True,
+)
+_b(
+    "transaction.remove.expired.transaction.cleanup.interval.ms",
+    INT,
+    "3600000",
+    "How often expired transactional ids are removed.",
+    at_least(1),
+    static=True,
+)
+_b("transaction.state.log.num.partitions", INT, "50", "Partitions of __transaction_state.", at_least(1), static=True)
+_b("transaction.state.log.segment.bytes", INT, "104857600", "Segment size of __transaction_state.", at_least(1),
+   static=True)  # fmt: skip
+_b("transaction.state.log.replication.factor", INT, "3", "Replication factor of __transaction_state.", at_least(1))
+_b("transaction.state.log.min.isr", INT, "2", "min.insync.replicas of __transaction_state.", at_least(1))
+_b("transaction.state.log.load.buffer.size", INT, "5242880", "Bytes read at a time when loading.", at_least(1))
+_b(
+    "producer.id.expiration.ms",
+    INT,
+    "86400000",
+    "How long a partition keeps the state of a producer that stopped writing.",
+    at_least(1),
+    dynamic=CLUSTER_WIDE,
+    static=True,
+)
+_b(
+    "producer.id.expiration.check.interval.ms",
+    INT,
+    "600000",
+    "How often expired producer state is removed.",
+    at_least(1),
+    static=True,
+)
+_b(
+    "transaction.partition.verification.enable",
+    BOOLEAN,
+    "true",
+    "Whether a transactional write is checked with the transaction coordinator first.",
+    dynamic=CLUSTER_WIDE,
+    static=True,
+)
 
 _broker.extend(KEPT_DYNAMIC_KEYS)
 

@@ -20,6 +20,7 @@ Empty groups with none left are deleted.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -46,6 +47,7 @@ from odradek.coordinator.records import (
 )
 from odradek.coordinator.results import Result
 from odradek.coordinator.state import GroupState
+from odradek.coordinator.txn_offsets import PendingTxnOffsets
 from odradek.wire.errors import ErrorCode
 
 __all__ = [
@@ -131,6 +133,10 @@ class GroupCoordinator:
         self.clock = clock
         self.rebalancer = Rebalancer(settings.groups, new_uuid)
         self.offsets = OffsetStore()
+        self.pending = PendingTxnOffsets()
+        """Offsets of open transactions (TxnOffsetCommit), until their producer's marker."""
+        self._positions = itertools.count()
+        self._committed_at: dict[tuple[str, str, int], int] = {}
         self._loading = False
         self._on_deadline: DeadlineListener | None = None
         self._reported: dict[str, int] = {}
@@ -195,6 +201,53 @@ class GroupCoordinator:
             result.records.append(OffsetCommitRecord(who.group_id, p.topic, p.partition, value))
             errors.append(ErrorCode.NONE)
         return self._tracked(result, [who.group_id])
+
+    def commit_txn_offsets(
+        self,
+        who: CommitIdentity,
+        producer_id: int,
+        producer_epoch: int,
+        partitions: list[CommitPartition],
+        api_version: int,
+    ) -> Result[list[ErrorCode]]:
+        """TxnOffsetCommit: per-partition errors and the records to append in the producer's
+        transaction (they stay pending until its marker, see `complete_transaction`)."""
+        now = self.clock.time_ms()
+        group = self.group(who.group_id)
+        error = validate_commit(group, who, api_version, transactional=True)
+        if error is not ErrorCode.NONE:
+            return Result([error] * len(partitions))
+        if group is None:
+            group = self.rebalancer.groups[who.group_id] = Group(who.group_id, now)
+        errors: list[ErrorCode] = []
+        result = Result(errors, on_failure=_fail_accepted, producer=(producer_id, producer_epoch))
+        for p in partitions:
+            metadata = p.metadata if p.metadata is not None else ""
+            if len(metadata) > self.settings.offset_metadata_max_bytes:
+                errors.append(ErrorCode.OFFSET_METADATA_TOO_LARGE)
+                continue
+            value = OffsetCommitValue(p.offset, p.leader_epoch, metadata, now, -1)
+            result.records.append(OffsetCommitRecord(who.group_id, p.topic, p.partition, value))
+            errors.append(ErrorCode.NONE)
+        return self._tracked(result, [who.group_id])
+
+    def complete_transaction(self, producer_id: int, commit: bool, in_partition: Callable[[str], bool]) -> None:
+        """The producer's marker reached a ``__consumer_offsets`` partition: its pending offsets
+        of the groups ``in_partition`` accepts become committed (COMMIT: each unless a plain
+        commit written after it exists) or are dropped (ABORT).  No records: the marker is the
+        record."""
+        for group_id, offsets in self.pending.take(producer_id, in_partition).items():
+            if not commit:
+                continue
+            for (topic, partition), pending in offsets.items():
+                if pending.position > self._committed_at.get((group_id, topic, partition), -1):
+                    self._committed_at[(group_id, topic, partition)] = pending.position
+                    self.offsets.apply(OffsetCommitRecord(group_id, topic, partition, pending.value))
+                    if group_id not in self.groups:
+                        self.groups[group_id] = Group(group_id, None)
+
+    def has_pending_offset(self, group_id: str, topic: str, partition: int) -> bool:
+        return self.pending.has_pending(group_id, topic, partition)
 
     def fetch_offsets(
         self, group_id: str, partitions: Iterable[tuple[str, int]] | None
@@ -342,8 +395,19 @@ class GroupCoordinator:
             result.records.extend(self.rebalancer.load(group, now).records)
         return self._tracked(result, list(self.groups))
 
-    def replay(self, record: CoordinatorRecord) -> None:
+    def replay(self, record: CoordinatorRecord, producer_id: int | None = None) -> None:
+        """Apply an appended or loaded record; ``producer_id``: it came in that producer's
+        transactional batch (a pending offset)."""
         if isinstance(record, OffsetCommitRecord):
+            position = next(self._positions)
+            if producer_id is not None:
+                self.pending.add(producer_id, record, position)
+                return
+            key = (record.group, record.topic, record.partition)
+            if record.value is None:
+                self._committed_at.pop(key, None)
+            else:
+                self._committed_at[key] = position
             self.offsets.apply(record)
             if record.value is not None and record.group not in self.groups:
                 self.groups[record.group] = Group(record.group, None)

@@ -11,7 +11,11 @@ Rules (Kafka's ClassicGroup.validateOffsetCommit and OffsetMetadataManager):
 - otherwise the member must be current (UNKNOWN_MEMBER_ID / FENCED_INSTANCE_ID) and of the
   current generation (ILLEGAL_GENERATION), and the group not CompletingRebalance
   (REBALANCE_IN_PROGRESS); a Dead group answers COORDINATOR_NOT_AVAILABLE;
-- metadata longer than ``offset.metadata.max.bytes`` characters: OFFSET_METADATA_TOO_LARGE.
+- metadata longer than ``offset.metadata.max.bytes`` characters: OFFSET_METADATA_TOO_LARGE;
+- a transactional commit (TxnOffsetCommit) follows the same rules, except that an unknown group
+  with generation >= 0 is ILLEGAL_GENERATION at every version, a commit naming no member (v0-2,
+  or generation -1 without member and instance ids) is accepted whatever the group's state, and
+  a group completing a rebalance accepts it (Kafka's OffsetMetadataManager).
 """
 
 from __future__ import annotations
@@ -43,14 +47,22 @@ class CommitIdentity:
     group_instance_id: str | None
 
 
-def validate_commit(group: Group | None, who: CommitIdentity, api_version: int) -> ErrorCode:
+def validate_commit(
+    group: Group | None, who: CommitIdentity, api_version: int, *, transactional: bool = False
+) -> ErrorCode:
+    """Whether ``who`` may commit; a transactional commit (TxnOffsetCommit) is not refused while
+    the group completes a rebalance, and an unknown group answers ILLEGAL_GENERATION."""
     if group is None:
+        if transactional:
+            return ErrorCode.NONE if who.generation_id < 0 else ErrorCode.ILLEGAL_GENERATION
         if who.generation_id < 0:
             return ErrorCode.NONE
         return ErrorCode.GROUP_ID_NOT_FOUND if api_version >= 9 else ErrorCode.ILLEGAL_GENERATION
     if group.is_in(GroupState.DEAD):
         return ErrorCode.COORDINATOR_NOT_AVAILABLE
     if who.generation_id < 0 and group.is_in(GroupState.EMPTY):
+        return ErrorCode.NONE
+    if transactional and who.generation_id == -1 and not who.member_id and who.group_instance_id is None:
         return ErrorCode.NONE
     if who.generation_id >= 0 or who.member_id or who.group_instance_id is not None:
         error = group.validate_member(who.member_id, who.group_instance_id)
@@ -60,7 +72,7 @@ def validate_commit(group: Group | None, who: CommitIdentity, api_version: int) 
             return ErrorCode.ILLEGAL_GENERATION
     elif not group.is_in(GroupState.EMPTY):
         return ErrorCode.UNKNOWN_MEMBER_ID
-    if group.is_in(GroupState.COMPLETING_REBALANCE):
+    if group.is_in(GroupState.COMPLETING_REBALANCE) and not transactional:
         return ErrorCode.REBALANCE_IN_PROGRESS
     return ErrorCode.NONE
 

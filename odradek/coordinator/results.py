@@ -34,13 +34,17 @@ TOO_LARGE_ERRORS = frozenset(
 class Result(Generic[T]):
     """``response``: the answer when the records are appended (None for operations that answer
     through ``respond`` callbacks); ``too_large``: what an append refused as too large becomes
-    (OffsetCommit: INVALID_COMMIT_OFFSET_SIZE)."""
+    (OffsetCommit: INVALID_COMMIT_OFFSET_SIZE).  ``merge`` never mixes a transactional result
+    with another."""
 
     response: T
     records: list[CoordinatorRecord] = field(default_factory=list)
     on_append: Callable[[ErrorCode], None] | None = None
     on_failure: Callable[[T, ErrorCode], T] | None = None
     too_large: ErrorCode = ErrorCode.UNKNOWN_SERVER_ERROR
+    producer: tuple[int, int] | None = None
+    """``(producer id, epoch)`` when the records belong to that producer's transaction
+    (TxnOffsetCommit): they are appended in a transactional batch and stay pending."""
 
     def merge(self, other: Result[None]) -> Result[T]:
         """Add ``other``'s records after this one's; both ``on_append`` run, this one's first."""

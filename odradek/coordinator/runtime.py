@@ -20,11 +20,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from typing import Protocol, TypeVar
 
-from odradek.clock import Clock
-from odradek.cluster.topics import TopicInfo
 from odradek.coordinator.coordinator import CommitPartition, GroupCoordinator
 from odradek.coordinator.messages import (
     JoinRequest,
@@ -38,34 +36,25 @@ from odradek.coordinator.offsets import CommitIdentity
 from odradek.coordinator.placement import OFFSETS_TOPIC, partition_for
 from odradek.coordinator.records import CoordinatorRecord, decode_record, encode_record
 from odradek.coordinator.results import Result, settle
-from odradek.partition.service import Partitions
+from odradek.partition.internal_topic import AppendFailed
 from odradek.scheduler import PeriodicTask, Scheduler, Timer
 from odradek.wire.errors import ErrorCode
 from odradek.wire.primitives import DecodeError
-from odradek.wire.records.batch import CorruptBatchError, iter_batches
-from odradek.wire.records.builder import build_batch, decode_batch
+from odradek.wire.records.batch import CorruptBatchError
+from odradek.wire.records.builder import ControlRecordType, build_batch, decode_batch, parse_control_record
 from odradek.wire.records.record import Record
 
-__all__ = ["OFFSETS_TOPIC_CONFIGS", "BrokerOffsetsLog", "CoordinatorRuntime", "OffsetsLog"]
+__all__ = ["OFFSETS_TOPIC_CONFIGS", "AppendFailed", "CoordinatorRuntime", "OffsetsLog"]
 
 log = logging.getLogger("odradek.coordinator")
 
-READ_CHUNK_BYTES = 1 << 20
 OFFSETS_TOPIC_CONFIGS = {"cleanup.policy": "compact", "compression.type": "producer", "segment.bytes": "104857600"}
 
 T = TypeVar("T")
 
 
-class AppendFailed(Exception):
-    """An append to ``__consumer_offsets`` failed; ``code`` is the storage error's Kafka code."""
-
-    def __init__(self, code: ErrorCode) -> None:
-        super().__init__(code.name)
-        self.code = code
-
-
 class OffsetsLog(Protocol):
-    """The internal topic as the runtime needs it."""
+    """The internal topic as the runtime needs it (`odradek.partition.internal_topic.InternalTopicLog`)."""
 
     def ensure_topic(self) -> bool:
         """Create the topic if it does not exist yet; True when it existed before this call."""
@@ -75,59 +64,6 @@ class OffsetsLog(Protocol):
 
     def batches(self, partition: int) -> Iterator[bytes]:
         """Every batch of the partition, in offset order (nothing when the topic does not exist)."""
-
-
-class OffsetsTopics(Protocol):
-    """The topic catalog as `BrokerOffsetsLog` needs it."""
-
-    def get(self, name: str) -> TopicInfo | None: ...
-
-    def create(self, name: str, partitions: int, configs: Mapping[str, str]) -> TopicInfo: ...
-
-
-class BrokerOffsetsLog:
-    """`OffsetsLog` over the partitions service; creates the topic on the first append.
-
-    Appends go through `Partitions.append_internal` (no produce checks; the partition stamps
-    its leader epoch and wakes waiting fetches); a refused append raises `AppendFailed` with
-    RECORD_LIST_TOO_LARGE or UNKNOWN_TOPIC_OR_PARTITION as they are, any other refusal as
-    KAFKA_STORAGE_ERROR."""
-
-    def __init__(self, topics: OffsetsTopics, partitions: Partitions, clock: Clock, num_partitions: int) -> None:
-        self._topics = topics
-        self._partitions = partitions
-        self._clock = clock
-        self._num_partitions = num_partitions
-
-    def ensure_topic(self) -> bool:
-        if self._topics.get(OFFSETS_TOPIC) is not None:
-            return True
-        self._topics.create(OFFSETS_TOPIC, self._num_partitions, OFFSETS_TOPIC_CONFIGS)
-        return False
-
-    def append(self, partition: int, batch: bytes) -> None:
-        self.ensure_topic()
-        result = self._partitions.append_internal(OFFSETS_TOPIC, partition, batch, self._clock.time_ms())
-        error = result.error
-        if error is ErrorCode.NONE:
-            return
-        if error not in (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.RECORD_LIST_TOO_LARGE):
-            error = ErrorCode.KAFKA_STORAGE_ERROR
-        raise AppendFailed(error)
-
-    def batches(self, partition: int) -> Iterator[bytes]:
-        found = self._partitions.get(OFFSETS_TOPIC, partition)
-        if found is None:
-            return
-        offset = found.log_start_offset
-        while offset < found.log_end_offset:
-            region = found.read(offset, READ_CHUNK_BYTES, min_one_batch=True, whole_batches=True)
-            if region is None:
-                return
-            data = region.read()
-            for position, header in iter_batches(data):
-                yield data[position : position + header.total_size]
-                offset = header.next_offset
 
 
 def _resolve(future: asyncio.Future[T]) -> Callable[[T], None]:
@@ -166,20 +102,32 @@ class CoordinatorRuntime:
         replayed = 0
         for partition in range(self._partitions):
             for batch in self._log.batches(partition):
-                for record in self._decode(batch, partition):
-                    coordinator.replay(record)
-                    replayed += 1
+                replayed += self._load_batch(batch, partition)
         self.complete(coordinator.finish_load())
         log.info("loaded %d groups from %d records of %s", len(coordinator.groups), replayed, OFFSETS_TOPIC)
 
-    def _decode(self, batch: bytes, partition: int) -> Iterator[CoordinatorRecord]:
+    def _load_batch(self, batch: bytes, partition: int) -> int:
+        """Replay one loaded batch: its records (pending ones when transactional), or the end of a
+        producer's transaction when it is a marker; how many records it replayed."""
         try:
             header, records = decode_batch(batch)
         except CorruptBatchError as exc:
             log.warning("skipping a corrupt batch of %s-%d: %s", OFFSETS_TOPIC, partition, exc)
-            return
+            return 0
         if header.is_control:
-            return
+            if header.is_transactional and records:
+                control = parse_control_record(records[0])
+                if control.type in (ControlRecordType.COMMIT, ControlRecordType.ABORT):
+                    self.complete_transaction(partition, header.producer_id, control.type is ControlRecordType.COMMIT)
+            return 0
+        producer = header.producer_id if header.is_transactional else None
+        replayed = 0
+        for record in self._decode(records, partition):
+            self.coordinator.replay(record, producer)
+            replayed += 1
+        return replayed
+
+    def _decode(self, records: list[Record], partition: int) -> Iterator[CoordinatorRecord]:
         for raw in records:
             if raw.key is None:
                 continue
@@ -193,27 +141,41 @@ class CoordinatorRuntime:
 
     def complete(self, result: Result[T]) -> T:
         """Append the result's records, replay them, settle it: the response to send."""
-        return settle(result, self._append(result.records))
+        return settle(result, self._append(result.records, result.producer))
 
-    def _append(self, records: list[CoordinatorRecord]) -> ErrorCode:
-        """Append and replay, one batch per partition in partition order; the first failure stops."""
+    def _append(self, records: list[CoordinatorRecord], producer: tuple[int, int] | None = None) -> ErrorCode:
+        """Append and replay, one batch per partition in partition order; the first failure stops.
+        With a ``producer`` the batches are transactional (no sequence, as Kafka's coordinator
+        writes them) and the records replay as that producer's pending offsets."""
         by_partition: dict[int, list[CoordinatorRecord]] = defaultdict(list)
         for record in records:
             by_partition[self.partition_for(record.group)].append(record)
         now = self.coordinator.clock.time_ms()
         for partition, batch_records in sorted(by_partition.items()):
             encoded = [encode_record(r) for r in batch_records]
-            batch = build_batch(
-                [Record(i, 0, key, value) for i, (key, value) in enumerate(encoded)], base_timestamp=now
-            )
+            entries = [Record(i, 0, key, value) for i, (key, value) in enumerate(encoded)]
+            if producer is None:
+                batch = build_batch(entries, base_timestamp=now)
+            else:
+                batch = build_batch(
+                    entries,
+                    base_timestamp=now,
+                    producer_id=producer[0],
+                    producer_epoch=producer[1],
+                    is_transactional=True,
+                )
             try:
                 self._log.append(partition, batch)
             except AppendFailed as exc:
                 log.error("cannot append to %s-%d: %s", OFFSETS_TOPIC, partition, exc.code.name)
                 return exc.code
             for record in batch_records:
-                self.coordinator.replay(record)
+                self.coordinator.replay(record, None if producer is None else producer[0])
         return ErrorCode.NONE
+
+    def complete_transaction(self, partition: int, producer_id: int, commit: bool) -> None:
+        """A COMMIT or ABORT marker of the producer was written to (or loaded from) ``partition``."""
+        self.coordinator.complete_transaction(producer_id, commit, lambda group: self.partition_for(group) == partition)
 
     # ------------------------------------------------------------------ requests
 
@@ -234,6 +196,18 @@ class CoordinatorRuntime:
         self, who: CommitIdentity, partitions: list[CommitPartition], api_version: int, retention_time_ms: int = -1
     ) -> list[ErrorCode]:
         return self.complete(self.coordinator.commit_offsets(who, partitions, api_version, retention_time_ms))
+
+    def commit_txn_offsets(
+        self,
+        who: CommitIdentity,
+        producer_id: int,
+        producer_epoch: int,
+        partitions: list[CommitPartition],
+        api_version: int,
+    ) -> list[ErrorCode]:
+        return self.complete(
+            self.coordinator.commit_txn_offsets(who, producer_id, producer_epoch, partitions, api_version)
+        )
 
     def delete_offsets(self, group_id: str, partitions: list[tuple[str, int]]) -> tuple[ErrorCode, list[ErrorCode]]:
         return self.complete(self.coordinator.delete_offsets(group_id, partitions))

@@ -9,6 +9,8 @@ at start-up; the dispatcher wraps it with each request's header and connection.
 - `TopicsView`: the topic catalog, and topic creation, deletion and config changes.
 - `ClusterView`: this node: ids, advertised endpoint, broker config and its dynamic layers.
 - `GroupsView`: the group coordinator's runtime (`odradek.coordinator.runtime.CoordinatorRuntime`).
+- `TransactionsView`: the transaction coordinator's runtime
+  (`odradek.transactions.runtime.TransactionRuntime`).
 - `ProducerIds`: producer id allocation (InitProducerId).
 - `LogDirsView`: the data directories, their partitions and moves between them
   (`odradek.partition.log_dirs.LogDirs`).
@@ -33,6 +35,9 @@ from odradek.partition.results import AppendResult, EpochEndOffset, Leadership, 
 from odradek.security.acl import AclOperation, ResourceType
 from odradek.security.principal import ClientIdentity
 from odradek.security.services import SecurityServices
+from odradek.txn.markers import Marker
+from odradek.txn.messages import DescribedTransaction, EndTxnResult, InitProducerIdResult, ListedTransactions
+from odradek.txn.producer_state import ProducerView
 from odradek.wire.api import RequestHeader
 from odradek.wire.errors import ErrorCode
 
@@ -46,6 +51,7 @@ __all__ = [
     "RequestContext",
     "Services",
     "TopicsView",
+    "TransactionsView",
 ]
 
 
@@ -71,9 +77,25 @@ class PartitionsView(Protocol):
 
     def leadership(self, topic: str, partition: int) -> Leadership: ...
 
-    def append(self, topic: str, partition: int, records: memoryview | None, version: int, now_ms: int) -> AppendResult:
-        """A client's produce to one partition (checks, idempotence, write)."""
+    def append(
+        self,
+        topic: str,
+        partition: int,
+        records: memoryview | None,
+        version: int,
+        now_ms: int,
+        *,
+        transaction_verified: bool = False,
+        verified_v2: bool = False,
+    ) -> AppendResult:
+        """A client's produce to one partition (checks, producer state, write)."""
         ...
+
+    def needs_transaction_verification(self, topic: str, partition: int, producer_id: int, producer_epoch: int) -> bool:
+        """Whether the producer has no transaction open on the partition at this epoch."""
+        ...
+
+    def active_producers(self, topic: str, partition: int) -> tuple[ErrorCode, list[ProducerView]]: ...
 
     def read(
         self,
@@ -88,7 +110,9 @@ class PartitionsView(Protocol):
         last_fetched_epoch: int = -1,
     ) -> ReadResult: ...
 
-    def list_offset(self, topic: str, partition: int, timestamp: int, current_leader_epoch: int) -> OffsetResult: ...
+    def list_offset(
+        self, topic: str, partition: int, timestamp: int, current_leader_epoch: int, *, committed: bool = False
+    ) -> OffsetResult: ...
 
     def offset_for_leader_epoch(
         self, topic: str, partition: int, current_leader_epoch: int, leader_epoch: int
@@ -223,6 +247,21 @@ class GroupsView(Protocol):
         self, who: CommitIdentity, partitions: list[CommitPartition], api_version: int, retention_time_ms: int = -1
     ) -> list[ErrorCode]: ...
 
+    def commit_txn_offsets(
+        self,
+        who: CommitIdentity,
+        producer_id: int,
+        producer_epoch: int,
+        partitions: list[CommitPartition],
+        api_version: int,
+    ) -> list[ErrorCode]:
+        """TxnOffsetCommit: the offsets stay pending until the producer's transaction ends."""
+        ...
+
+    def partition_for(self, group_id: str) -> int:
+        """The group's ``__consumer_offsets`` partition."""
+        ...
+
     def delete_offsets(self, group_id: str, partitions: list[tuple[str, int]]) -> tuple[ErrorCode, list[ErrorCode]]: ...
 
     def delete_groups(self, group_ids: list[str]) -> list[ErrorCode]: ...
@@ -230,6 +269,53 @@ class GroupsView(Protocol):
 
 class ProducerIds(Protocol):
     def allocate(self) -> int: ...
+
+
+class TransactionsView(Protocol):
+    """The transaction coordinator; every answer carries its Kafka error as a value."""
+
+    def ensure_topic(self) -> bool:
+        """Create ``__transaction_state`` if needed; True when it existed before this call."""
+        ...
+
+    def init_producer_id(
+        self, transactional_id: str | None, timeout_ms: int, producer_id: int, producer_epoch: int
+    ) -> InitProducerIdResult: ...
+
+    def add_partitions(
+        self,
+        transactional_id: str,
+        producer_id: int,
+        producer_epoch: int,
+        partitions: Iterable[tuple[str, int]],
+        client_transaction_version: int = 0,
+    ) -> ErrorCode: ...
+
+    def add_offsets(
+        self, transactional_id: str, producer_id: int, producer_epoch: int, group_id: str, client_version: int = 0
+    ) -> ErrorCode: ...
+
+    def verify_partitions(
+        self, transactional_id: str, producer_id: int, producer_epoch: int, partitions: Iterable[tuple[str, int]]
+    ) -> dict[tuple[str, int], ErrorCode]: ...
+
+    def end_txn(
+        self, transactional_id: str, producer_id: int, producer_epoch: int, commit: bool, client_version: int = 0
+    ) -> EndTxnResult: ...
+
+    def write_marker(self, topic: str, partition: int, marker: Marker, transaction_version: int) -> ErrorCode:
+        """Write a COMMIT/ABORT marker (WriteTxnMarkers), as the coordinator's own are written."""
+        ...
+
+    def describe(self, transactional_id: str) -> DescribedTransaction: ...
+
+    def list_transactions(
+        self,
+        states: Iterable[str],
+        producer_ids: Iterable[int],
+        duration_ms: int,
+        transactional_id_pattern: str | None,
+    ) -> ListedTransactions: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,6 +330,7 @@ class Services:
     producer_ids: ProducerIds
     clock: Clock
     log_dirs: LogDirsView
+    transactions: TransactionsView
     security: SecurityServices = field(default_factory=SecurityServices.permissive)
     """The authorizer and its ACLs, SCRAM credentials, client quotas (`odradek.security.services`)."""
 
@@ -273,6 +360,10 @@ class RequestContext:
 
     def authorize_cluster(self, operation: AclOperation) -> bool:
         return self.authorize(operation, ResourceType.CLUSTER, "kafka-cluster")
+
+    def authorize_any(self, operation: AclOperation, kind: ResourceType) -> bool:
+        """Whether some resource of ``kind`` allows ``operation`` (Kafka's ``authorizeByResourceType``)."""
+        return self.services.security.authorizer.authorize_any(self.connection.identity, operation, kind)
 
     def authorized_operations(self, kind: ResourceType, name: str, operations: Iterable[AclOperation]) -> int:
         """Kafka's authorized-operations bitfield: bit ``op`` set for each of ``operations`` allowed."""
@@ -306,6 +397,10 @@ class RequestContext:
     @property
     def producer_ids(self) -> ProducerIds:
         return self.services.producer_ids
+
+    @property
+    def transactions(self) -> TransactionsView:
+        return self.services.transactions
 
     @property
     def clock(self) -> Clock:

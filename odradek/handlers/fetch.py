@@ -14,8 +14,8 @@
 - Long poll: when fewer than ``min_bytes`` are ready and no partition has an error, wait up to
   what is left of ``max_wait_ms`` for an append to any requested partition
   (`PartitionsView.wait_for_data`), then read again.
-- read_committed reads stop at the last stable offset and report aborted transactions (an
-  empty list until transactions exist); read_uncommitted reports none (null).
+- read_committed reads stop at the last stable offset and report the aborted transactions of
+  the range read (`odradek.storage.committed_reads`); read_uncommitted reports none (null).
 - v13+ names topics by id: an unknown id gets UNKNOWN_TOPIC_ID.
 - Reads, leader epoch checks and offsets are the partitions service's
   (`odradek.partition.service.Partitions.read`).
@@ -34,6 +34,7 @@ from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
 from odradek.security.acl import AclOperation, ResourceType
 from odradek.storage.region import FileRegion
+from odradek.storage.txn_index import AbortedTxn
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.fetch import FetchRequest, FetchRequestValue, FetchResponse, FetchResponseValue
 from odradek.wire.primitives import SPILL_BYTES
@@ -41,6 +42,7 @@ from odradek.wire.schema import ZERO_UUID
 
 _TopicResponse = FetchResponse.FetchableTopicResponse
 _PartitionData = _TopicResponse.PartitionData
+_AbortedTransaction = _PartitionData.AbortedTransaction
 READ_COMMITTED = 1
 
 
@@ -55,6 +57,7 @@ class _Read:
     log_start_offset: int = -1
     records: bytes | FileRegion = b""
     diverging_epoch: tuple[int, int] | None = None
+    aborted: tuple[AbortedTxn, ...] = ()
 
 
 def _error(request: FetchRequestValue, code: ErrorCode) -> FetchResponseValue:
@@ -107,6 +110,7 @@ def _read_one(ctx: RequestContext, part: SessionPartition, limit: int, first: bo
     outcome = _Read(part, error, read.high_watermark, read.last_stable_offset, read.log_start_offset)
     if read.diverging_epoch is not None:
         outcome.diverging_epoch = (read.diverging_epoch.leader_epoch, read.diverging_epoch.end_offset)
+    outcome.aborted = read.aborted
     region = read.records
     if region is not None:
         outcome.records = region if region.length >= SPILL_BYTES else region.read()
@@ -198,14 +202,16 @@ _UNREAD = (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.UNKNOWN_TOPIC_ID)
 
 
 def _aborted(
-    error: ErrorCode, committed: bool
+    r: _Read, committed: bool
 ) -> list[FetchResponseValue.FetchableTopicResponse.PartitionData.AbortedTransaction] | None:
     """Kafka's aborted-transactions field: an empty list for a partition refused before any read
-    (unknown topic or partition) and for read_committed reads, null for read_uncommitted reads
-    and failed reads (checked against Kafka 4.3.1 with compat-tests/probes)."""
-    if error in _UNREAD:
+    (unknown topic or partition), the read's aborted transactions under read_committed, null for
+    read_uncommitted reads and failed reads (checked against Kafka with compat-tests/probes)."""
+    if r.error in _UNREAD:
         return []
-    return [] if committed and error == ErrorCode.NONE else None
+    if not committed or r.error != ErrorCode.NONE:
+        return None
+    return [_AbortedTransaction(producer_id=t.producer_id, first_offset=t.first_offset) for t in r.aborted]
 
 
 def _diverging(read: _Read) -> FetchResponseValue.FetchableTopicResponse.PartitionData.EpochEndOffset:
@@ -232,7 +238,7 @@ def _respond(
                 high_watermark=r.high_watermark,
                 last_stable_offset=r.last_stable_offset,
                 log_start_offset=r.log_start_offset,
-                aborted_transactions=_aborted(r.error, committed),
+                aborted_transactions=_aborted(r, committed),
                 records=r.records,
                 diverging_epoch=_diverging(r),
             )

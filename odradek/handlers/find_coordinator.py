@@ -1,13 +1,14 @@
 """FindCoordinator (key 10), v0-v6.
 
 - v0 looks up one group; v1-3 one key of a given type; v4+ a batch of keys, one answer each.
-- This broker coordinates every group: a GROUP key is answered with this node and its
-  advertised address.  As in Kafka, the lookup that finds no ``__consumer_offsets`` creates it
-  and answers COORDINATOR_NOT_AVAILABLE; the client's retry then finds the coordinator.
+- This broker coordinates every group and every transactional id: a GROUP or TRANSACTION key is
+  answered with this node and its advertised address.  As in Kafka, the lookup that finds no
+  ``__consumer_offsets`` (``__transaction_state``) creates it and answers
+  COORDINATOR_NOT_AVAILABLE; the client's retry then finds the coordinator.
 - v1-3 carry Kafka's error message for the code: "NONE" on success (Kafka sends the enum
   name), the coordinator text otherwise; v4+ keys carry an empty message, as Kafka's do.
-- Not implemented here: TRANSACTION and SHARE keys get COORDINATOR_NOT_AVAILABLE (the
-  transaction coordinator is another issue); an unknown key type gets INVALID_REQUEST.
+- Not implemented here: SHARE keys get COORDINATOR_NOT_AVAILABLE (share groups are another
+  issue); an unknown key type gets INVALID_REQUEST.
 """
 
 from __future__ import annotations
@@ -58,7 +59,12 @@ def _lookup(ctx: RequestContext, key_type: int, key: str) -> tuple[ErrorCode, in
             return ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, "", -1
         host, port = ctx.advertised
         return ErrorCode.NONE, ctx.cluster.node_id, host, port
-    if key_type in (TRANSACTION, SHARE):
+    if key_type == TRANSACTION:
+        if not ctx.transactions.ensure_topic():
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, "", -1
+        host, port = ctx.advertised
+        return ErrorCode.NONE, ctx.cluster.node_id, host, port
+    if key_type == SHARE:
         return ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, "", -1
     return ErrorCode.INVALID_REQUEST, -1, "", -1
 

@@ -4,16 +4,20 @@ Special timestamps: -1 latest (the high watermark; the last stable offset under
 read_committed), -2 earliest (log start offset), -3 max timestamp (v7+: the offset of the record
 with the largest timestamp), -4 earliest local (v8+: the log start offset, all data being local),
 -5 latest tiered (v9+: -1, nothing is tiered).  Any other timestamp finds the first record
-whose timestamp is at least the target; none -> offset -1 and timestamp -1 with no error.
+whose timestamp is at least the target; none -> offset -1 and timestamp -1 with no error; under
+read_committed a record found by timestamp must lie below the last stable offset.
 Unknown topic or partition -> UNKNOWN_TOPIC_OR_PARTITION; a current leader epoch newer than
 ours -> UNKNOWN_LEADER_EPOCH.  The lookups and the leader epoch are the partitions service's
 (`odradek.partition.service.Partitions.list_offset`); the epoch field exists from v4 on.
+Partitions are answered in the order Kafka's hash map of them iterates (`odradek.java_order`),
+grouped by topic in order of first appearance.
 """
 
 from __future__ import annotations
 
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
+from odradek.java_order import java_hash_order, topic_partition_hash
 from odradek.security.acl import AclOperation, ResourceType
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.list_offsets import (
@@ -23,6 +27,7 @@ from odradek.wire.messages.list_offsets import (
     ListOffsetsResponseValue,
 )
 
+READ_COMMITTED = 1
 _TopicResponse = ListOffsetsResponse.ListOffsetsTopicResponse
 _PartitionResponse = _TopicResponse.ListOffsetsPartitionResponse
 
@@ -42,12 +47,17 @@ def _error(request: ListOffsetsRequestValue, code: ErrorCode) -> ListOffsetsResp
 
 
 def _lookup(
-    ctx: RequestContext, topic: str, partition: ListOffsetsRequestValue.ListOffsetsTopic.ListOffsetsPartition
+    ctx: RequestContext,
+    topic: str,
+    partition: ListOffsetsRequestValue.ListOffsetsTopic.ListOffsetsPartition,
+    committed: bool,
 ) -> ListOffsetsResponseValue.ListOffsetsTopicResponse.ListOffsetsPartitionResponse:
     index = partition.partition_index
     if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, topic):
         return _PartitionResponse(partition_index=index, error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED)
-    found = ctx.partitions.list_offset(topic, index, partition.timestamp, partition.current_leader_epoch)
+    found = ctx.partitions.list_offset(
+        topic, index, partition.timestamp, partition.current_leader_epoch, committed=committed
+    )
     if found.error != ErrorCode.NONE:
         return _PartitionResponse(partition_index=index, error_code=found.error)
     return _PartitionResponse(
@@ -61,9 +71,11 @@ def _lookup(
 
 @registry.api(ListOffsetsRequest, ListOffsetsResponse, "1-11", _error)
 async def list_offsets(ctx: RequestContext, request: ListOffsetsRequestValue) -> ListOffsetsResponseValue:
-    return ListOffsetsResponse(
-        topics=[
-            _TopicResponse(name=t.name, partitions=[_lookup(ctx, t.name, p) for p in t.partitions])
-            for t in request.topics
-        ]
-    )
+    committed = ctx.version >= 2 and request.isolation_level == READ_COMMITTED
+    answers = {
+        (t.name, p.partition_index): _lookup(ctx, t.name, p, committed) for t in request.topics for p in t.partitions
+    }
+    by_topic: dict[str, list[ListOffsetsResponseValue.ListOffsetsTopicResponse.ListOffsetsPartitionResponse]] = {}
+    for topic, partition in java_hash_order(answers, lambda tp: topic_partition_hash(*tp)):
+        by_topic.setdefault(topic, []).append(answers[(topic, partition)])
+    return ListOffsetsResponse(topics=[_TopicResponse(name=name, partitions=parts) for name, parts in by_topic.items()])

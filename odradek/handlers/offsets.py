@@ -12,8 +12,10 @@ against the catalog and translate to and from the wire messages.
   offset -1, leader epoch -1, metadata "".  v10 names topics by id.
 - OffsetDelete: GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP, or per partition GROUP_SUBSCRIBED_TO_TOPIC;
   answers in Kafka's order (refused partitions first, see `offset_delete`).
-- Not implemented: ``require_stable`` has nothing to wait for until transactional offset
-  commits exist (the transactions issue); it is accepted and has no effect.
+- OffsetFetch v7+ with ``require_stable``: a partition with an offset pending in an open
+  transaction (TxnOffsetCommit) answers UNSTABLE_OFFSET_COMMIT, offset -1, and the client asks
+  again; listing every committed offset, a pending one is only reported for a partition that
+  has a committed offset too (Kafka's answer).
 """
 
 from __future__ import annotations
@@ -153,7 +155,7 @@ def _committed(value: OffsetCommitValue | None) -> tuple[int, int, str]:
 
 
 def _fetch_group(
-    ctx: RequestContext, group_id: str, wanted: list[tuple[str | None, bytes, int]] | None
+    ctx: RequestContext, group_id: str, wanted: list[tuple[str | None, bytes, int]] | None, require_stable: bool
 ) -> tuple[ErrorCode, list[tuple[str | None, bytes, int, OffsetCommitValue | None, ErrorCode]]]:
     """(group error, [(topic, topic id, partition, committed, error)]) for one group.
 
@@ -167,11 +169,18 @@ def _fetch_group(
     if error is not ErrorCode.NONE:
         return error, []
 
+    def row(
+        topic: str, topic_id: bytes, partition: int, value: OffsetCommitValue | None
+    ) -> tuple[str | None, bytes, int, OffsetCommitValue | None, ErrorCode]:
+        if require_stable and coordinator.has_pending_offset(group_id, topic, partition):
+            return topic, topic_id, partition, None, ErrorCode.UNSTABLE_OFFSET_COMMIT
+        return topic, topic_id, partition, value, ErrorCode.NONE
+
     def described(topic: str) -> bool:
         return ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, topic)
 
     if wanted is None:
-        return ErrorCode.NONE, [(t, _topic_id(ctx, t), p, v, ErrorCode.NONE) for t, p, v in found if described(t)]
+        return ErrorCode.NONE, [row(t, _topic_id(ctx, t), p, v) for t, p, v in found if described(t)]
     values = {(t, p): v for t, p, v in found}
     rows: list[tuple[str | None, bytes, int, OffsetCommitValue | None, ErrorCode]] = []
     for topic, topic_id, partition in wanted:
@@ -180,7 +189,7 @@ def _fetch_group(
         elif not described(topic):
             rows.append((topic, topic_id, partition, None, ErrorCode.TOPIC_AUTHORIZATION_FAILED))
         else:
-            rows.append((topic, topic_id, partition, values.get((topic, partition)), ErrorCode.NONE))
+            rows.append(row(topic, topic_id, partition, values.get((topic, partition))))
     return ErrorCode.NONE, rows
 
 
@@ -188,7 +197,7 @@ def _single_group(ctx: RequestContext, request: OffsetFetchRequestValue) -> Offs
     wanted: list[tuple[str | None, bytes, int]] | None = None
     if request.topics is not None:
         wanted = [(t.name, ZERO_UUID, p) for t in request.topics for p in t.partition_indexes]
-    error, rows = _fetch_group(ctx, request.group_id, wanted)
+    error, rows = _fetch_group(ctx, request.group_id, wanted, ctx.version >= 7 and request.require_stable)
     if error is not ErrorCode.NONE and ctx.version < 2:
         rows = [(t, i, p, None, error) for t, i, p in wanted or []]
     topics: dict[str, list[OffsetFetchResponseValue.OffsetFetchResponseTopic.OffsetFetchResponsePartition]] = {}
@@ -220,7 +229,7 @@ def _many_groups(ctx: RequestContext, request: OffsetFetchRequestValue) -> Offse
                 for t in group.topics
                 for p in t.partition_indexes
             ]
-        error, rows = _fetch_group(ctx, group.group_id, wanted)
+        error, rows = _fetch_group(ctx, group.group_id, wanted, request.require_stable)
         topics: dict[
             tuple[str | None, bytes],
             list[

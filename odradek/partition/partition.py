@@ -3,11 +3,20 @@
 The model is Kafka's ``Partition`` + ``UnifiedLog`` + ``ProducerStateManager``: everything that
 must change together when a batch is appended lives here, so an append is one call.
 
-Append (`append`), in order: an idempotent batch (producer id and base sequence set) is checked
-against the producer state (`odradek.txn.producer_state`); a duplicate answers with the
-original batch's offsets and writes nothing, a sequence or epoch error writes nothing; otherwise
-the log writes the batch (stamped with this partition's leader epoch), the producer state
-records it, and every waiting fetch is woken.
+Append (`append`), in order: a batch carrying a producer id (idempotent or transactional) is
+checked against the producer state (`odradek.txn.producer_state`); a duplicate answers with the
+original batch's offsets and writes nothing; a transactional batch of a producer with no
+transaction open here must have been verified with the transaction coordinator by the caller
+(else INVALID_TXN_STATE, as Kafka's "Record was not part of an ongoing transaction"); a sequence,
+epoch or transaction state error writes nothing; otherwise the log writes the batch (stamped
+with this partition's leader epoch), the producer state records it, and every waiting fetch is
+woken.
+
+Transaction markers (`append_marker`, written for the transaction coordinator) close a
+producer's transaction here; an ABORT that closes one with data goes into the transaction
+index of the marker's segment with the last stable offset it leaves (Kafka's ``.txnindex``).
+The last stable offset is the first offset of the oldest open transaction (never below the log
+start offset), or the high watermark when none is open.
 
 Producer state persistence (Kafka's snapshot files, see `odradek.partition.producer_snapshot`):
 
@@ -16,16 +25,18 @@ Producer state persistence (Kafka's snapshot files, see `odradek.partition.produ
   unless the log is empty or a snapshot at N exists;
 - opening reads the newest snapshot at or below the log end (a newer one describes data a crash
   lost: deleted; a damaged one: deleted, the next older one is tried), then replays the batch
-  headers from there to the log end (`loaded_batches` counts them).  Without any snapshot the
-  replay starts at the log start offset: a log written before snapshots existed.  The log is
-  never scanned from its start when a snapshot exists;
+  headers from there to the log end (`loaded_batches` counts them), reading the record of each
+  transaction marker; aborted transactions missing from the transaction index (written through
+  but fsynced only at roll and close, so a crash may lose the newest entries) are indexed again.
+  Without any snapshot the replay starts at the log start offset: a log written before
+  snapshots existed.  The log is never scanned from its start when a snapshot exists;
 - when retention or DeleteRecords move the log start offset, producers whose last batch lies
   below it are forgotten and snapshots below it are deleted (the newest is always kept).
 
 Invariants:
 - the producer state always describes exactly the batches below the log end offset;
-- the high watermark is the log end offset (one replica) and the last stable offset is the
-  high watermark (no transactions yet);
+- the high watermark is the log end offset (one replica); the last stable offset is at most
+  the high watermark;
 - a waiter is called at most once, after the append that woke it wrote its data.
 
 Not thread-safe: the event loop uses a partition; nothing here awaits.
@@ -44,12 +55,16 @@ from odradek.partition.producer_snapshot import (
     write_snapshot,
 )
 from odradek.partition.results import AppendResult
+from odradek.storage.committed_reads import CommittedRead
 from odradek.storage.errors import RecordBatchTooLarge, StorageError
 from odradek.storage.filesystem import FileSystem
 from odradek.storage.leader_epochs import LeaderEpochCache
 from odradek.storage.partition_log import PartitionLog
 from odradek.storage.region import FileRegion
-from odradek.txn.producer_state import ProducerStateTable, SequenceVerdict, Verdict
+from odradek.storage.txn_cleaning import CleaningHints
+from odradek.storage.txn_index import AbortedTxn
+from odradek.txn.markers import Marker, marker_batch, read_marker
+from odradek.txn.producer_state import CompletedTxn, ProducerStateTable, ProducerView, SequenceVerdict, Verdict
 from odradek.wire.errors import ErrorCode
 from odradek.wire.records.batch import BatchHeader, CorruptBatchError, read_header, verify_batch
 
@@ -62,11 +77,15 @@ Waker = Callable[[], None]
 _SEQUENCE_ERRORS = {
     Verdict.INVALID_PRODUCER_EPOCH: ErrorCode.INVALID_PRODUCER_EPOCH,
     Verdict.OUT_OF_ORDER_SEQUENCE: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+    Verdict.INVALID_TXN_STATE: ErrorCode.INVALID_TXN_STATE,
+    Verdict.COORDINATOR_FENCED: ErrorCode.TRANSACTION_COORDINATOR_FENCED,
 }
 
 
-def _idempotent(header: BatchHeader) -> bool:
-    return header.producer_id >= 0 and header.base_sequence >= 0 and not header.is_control
+def _has_producer(header: BatchHeader) -> bool:
+    """A data batch the producer state tracks: idempotent, or transactional (the coordinator's
+    transactional offset commits carry no sequence)."""
+    return header.producer_id >= 0 and (header.base_sequence >= 0 or header.is_transactional) and not header.is_control
 
 
 class Partition:
@@ -123,28 +142,63 @@ class Partition:
 
     @property
     def last_stable_offset(self) -> int:
-        return self.high_watermark
+        first_unstable = self.producers.first_unstable_offset
+        if first_unstable is None:
+            return self.high_watermark
+        return min(self.high_watermark, max(first_unstable, self.log_start_offset))
+
+    def has_open_transaction(self, producer_id: int, producer_epoch: int) -> bool:
+        return self.producers.has_open_transaction(producer_id, producer_epoch)
+
+    def active_producers(self) -> list[ProducerView]:
+        return list(self.producers.producers())
+
+    def expire_producers(self, now_ms: int, expiration_ms: int) -> int:
+        """Forget producers idle for ``expiration_ms`` (``producer.id.expiration.ms``)."""
+        return self.producers.expire(now_ms, expiration_ms)
 
     @property
     def offline(self) -> bool:
         return self._log.offline
 
-    def retained_batches(self) -> frozenset[int]:
-        """The batches compaction must keep (empty if need be): each producer's last batch."""
-        return self.producers.last_batch_offsets()
+    def cleaning_hints(self) -> CleaningHints:
+        """What compaction must keep (each producer's last batch, or the markers holding its
+        epoch) and where it must stop (the first unstable offset)."""
+        producers = self.producers
+        return CleaningHints(producers.last_batch_offsets(), producers.marker_epochs(), producers.first_unstable_offset)
 
     # ----------------------------------------------------------------- append
 
-    def append(self, records: bytearray | memoryview, now_ms: int, header: BatchHeader | None = None) -> AppendResult:
-        """Append ``records`` (patched in place): idempotence check, write, producer state,
+    def append(
+        self,
+        records: bytearray | memoryview,
+        now_ms: int,
+        header: BatchHeader | None = None,
+        *,
+        transaction_verified: bool = False,
+        verified_v2: bool = False,
+    ) -> AppendResult:
+        """Append ``records`` (patched in place): producer state check, write, producer state,
         wake-up (module docstring).  ``header`` is the first batch's, when the caller read it
-        already.  Kafka's errors come back as values."""
+        already; ``transaction_verified``: the caller checked with the transaction coordinator
+        that a transactional batch belongs to an open transaction (or verification is off);
+        ``verified_v2``: that check added the partition (transactions v2), so a producer new
+        here must start at sequence 0.  Kafka's errors come back as values."""
         try:
             if header is None:
                 header = read_header(records)
-            idempotent = _idempotent(header)
-            if idempotent:
-                verdict = self.producers.check(header)
+            tracked = _has_producer(header)
+            if tracked:
+                verdict = self.producers.check(header, verified_v2=verified_v2)
+                if verdict.verdict is Verdict.DUPLICATE:
+                    verify_batch(records)
+                    return self._sequence_refusal(verdict)
+                if (
+                    header.is_transactional
+                    and not transaction_verified
+                    and not self.producers.has_open_transaction(header.producer_id, header.producer_epoch)
+                ):
+                    return self._refused(ErrorCode.INVALID_TXN_STATE, "Record was not part of an ongoing transaction")
                 if verdict.verdict is not Verdict.APPEND:
                     verify_batch(records)
                     return self._sequence_refusal(verdict)
@@ -155,8 +209,9 @@ class Partition:
             return self._refused(ErrorCode.RECORD_LIST_TOO_LARGE, str(exc))
         except StorageError as exc:
             return self._refused(ErrorCode.KAFKA_STORAGE_ERROR, str(exc))
-        if idempotent:
-            self.producers.record(header, appended.base_offset, header.max_timestamp)
+        if tracked:
+            timestamp = header.max_timestamp if appended.log_append_time_ms < 0 else appended.log_append_time_ms
+            self.producers.record(header, appended.base_offset, timestamp)
         if self._waiters:
             self._wake()
         return AppendResult(
@@ -164,6 +219,36 @@ class Partition:
             log_append_time_ms=appended.log_append_time_ms,
             log_start_offset=appended.log_start_offset,
         )
+
+    def append_marker(self, marker: Marker, transaction_version: int, now_ms: int) -> AppendResult:
+        """Write a COMMIT or ABORT marker for ``marker.producer_id`` (for the transaction
+        coordinator): epoch checks, write, close the producer's transaction, index an abort."""
+        verdict = self.producers.check_marker(
+            marker.producer_id, marker.producer_epoch, marker.coordinator_epoch, transaction_version
+        )
+        if verdict.verdict is not Verdict.APPEND:
+            return self._sequence_refusal(verdict)
+        try:
+            appended = self._log.append(
+                bytearray(marker_batch(marker, now_ms)), leader_epoch=self.leader_epoch, now_ms=now_ms
+            )
+        except StorageError as exc:
+            return self._refused(ErrorCode.KAFKA_STORAGE_ERROR, str(exc))
+        self._close_transaction(marker, appended.base_offset, now_ms)
+        if self._waiters:
+            self._wake()
+        return AppendResult(base_offset=appended.base_offset, log_start_offset=appended.log_start_offset)
+
+    def _close_transaction(self, marker: Marker, offset: int, timestamp: int) -> CompletedTxn | None:
+        completed = self.producers.record_marker(
+            marker.producer_id, marker.producer_epoch, marker.coordinator_epoch, offset, timestamp, marker.commit
+        )
+        if completed is not None and completed.aborted:
+            stable = self.producers.stable_offset_after(completed)
+            self._log.add_aborted_txn(
+                AbortedTxn(completed.producer_id, completed.first_offset, completed.last_offset, stable)
+            )
+        return completed
 
     def _refused(self, code: ErrorCode, detail: str) -> AppendResult:
         """A refusal of the whole batch: Kafka answers with the code and no message (checked
@@ -190,6 +275,12 @@ class Partition:
     def read(self, offset: int, max_bytes: int, *, min_one_batch: bool, whole_batches: bool) -> FileRegion | None:
         """`PartitionLog.read`: raises `OffsetOutOfRange` or `StorageError`."""
         return self._log.read(offset, max_bytes, min_one_batch=min_one_batch, whole_batches=whole_batches)
+
+    def read_committed(self, offset: int, max_bytes: int, *, min_one_batch: bool) -> CommittedRead:
+        """`PartitionLog.read_committed` up to this partition's last stable offset."""
+        return self._log.read_committed(
+            offset, max_bytes, last_stable_offset=self.last_stable_offset, min_one_batch=min_one_batch
+        )
 
     # ---------------------------------------------------------------- waiters
 
@@ -224,21 +315,35 @@ class Partition:
                 delete_snapshot(self._fs, directory, offset)
                 continue
             try:
-                entries = read_snapshot(self._fs, directory, offset)
+                rows = read_snapshot(self._fs, directory, offset)
             except (CorruptSnapshot, OSError) as exc:
                 log.warning("deleting producer snapshot %d of %s: %s", offset, directory, exc)
                 delete_snapshot(self._fs, directory, offset)
                 continue
-            for producer_id, epoch, batch in entries:
-                self.producers.restore(producer_id, epoch, batch)
+            for row in rows:
+                self.producers.restore(row)
             self._last_snapshot = offset
             start = max(start, offset)
             break
         for header in self._log.batch_headers(start):
             self.loaded_batches += 1
-            if _idempotent(header):
+            if _has_producer(header):
                 self.producers.record(header, header.base_offset, header.max_timestamp)
+            elif header.is_control and header.is_transactional:
+                self._replay_marker(header)
         self.producers.truncate_head(self._log.log_start_offset)
+
+    def _replay_marker(self, header: BatchHeader) -> None:
+        region = self._log.read(header.base_offset, header.total_size, min_one_batch=True, whole_batches=True)
+        if region is None:
+            return
+        try:
+            marker = read_marker(region.read()[: header.total_size])
+        except CorruptBatchError as exc:
+            log.warning("skipping an unreadable marker at %d of %s: %s", header.base_offset, self._log.directory, exc)
+            return
+        if marker is not None:
+            self._close_transaction(marker, header.base_offset, header.max_timestamp)
 
     def take_snapshot(self) -> None:
         """Write the snapshot at the log end offset; nothing when one is already there or the

@@ -10,8 +10,9 @@ ProducerStateManager, version 1; big-endian)::
 
 ``crc`` is the CRC32C of everything after it.  ``offset_delta`` is the last offset minus the
 first offset of the batch (equal to last minus first sequence); ``last_offset`` -1 means a
-producer known by its epoch alone; ``timestamp`` is the batch's max timestamp.  No transactions
-yet: ``coordinator_epoch`` and ``current_txn_first_offset`` are written as -1.
+producer known without a cached batch; ``timestamp`` is the producer's last write;
+``coordinator_epoch`` the epoch of the coordinator that wrote its last marker (-1: none);
+``current_txn_first_offset`` the first offset of its open transaction (-1: none).
 
 Kafka writes one entry per producer (its last batch).  We write one entry per cached batch,
 each producer's oldest first: Kafka's reader keeps the last entry of a producer id, so it still
@@ -28,13 +29,12 @@ import struct
 from collections.abc import Iterable, Iterator
 
 from odradek.storage.filesystem import FileSystem, read_file, write_file_atomic
-from odradek.txn.producer_state import BatchMetadata
+from odradek.txn.producer_state import BatchMetadata, ProducerSnapshotRow
 from odradek.wire.records.checksum import crc32c
 
 __all__ = [
     "SNAPSHOT_SUFFIX",
     "CorruptSnapshot",
-    "SnapshotEntry",
     "decode_snapshot",
     "delete_snapshot",
     "encode_snapshot",
@@ -48,16 +48,12 @@ __all__ = [
 SNAPSHOT_SUFFIX = ".snapshot"
 VERSION = 1
 NO_OFFSET = -1
-NO_COORDINATOR_EPOCH = -1
 _SEQUENCE_SPACE = 2**31
 
 _HEAD = struct.Struct(">hIi")  # version, crc, count
 _CRC = struct.Struct(">I")
 _ENTRY = struct.Struct(">qhiqiqiq")
 _CRC_START = 6  # the CRC covers everything from the count on
-
-SnapshotEntry = tuple[int, int, BatchMetadata | None]
-"""``(producer id, epoch, batch)``, as `ProducerStateTable.entries` yields them."""
 
 
 class CorruptSnapshot(Exception):
@@ -81,24 +77,39 @@ def list_snapshots(fs: FileSystem, directory: str) -> list[int]:
     return sorted(offset for offset in map(parse_snapshot_name, fs.listdir(directory)) if offset is not None)
 
 
-def encode_snapshot(entries: Iterable[SnapshotEntry]) -> bytes:
+def encode_snapshot(entries: Iterable[ProducerSnapshotRow]) -> bytes:
     rows = list(entries)
     out = bytearray(_HEAD.size + _ENTRY.size * len(rows))
     position = _HEAD.size
-    for producer_id, epoch, batch in rows:
+    for row in rows:
+        batch = row.batch
         if batch is None:
-            fields = (producer_id, epoch, -1, NO_OFFSET, 0, -1)
+            sequence, last_offset, delta = -1, NO_OFFSET, 0
         else:
-            delta = batch.last_offset - batch.first_offset
-            fields = (producer_id, epoch, batch.last_sequence, batch.last_offset, delta, batch.timestamp)
-        _ENTRY.pack_into(out, position, *fields, NO_COORDINATOR_EPOCH, NO_OFFSET)
+            sequence, last_offset, delta = (
+                batch.last_sequence,
+                batch.last_offset,
+                batch.last_offset - batch.first_offset,
+            )
+        _ENTRY.pack_into(
+            out,
+            position,
+            row.producer_id,
+            row.epoch,
+            sequence,
+            last_offset,
+            delta,
+            row.last_timestamp,
+            row.coordinator_epoch,
+            row.txn_first_offset,
+        )
         position += _ENTRY.size
     _HEAD.pack_into(out, 0, VERSION, 0, len(rows))
     _CRC.pack_into(out, 2, crc32c(memoryview(out)[_CRC_START:]))
     return bytes(out)
 
 
-def decode_snapshot(data: bytes) -> Iterator[SnapshotEntry]:
+def decode_snapshot(data: bytes) -> Iterator[ProducerSnapshotRow]:
     """The entries of a snapshot, in file order; raises `CorruptSnapshot` before yielding any."""
     if len(data) < _HEAD.size:
         raise CorruptSnapshot(f"{len(data)} bytes is shorter than a snapshot header")
@@ -112,24 +123,30 @@ def decode_snapshot(data: bytes) -> Iterator[SnapshotEntry]:
     return _entries(data, count)
 
 
-def _entries(data: bytes, count: int) -> Iterator[SnapshotEntry]:
-    for producer_id, epoch, last_sequence, last_offset, delta, timestamp, _, _ in _ENTRY.iter_unpack(
-        memoryview(data)[_HEAD.size : _HEAD.size + count * _ENTRY.size]
-    ):
-        if last_offset < 0:
-            yield producer_id, epoch, None
-            continue
-        first_sequence = (last_sequence - delta) % _SEQUENCE_SPACE
-        batch = BatchMetadata(first_sequence, last_sequence, last_offset - delta, last_offset, timestamp)
-        yield producer_id, epoch, batch
+def _entries(data: bytes, count: int) -> Iterator[ProducerSnapshotRow]:
+    for (
+        producer_id,
+        epoch,
+        last_sequence,
+        last_offset,
+        delta,
+        timestamp,
+        coordinator_epoch,
+        txn_first,
+    ) in _ENTRY.iter_unpack(memoryview(data)[_HEAD.size : _HEAD.size + count * _ENTRY.size]):
+        batch = None
+        if last_offset >= 0 and last_sequence >= 0:
+            first_sequence = (last_sequence - delta) % _SEQUENCE_SPACE
+            batch = BatchMetadata(first_sequence, last_sequence, last_offset - delta, last_offset, timestamp)
+        yield ProducerSnapshotRow(producer_id, epoch, batch, coordinator_epoch, txn_first, timestamp)
 
 
-def write_snapshot(fs: FileSystem, directory: str, offset: int, entries: Iterable[SnapshotEntry]) -> None:
+def write_snapshot(fs: FileSystem, directory: str, offset: int, entries: Iterable[ProducerSnapshotRow]) -> None:
     """Write (durably) the snapshot of the state below ``offset``."""
     write_file_atomic(fs, f"{directory}/{snapshot_name(offset)}", encode_snapshot(entries))
 
 
-def read_snapshot(fs: FileSystem, directory: str, offset: int) -> list[SnapshotEntry]:
+def read_snapshot(fs: FileSystem, directory: str, offset: int) -> list[ProducerSnapshotRow]:
     """The entries of the snapshot named ``offset``; raises `CorruptSnapshot` or `OSError`."""
     return list(decode_snapshot(read_file(fs, f"{directory}/{snapshot_name(offset)}")))
 

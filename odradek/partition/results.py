@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from odradek.storage.region import FileRegion
+from odradek.storage.txn_index import AbortedTxn
 from odradek.wire.errors import ErrorCode
 
 __all__ = ["AppendResult", "EpochEndOffset", "Leadership", "OffsetResult", "ReadResult"]
@@ -31,7 +32,8 @@ class AppendResult:
 @dataclass(slots=True)
 class ReadResult:
     """One read of one partition; offsets are -1 when the read failed; ``records`` None when
-    there was nothing to read (or nothing that fit)."""
+    there was nothing to read (or nothing that fit); ``aborted``: the aborted transactions a
+    read_committed read reports."""
 
     error: ErrorCode
     high_watermark: int = -1
@@ -40,6 +42,7 @@ class ReadResult:
     records: FileRegion | None = None
     diverging_epoch: EpochEndOffset | None = None
     """Set (with no records) when the client's last fetched epoch ends before its fetch offset."""
+    aborted: tuple[AbortedTxn, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,6 +34,9 @@ from odradek.storage.filesystem import FileSystem
 from odradek.storage.log_config import LogConfig
 from odradek.storage.log_manager import LogManager
 from odradek.storage.partition_log import PartitionLog
+from odradek.storage.txn_cleaning import CleaningHints
+from odradek.txn.markers import Marker
+from odradek.txn.producer_state import ProducerView
 from odradek.wire.errors import ErrorCode
 
 __all__ = [
@@ -61,7 +64,7 @@ class Partitions:
     """Every partition of this node, and the operations on their data.
 
     Constructing it opens a `Partition` over every log of ``logs`` (loading each producer
-    state) and makes it the log manager's compaction hook (`retained_batches`)."""
+    state) and makes it the log manager's compaction hook (`cleaning_hints`)."""
 
     def __init__(
         self,
@@ -78,7 +81,7 @@ class Partitions:
         self._scheduler = scheduler
         self._partitions: dict[tuple[str, int], Partition] = {}
         self._fenced = False
-        logs.set_retained_batches(self.retained_batches)
+        logs.set_cleaning_hints(self.cleaning_hints)
         for log in logs.logs():
             self._adopt(log)
 
@@ -130,10 +133,10 @@ class Partitions:
         for partition in list(self._partitions.values()):
             partition.epochs.sync()
 
-    def retained_batches(self, log: PartitionLog) -> frozenset[int]:
-        """The compaction hook: the batches of ``log`` the cleaner must keep."""
+    def cleaning_hints(self, log: PartitionLog) -> CleaningHints:
+        """The compaction hook: what the cleaner must keep of ``log`` and where it must stop."""
         partition = self._partitions.get((log.topic, log.partition))
-        return partition.retained_batches() if partition is not None else frozenset()
+        return partition.cleaning_hints() if partition is not None else CleaningHints()
 
     # ------------------------------------------------------------- leadership
 
@@ -161,9 +164,21 @@ class Partitions:
 
     # ----------------------------------------------------------------- writes
 
-    def append(self, topic: str, partition: int, records: memoryview | None, version: int, now_ms: int) -> AppendResult:
+    def append(
+        self,
+        topic: str,
+        partition: int,
+        records: memoryview | None,
+        version: int,
+        now_ms: int,
+        *,
+        transaction_verified: bool = False,
+        verified_v2: bool = False,
+    ) -> AppendResult:
         """A client's produce of one partition: topic checks, `produce_checks`, then the
-        partition's append (idempotence, write, wake-up)."""
+        partition's append (producer state, write, wake-up).  ``transaction_verified``: the
+        transaction coordinator confirmed that the batch's transaction includes the partition;
+        ``verified_v2``: it added the partition just now (transactions v2)."""
         info = self._topics.get(topic)
         target = self._partitions.get((topic, partition))
         if info is None or target is None:
@@ -184,14 +199,43 @@ class Partitions:
         if isinstance(checked, AppendResult):
             return checked
         batch, header = checked
-        return target.append(batch, now_ms, header)
+        return target.append(batch, now_ms, header, transaction_verified=transaction_verified, verified_v2=verified_v2)
 
     def append_internal(self, topic: str, partition: int, batch: bytes, now_ms: int) -> AppendResult:
-        """An append by this broker itself (coordinator records): no produce checks."""
+        """An append by this broker itself (coordinator records): no produce checks; a
+        transactional batch was verified by the coordinator that wrote it."""
         target = self._partitions.get((topic, partition))
         if target is None:
             return AppendResult(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-        return target.append(bytearray(batch), now_ms)
+        return target.append(bytearray(batch), now_ms, transaction_verified=True)
+
+    def needs_transaction_verification(self, topic: str, partition: int, producer_id: int, producer_epoch: int) -> bool:
+        """Whether a transactional write of the producer must be checked with the transaction
+        coordinator first: it has no transaction open on the partition at this epoch."""
+        target = self._partitions.get((topic, partition))
+        return target is not None and not target.has_open_transaction(producer_id, producer_epoch)
+
+    def write_marker(
+        self, topic: str, partition: int, marker: Marker, transaction_version: int, now_ms: int
+    ) -> ErrorCode:
+        """Write a transaction marker (internal topics too); the partition's answer."""
+        target = self._partitions.get((topic, partition))
+        if target is None:
+            return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+        if target.offline:
+            return ErrorCode.KAFKA_STORAGE_ERROR
+        return target.append_marker(marker, transaction_version, now_ms).error
+
+    def active_producers(self, topic: str, partition: int) -> tuple[ErrorCode, list[ProducerView]]:
+        """DescribeProducers of one partition."""
+        target = self._partitions.get((topic, partition))
+        if target is None:
+            return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, []
+        return ErrorCode.NONE, target.active_producers()
+
+    def expire_producers(self, now_ms: int, expiration_ms: int) -> int:
+        """Forget, in every partition, producers idle for ``expiration_ms``; return how many."""
+        return sum(partition.expire_producers(now_ms, expiration_ms) for partition in list(self._partitions.values()))
 
     def delete_records(self, topic: str, partition: int, offset: int) -> tuple[ErrorCode, int]:
         """Move the log start offset up to ``offset`` (-1: the high watermark), durably;
@@ -254,9 +298,12 @@ class Partitions:
             if epoch < last_fetched_epoch or end < offset:
                 outcome.diverging_epoch = EpochEndOffset(leader_epoch=epoch, end_offset=end)
                 return outcome
-        upper = stable if committed else high_watermark
         try:
-            if upper <= offset <= target.log_end_offset:
+            if committed:
+                read = target.read_committed(offset, max(max_bytes, 1), min_one_batch=first)
+                outcome.records, outcome.aborted = read.records, read.aborted
+                return outcome
+            if high_watermark <= offset <= target.log_end_offset:
                 return outcome
             outcome.records = target.read(offset, max(max_bytes, 1), min_one_batch=first, whole_batches=False)
         except OffsetOutOfRange:
@@ -285,11 +332,15 @@ class Partitions:
         epoch, end = target.epochs.end_offset_for(leader_epoch, target.log_end_offset)
         return EpochEndOffset(ErrorCode.NONE, epoch, end)
 
-    def list_offset(self, topic: str, partition: int, timestamp: int, current_leader_epoch: int) -> OffsetResult:
+    def list_offset(
+        self, topic: str, partition: int, timestamp: int, current_leader_epoch: int, *, committed: bool = False
+    ) -> OffsetResult:
         """ListOffsets for one partition: the special timestamps (`LATEST` is the high
-        watermark, `EARLIEST` and `EARLIEST_LOCAL` the log start, `MAX_TIMESTAMP` the record with
-        the largest timestamp, `LATEST_TIERED` none) or the first record at or after
-        ``timestamp``; none found is offset -1 with no error."""
+        watermark, or the last stable offset when ``committed``; `EARLIEST` and
+        `EARLIEST_LOCAL` the log start, `MAX_TIMESTAMP` the record with the largest timestamp,
+        `LATEST_TIERED` none) or the first record at or after ``timestamp``; none found is
+        offset -1 with no error.  As in Kafka, a record found by timestamp must lie below the
+        last fetchable offset (the last stable offset when ``committed``)."""
         target = self._partitions.get((topic, partition))
         if target is None:
             return OffsetResult(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
@@ -300,8 +351,9 @@ class Partitions:
             return OffsetResult(refused)
         if target.offline:
             return OffsetResult(ErrorCode.KAFKA_STORAGE_ERROR)
+        fetchable = target.last_stable_offset if committed else target.high_watermark
         if timestamp == LATEST:
-            return OffsetResult(ErrorCode.NONE, -1, target.high_watermark, target.leader_epoch)
+            return OffsetResult(ErrorCode.NONE, -1, fetchable, target.leader_epoch)
         if timestamp in (EARLIEST, EARLIEST_LOCAL):
             start = target.log_start_offset
             return OffsetResult(ErrorCode.NONE, -1, start, target.epochs.epoch_for_offset(start))
@@ -312,7 +364,7 @@ class Partitions:
             hit = log.max_timestamp() if timestamp == MAX_TIMESTAMP else log.offset_for_timestamp(timestamp)
         except StorageError:
             return OffsetResult(ErrorCode.KAFKA_STORAGE_ERROR)
-        if hit is None:
+        if hit is None or hit.offset >= fetchable:
             return OffsetResult(ErrorCode.NONE)
         return OffsetResult(ErrorCode.NONE, hit.timestamp, hit.offset, hit.leader_epoch)
 

@@ -4,7 +4,8 @@ One pass over a log (`clean_steps`), as Kafka's cleaner does it:
 
 1. Range.  The dirty part starts at the first dirty offset (the cleaner checkpoint, at least
    the log start offset) and ends at the first uncleanable offset: the active segment's base
-   offset, or earlier the base of the first dirty segment whose largest timestamp is within
+   offset, the partition's first unstable offset (the oldest open transaction) if earlier, or
+   earlier still the base of the first dirty segment whose largest timestamp is within
    ``min.compaction.lag.ms`` of now.
 2. Worth it?  ``dirty bytes / (clean bytes + dirty bytes) >= min.cleanable.dirty.ratio``, or
    the first dirty batch is older than ``max.compaction.lag.ms``.
@@ -25,16 +26,20 @@ One pass over a log (`clean_steps`), as Kafka's cleaner does it:
    copied byte for byte; one that keeps some is rebuilt with the same base offset, last
    offset delta, max timestamp, producer fields, leader epoch and codec, so offsets and
    idempotence state are preserved (gaps are normal); one that keeps none disappears, unless
-   it is the last batch of an idempotent producer (``retained``): like Kafka's cleaner, that
+   it is the last batch of an idempotent producer (`CleaningHints`): like Kafka's cleaner, that
    one stays as an empty batch (no records, same offsets, sequence and producer fields) so
-   the producer's state can still be rebuilt from the log.  Control batches are always kept:
-   transactions do not exist yet, so there are no aborted records to drop and no markers that
-   could be removed safely.
-6. Swap, crash-safe in Kafka's way: the run's ``.log``, ``.index`` and ``.timeindex`` are
-   written as ``<base>.*.cleaned`` and fsynced; then, on the caller's thread, the indexes and
-   last the log are renamed ``.swap`` (the log's rename is the commit point); the old
-   segments' files are renamed ``.deleted`` (deleted after ``file.delete.delay.ms``, see
-   `PartitionLog.replace_segments`) and the ``.swap`` files take their final names.
+   the producer's state can still be rebuilt from the log.  Transactions
+   (`odradek.storage.txn_cleaning`): the batches of aborted transactions are dropped (and never
+   count in the offset map); a marker stays while its transaction's data is in the pass, then
+   gets a delete horizon and goes once it passed, unless it holds the last epoch of its
+   producer; the aborted transactions whose markers stay make the cleaned segment's
+   ``.txnindex``.
+6. Swap, crash-safe in Kafka's way: the run's ``.log``, ``.index``, ``.timeindex`` (and
+   ``.txnindex`` when it has entries) are written as ``<base>.*.cleaned`` and fsynced;
+   then, on the caller's thread, the indexes and last the log are renamed ``.swap`` (the
+   log's rename is the commit point); the old segments' files are renamed ``.deleted``
+   (deleted after ``file.delete.delay.ms``, see `PartitionLog.replace_segments`) and the
+   ``.swap`` files take their final names.
    `odradek.storage.log_loader` completes or discards what a crash left at any step.
 
 Threads: the pass is a generator (`CleanSteps`).  Whatever it yields is a job, a callable
@@ -68,12 +73,15 @@ from odradek.storage.segment import (
     LOG_SUFFIX,
     SWAP_SUFFIX,
     TIME_INDEX_SUFFIX,
+    TXN_INDEX_SUFFIX,
     LogSegment,
     filename_prefix,
 )
 from odradek.storage.time_index import NO_TIMESTAMP, TimeIndex
+from odradek.storage.txn_cleaning import CleanedTransactions, CleaningHints
+from odradek.storage.txn_index import AbortedTxn, TransactionIndex
 from odradek.wire.records.batch import BATCH_OVERHEAD, BatchHeader, iter_batches, read_header
-from odradek.wire.records.builder import build_batch, decode_batch
+from odradek.wire.records.builder import ControlRecordType, build_batch, decode_batch, parse_control_record
 from odradek.wire.records.record import Record
 
 __all__ = ["BYTES_PER_ENTRY", "CleanResult", "CleanSteps", "CleanerConfig", "clean", "clean_steps", "run_inline"]
@@ -81,7 +89,9 @@ __all__ = ["BYTES_PER_ENTRY", "CleanResult", "CleanSteps", "CleanerConfig", "cle
 _log = logging.getLogger(__name__)
 _READ_CHUNK = 8 << 20
 _FILE_SUFFIXES = (INDEX_SUFFIX, TIME_INDEX_SUFFIX, LOG_SUFFIX)
-"""In the order of the swap renames: the log last, as its rename commits."""
+"""The files a job writes, in the order of the swap renames: the log last, as its rename commits."""
+_SWAPPED_SUFFIXES = (INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX, LOG_SUFFIX)
+"""Every file a swap may rename (the transaction index exists only when it has entries)."""
 
 BYTES_PER_ENTRY = 24
 """What one offset map entry costs in Kafka's accounting (a 16-byte MD5 of the key and an
@@ -159,10 +169,10 @@ def clean(
     first_dirty: int,
     now_ms: int,
     config: CleanerConfig | None = None,
-    retained: frozenset[int] = frozenset(),
+    hints: CleaningHints | None = None,
 ) -> CleanResult | None:
     """`clean_steps` run inline."""
-    return run_inline(clean_steps(fs, log, first_dirty, now_ms, config or CleanerConfig(), retained))
+    return run_inline(clean_steps(fs, log, first_dirty, now_ms, config or CleanerConfig(), hints or CleaningHints()))
 
 
 def clean_steps(
@@ -171,13 +181,14 @@ def clean_steps(
     first_dirty: int,
     now_ms: int,
     config: CleanerConfig,
-    retained: frozenset[int] = frozenset(),
+    hints: CleaningHints | None = None,
 ) -> CleanSteps:
     """Compact ``log`` once if it is due (see the module docstring); None when it is not or
     when the pass stopped because its segments changed under it."""
     if not log.config.compact:
         return None
-    found = _dirty_range(log, first_dirty, now_ms)
+    hints = hints or CleaningHints()
+    found = _dirty_range(log, first_dirty, now_ms, hints.first_unstable_offset)
     if found is None:
         return None
     first_dirty, uncleanable = found
@@ -189,6 +200,7 @@ def clean_steps(
             first_dirty,
             uncleanable,
             config.max_keys,
+            log.aborted_txns(first_dirty, uncleanable),
         )
         latest, end = cast(tuple[dict[bytes, int], int], mapped)
         if not log.holds([source.segment for source in sources]):
@@ -197,7 +209,7 @@ def clean_steps(
         groups = _groups(log, [s for s in sources if s.segment.base_offset < end])
         before = after = removed = 0
         for group in groups:
-            written = yield from _clean_group(fs, log, group, latest, now_ms, retained)
+            written = yield from _clean_group(fs, log, group, latest, now_ms, hints)
             if written is None:
                 _log_stopped(log)
                 return None
@@ -226,7 +238,9 @@ def _log_stopped(log: PartitionLog) -> None:
     _log.info("cleaning %s-%d stopped: its segments changed during the pass", log.topic, log.partition)
 
 
-def _dirty_range(log: PartitionLog, first_dirty: int, now_ms: int) -> tuple[int, int] | None:
+def _dirty_range(
+    log: PartitionLog, first_dirty: int, now_ms: int, first_unstable: int | None
+) -> tuple[int, int] | None:
     """``(first dirty offset, first uncleanable offset)`` when compaction is due, else None."""
     config = log.config
     segments = log.segments
@@ -234,6 +248,8 @@ def _dirty_range(log: PartitionLog, first_dirty: int, now_ms: int) -> tuple[int,
     if first_dirty > log.log_end_offset:
         first_dirty = log.log_start_offset
     uncleanable = segments[-1].base_offset
+    if first_unstable is not None:
+        uncleanable = min(uncleanable, first_unstable)
     dirty_index = len(segments) - 1
     for index, segment in enumerate(segments[:-1]):
         if segments[index + 1].base_offset <= first_dirty:
@@ -277,15 +293,33 @@ def _batches(source: _Source) -> Iterator[tuple[BatchHeader, bytes]]:
         position += consumed
 
 
-def _offset_map(sources: Sequence[_Source], first_dirty: int, end: int, max_keys: int) -> tuple[dict[bytes, int], int]:
-    """(A job.)  The last offset of every key among the records in ``[first_dirty, end)``,
-    and the offset the map reached: ``end``, or the first record whose key did not fit."""
+def _marker_commits(data: bytes) -> bool | None:
+    """Whether a control batch is a COMMIT marker (True), an ABORT marker (False), or neither."""
+    records = decode_batch(data)[1]
+    if not records:
+        return None
+    kind = parse_control_record(records[0]).type
+    return kind is ControlRecordType.COMMIT if kind in (ControlRecordType.COMMIT, ControlRecordType.ABORT) else None
+
+
+def _offset_map(
+    sources: Sequence[_Source], first_dirty: int, end: int, max_keys: int, aborted: Sequence[AbortedTxn]
+) -> tuple[dict[bytes, int], int]:
+    """(A job.)  The last offset of every key among the records in ``[first_dirty, end)`` that
+    no aborted transaction holds, and the offset the map reached: ``end``, or the first record
+    whose key did not fit."""
     latest: dict[bytes, int] = {}
+    txns = CleanedTransactions(aborted)
     for source in sources:
         for header, data in _batches(source):
             if header.base_offset >= end:
                 return latest, end
-            if header.is_control or header.last_offset < first_dirty:
+            if header.is_control:
+                commits = _marker_commits(data) if header.is_transactional else None
+                if commits is not None:
+                    txns.marker(header, commits)
+                continue
+            if txns.data_batch(header) or header.last_offset < first_dirty:
                 continue
             for record in decode_batch(data)[1]:
                 offset = header.base_offset + record.offset_delta
@@ -327,34 +361,33 @@ def _clean_group(
     group: list[_Source],
     latest: dict[bytes, int],
     now_ms: int,
-    retained: frozenset[int],
+    hints: CleaningHints,
 ) -> Generator[Job, object, _Written | None]:
     """Write one run's cleaned files (a job), then swap them in; None when the run changed."""
     stem = f"{log.directory}/{filename_prefix(group[0].segment.base_offset)}"
     outputs: list[FileHandle] = []
     swapped = False
     try:
+        for suffix in _SWAPPED_SUFFIXES:
+            if fs.exists(stem + suffix + CLEANED_SUFFIX):
+                fs.remove(stem + suffix + CLEANED_SUFFIX)
         for suffix in _FILE_SUFFIXES:
-            path = stem + suffix + CLEANED_SUFFIX
-            if fs.exists(path):
-                fs.remove(path)
-            outputs.append(fs.open_append(path))
+            outputs.append(fs.open_append(stem + suffix + CLEANED_SUFFIX))
         config = log.config
-        job = partial(
-            _write_group,
-            group,
-            outputs,
-            _Filter(latest, now_ms, config.delete_retention_ms, retained),
-            config.index_interval_bytes,
-            fs,
+        start, end = group[0].segment.base_offset, group[-1].segment.next_offset
+        keep = _Filter(
+            latest, now_ms, config.delete_retention_ms, hints, CleanedTransactions(log.aborted_txns(start, end))
         )
+        txn_index = TransactionIndex(fs, stem + TXN_INDEX_SUFFIX + CLEANED_SUFFIX, start)
+        job = partial(_write_group, group, outputs, keep, txn_index, config.index_interval_bytes, fs)
         written = cast(_Written, (yield job))
         for handle in outputs:
             handle.close()
         if not log.holds([source.segment for source in group]):
             return None
-        for suffix in _FILE_SUFFIXES:
-            fs.rename(stem + suffix + CLEANED_SUFFIX, stem + suffix + SWAP_SUFFIX)
+        for suffix in _SWAPPED_SUFFIXES:
+            if fs.exists(stem + suffix + CLEANED_SUFFIX):
+                fs.rename(stem + suffix + CLEANED_SUFFIX, stem + suffix + SWAP_SUFFIX)
         fs.fsync_dir(log.directory)
         swapped = True
         log.replace_segments(
@@ -365,15 +398,16 @@ def _clean_group(
         for handle in outputs:
             handle.close()
         if not swapped:
-            for suffix in _FILE_SUFFIXES:
+            for suffix in _SWAPPED_SUFFIXES:
                 if fs.exists(stem + suffix + CLEANED_SUFFIX):
                     fs.remove(stem + suffix + CLEANED_SUFFIX)
 
 
 def _install(fs: FileSystem, log: PartitionLog, stem: str, last: LogSegment) -> LogSegment:
     """Give the swap files their final names (the log last) and open the cleaned segment."""
-    for suffix in _FILE_SUFFIXES:
-        fs.rename(stem + suffix + SWAP_SUFFIX, stem + suffix)
+    for suffix in _SWAPPED_SUFFIXES:
+        if fs.exists(stem + suffix + SWAP_SUFFIX):
+            fs.rename(stem + suffix + SWAP_SUFFIX, stem + suffix)
     fs.fsync_dir(log.directory)
     config = log.config
     return LogSegment(
@@ -393,14 +427,22 @@ class _Filter:
     latest: dict[bytes, int]
     now_ms: int
     delete_retention_ms: int
-    retained: frozenset[int]
+    hints: CleaningHints
+    txns: CleanedTransactions
+    """Fed every batch of the run in order (the job's, on its thread)."""
 
 
 def _write_group(
-    group: list[_Source], outputs: list[FileHandle], keep: _Filter, index_interval: int, fs: FileSystem
+    group: list[_Source],
+    outputs: list[FileHandle],
+    keep: _Filter,
+    txn_index: TransactionIndex,
+    index_interval: int,
+    fs: FileSystem,
 ) -> _Written:
     """(A job.)  Filter the run's batches into the cleaned log, build its indexes with the
-    segment's indexing rule (see `odradek.storage.segment`), write and fsync all three."""
+    segment's indexing rule (see `odradek.storage.segment`) and its transaction index (the
+    aborted transactions whose markers stay), write and fsync them all."""
     index_out, time_out, log_out = outputs
     base = group[0].segment.base_offset
     max_bytes = 1 << 62
@@ -431,6 +473,9 @@ def _write_group(
         log_out.write(pending)
     index_out.write(offset_index.to_bytes())
     time_out.write(time_index.to_bytes())
+    for txn in keep.txns.retained_aborted:
+        txn_index.append(txn)
+    txn_index.flush()
     for handle in outputs:
         handle.fsync()
     return _Written(position, removed)
@@ -439,12 +484,13 @@ def _write_group(
 def _filter_batch(header: BatchHeader, data: bytes, keep: _Filter) -> tuple[bytes | None, int]:
     """The batch as it should be after cleaning (None: dropped) and how many records went."""
     if header.is_control:
-        return data, 0
+        return _filter_marker(header, data, keep)
     _, records = decode_batch(data)
     horizon = header.base_timestamp if header.has_delete_horizon else None
+    aborted = keep.txns.data_batch(header)
     kept: list[Record] = []
     for record in records:
-        if record.key is None:
+        if aborted or record.key is None:
             continue
         if keep.latest.get(record.key, -1) > header.base_offset + record.offset_delta:
             continue
@@ -453,15 +499,37 @@ def _filter_batch(header: BatchHeader, data: bytes, keep: _Filter) -> tuple[byte
         kept.append(record)
     removed = len(records) - len(kept)
     needs_horizon = horizon is None and any(record.value is None for record in kept)
-    if not kept and header.base_offset not in keep.retained:
+    if not kept and header.base_offset not in keep.hints.retained_batches:
         return None, removed
     if removed == 0 and not needs_horizon:
         return data, 0
+    return _rebuilt(header, kept, keep, needs_horizon), removed
+
+
+def _filter_marker(header: BatchHeader, data: bytes, keep: _Filter) -> tuple[bytes | None, int]:
+    """A control batch: a transaction marker stays while its transaction is being cleaned; once
+    it may go it gets a delete horizon, and goes when that passed (emptied, not removed, when it
+    holds its producer's last epoch)."""
+    commits = _marker_commits(data) if header.is_transactional else None
+    if commits is None or not keep.txns.marker(header, commits):
+        return data, 0
+    if not header.has_delete_horizon:
+        return _rebuilt(header, decode_batch(data)[1], keep, needs_horizon=True), 0
+    if keep.now_ms < header.base_timestamp:
+        return data, 0
+    if (header.producer_id, header.producer_epoch) in keep.hints.retained_markers:
+        return _rebuilt(header, [], keep, needs_horizon=False), 1
+    return None, 1
+
+
+def _rebuilt(header: BatchHeader, kept: list[Record], keep: _Filter, needs_horizon: bool) -> bytes:
+    """``header``'s batch holding ``kept`` only: same offsets, producer fields, leader epoch and
+    codec, the record timestamps kept through a new base (a delete horizon when needed)."""
     base_timestamp = header.base_timestamp if kept else header.max_timestamp
     if needs_horizon:
         base_timestamp = keep.now_ms + keep.delete_retention_ms
     shift = header.base_timestamp - base_timestamp
-    rebuilt = build_batch(
+    return build_batch(
         [Record(r.offset_delta, r.timestamp_delta + shift, r.key, r.value, r.headers, r.attributes) for r in kept],
         base_offset=header.base_offset,
         compression=header.compression,
@@ -469,6 +537,7 @@ def _filter_batch(header: BatchHeader, data: bytes, keep: _Filter) -> tuple[byte
         producer_epoch=header.producer_epoch,
         base_sequence=header.base_sequence,
         is_transactional=header.is_transactional,
+        is_control=header.is_control,
         partition_leader_epoch=header.partition_leader_epoch,
         base_timestamp=base_timestamp,
         timestamp_type=header.timestamp_type,
@@ -476,4 +545,3 @@ def _filter_batch(header: BatchHeader, data: bytes, keep: _Filter) -> tuple[byte
         last_offset_delta=header.last_offset_delta,
         max_timestamp=header.max_timestamp,
     )
-    return rebuilt, removed

@@ -6,8 +6,9 @@ The steps, in order (`load_segments`):
    every ``*.deleted`` file (a segment whose delayed deletion had not run yet) and every
    ``*.cleaned`` file (unfinished cleaner output) is removed; a ``<base>.log.swap`` file is a
    finished cleaned segment: the segments it replaces (every ``.log`` whose base offset lies
-   in ``[base, swap's next offset)``) are removed, its ``.index.swap``/``.timeindex.swap``
-   take their place (or the indexes are rebuilt when missing) and it becomes ``<base>.log``.
+   in ``[base, swap's next offset)``) are removed, its ``.index.swap``/``.timeindex.swap``/
+   ``.txnindex.swap`` take their place (the offset and time indexes are rebuilt when missing)
+   and it becomes ``<base>.log``.
 2. Index files without a ``.log`` are removed (a crash while deleting a segment).
 3. After a clean shutdown only the tail of the last segment is checked (see
    `LogSegment.check_tail`); otherwise every segment from the one holding the recovery point
@@ -36,10 +37,9 @@ from odradek.storage.partition_metadata import read_partition_metadata
 from odradek.storage.segment import (
     CLEANED_SUFFIX,
     DELETED_SUFFIX,
-    INDEX_SUFFIX,
+    INDEX_SUFFIXES,
     LOG_SUFFIX,
     SWAP_SUFFIX,
-    TIME_INDEX_SUFFIX,
     LogSegment,
     parse_segment_filename,
 )
@@ -160,10 +160,10 @@ def _complete_swap(fs: FileSystem, directory: str, swap: str, present: set[str])
         old = parse_segment_filename(name)
         if old is not None and (old == base or base <= old < end):
             old_stem = f"{directory}/{name[: -len(LOG_SUFFIX)]}"
-            for suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX):
+            for suffix in (LOG_SUFFIX, *INDEX_SUFFIXES):
                 if fs.exists(old_stem + suffix):
                     fs.remove(old_stem + suffix)
-    for suffix in (INDEX_SUFFIX, TIME_INDEX_SUFFIX):
+    for suffix in INDEX_SUFFIXES:
         if fs.exists(stem + suffix + SWAP_SUFFIX):
             fs.rename(stem + suffix + SWAP_SUFFIX, stem + suffix)
         elif fs.exists(stem + suffix):
@@ -197,7 +197,7 @@ def _remove_orphan_indexes(fs: FileSystem, directory: str, names: list[str]) -> 
     present = set(names)
     for name in names:
         stem, dot, suffix = name.partition(".")
-        if dot and "." + suffix in (INDEX_SUFFIX, TIME_INDEX_SUFFIX) and stem + LOG_SUFFIX not in present:
+        if dot and "." + suffix in INDEX_SUFFIXES and stem + LOG_SUFFIX not in present:
             _log.warning("deleting orphaned index file %s/%s", directory, name)
             fs.remove(f"{directory}/{name}")
 

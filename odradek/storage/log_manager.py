@@ -62,6 +62,7 @@ from odradek.storage.log_config import LogConfig
 from odradek.storage.log_mover import copy_early, copy_rest
 from odradek.storage.partition_log import AppendListener, PartitionLog
 from odradek.storage.retention import delete_old_segments
+from odradek.storage.txn_cleaning import CleaningHints
 
 __all__ = [
     "CLEAN_SHUTDOWN_FILE",
@@ -137,7 +138,7 @@ class LogManager:
     ) -> None:
         self._fs = fs
         self._cleaner_config = cleaner_config or CleanerConfig()
-        self._retained_batches: Callable[[PartitionLog], frozenset[int]] = lambda _log: frozenset()
+        self._cleaning_hints: Callable[[PartitionLog], CleaningHints] = lambda _log: CleaningHints()
         self.data_dirs = _dir_list(data_dirs)
         """The data directories, in ``log.dirs`` order."""
         self.data_dir = self.data_dirs[0]
@@ -155,10 +156,10 @@ class LogManager:
         self._doomed: list[tuple[int, str, str]] = []
         """Moved-away logs waiting for ``file.delete.delay.ms``: (due ms, data dir, path)."""
 
-    def set_retained_batches(self, provider: Callable[[PartitionLog], frozenset[int]]) -> None:
-        """Who names the batches compaction must keep even when empty (the partitions service:
-        each idempotent producer's last batch, from the partition's producer state)."""
-        self._retained_batches = provider
+    def set_cleaning_hints(self, provider: Callable[[PartitionLog], CleaningHints]) -> None:
+        """Who tells compaction what the producer state needs kept and where the first unstable
+        offset is (the partitions service, from each partition's producer state)."""
+        self._cleaning_hints = provider
 
     def set_deletion_listener(self, listener: Callable[[int], None]) -> None:
         """Call ``listener(due_ms)`` whenever any log, present or future, starts the
@@ -321,7 +322,7 @@ class LogManager:
                 self._first_dirty.get(key, 0),
                 self._clock.time_ms(),
                 self._cleaner_config,
-                self._retained_batches(log),
+                self._cleaning_hints(log),
             )
         except (OSError, StorageError):
             _log.exception("compaction failed for %s", log.directory)

@@ -56,6 +56,11 @@ class OffsetIndex(IndexFile):
         slot = self._largest_slot_at_most(position, _INT32, 4)
         return self.entry(slot) if slot >= 0 else (self.base_offset, 0)
 
+    def first_offset_at_or_after(self, position: int) -> int | None:
+        """The offset of the entry with the smallest position >= ``position``, None when none."""
+        slot = self._largest_slot_at_most(position - 1, _INT32, 4) + 1
+        return self.entry(slot)[0] if slot < self.entries else None
+
     def append(self, offset: int, position: int) -> None:
         relative = offset - self.base_offset
         if not 0 <= relative <= INT32_MAX:

@@ -51,6 +51,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from odradek.clock import Clock
+from odradek.storage.committed_reads import CommittedRead, add_aborted_txn, collect_aborted_txns, read_committed
 from odradek.storage.errors import OffsetOutOfRange, RecordBatchTooLarge, StorageError
 from odradek.storage.filesystem import FileSystem
 from odradek.storage.index_file import INT32_MAX
@@ -61,6 +62,7 @@ from odradek.storage.partition_metadata import PARTITION_METADATA_FILE, write_pa
 from odradek.storage.region import FileRegion
 from odradek.storage.segment import AppendedBatch, LogSegment, TimestampOffset
 from odradek.storage.time_index import NO_TIMESTAMP
+from odradek.storage.txn_index import AbortedTxn
 from odradek.wire.records.batch import (
     BatchHeader,
     CorruptBatchError,
@@ -510,6 +512,32 @@ class PartitionLog:
             if region is not None:
                 return region if region.length <= max_bytes or min_one_batch else None
         return None
+
+    def read_committed(
+        self, offset: int, max_bytes: int, *, last_stable_offset: int, min_one_batch: bool
+    ) -> CommittedRead:
+        """A read_committed read (`odradek.storage.committed_reads`): up to the last stable
+        offset, with the aborted transactions overlapping it.  Raises `OffsetOutOfRange` as `read`."""
+        if offset < self._log_start_offset or offset > self._log_end_offset:
+            raise OffsetOutOfRange(offset, self._log_start_offset, self._log_end_offset)
+        return read_committed(
+            self._segments,
+            self._base_offsets,
+            self._log_end_offset,
+            offset,
+            max_bytes,
+            last_stable_offset=last_stable_offset,
+            min_one_batch=min_one_batch,
+        )
+
+    def aborted_txns(self, start_offset: int, upper_bound: int) -> tuple[AbortedTxn, ...]:
+        """The aborted transactions overlapping [``start_offset``, ``upper_bound``)."""
+        first = max(bisect_right(self._base_offsets, start_offset) - 1, 0)
+        return collect_aborted_txns(self._segments, first, start_offset, upper_bound)
+
+    def add_aborted_txn(self, txn: AbortedTxn) -> bool:
+        """Index an aborted transaction in the segment holding its marker; False if already there."""
+        return add_aborted_txn(self._segments, self._base_offsets, txn)
 
     def offset_for_timestamp(self, timestamp: int) -> TimestampOffset | None:
         """The first record (from the log start) whose timestamp is >= ``timestamp``, if any."""

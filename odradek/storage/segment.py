@@ -1,4 +1,6 @@
-"""One log segment: ``<base offset, 20 digits>.log`` with its ``.index`` and ``.timeindex``.
+"""One log segment: ``<base offset, 20 digits>.log`` with its ``.index``, ``.timeindex`` and
+``.txnindex`` (the aborted transactions whose ABORT marker lies in the segment; the file exists
+only once one was written, see `odradek.storage.txn_index`).
 
 The ``.log`` file is Kafka's: record batches back to back, exactly as they travel on the wire
 (base offset already patched).  Only batch headers are read here; records are decoded for
@@ -18,7 +20,9 @@ Invariants:
   int32 range above the base offset; `recover` re-establishes this after a crash;
 - a `FileRegion` returned by `read` starts at a batch boundary and covers whole batches;
 - indexes load lazily on first use; missing or inconsistent index files are rebuilt from
-  the log by `recover`.
+  the log by `recover`, which also drops the transaction index entries past the recovered end
+  (entries need the producer state to be rebuilt: the partition owning the log re-adds those
+  its replay finds missing).  The transaction index is fsynced at roll and close.
 
 Not thread-safe: one thread (the event loop) uses a segment.
 """
@@ -37,6 +41,7 @@ from odradek.storage.index_file import INT32_MAX
 from odradek.storage.offset_index import OffsetIndex
 from odradek.storage.region import FileRegion
 from odradek.storage.time_index import NO_TIMESTAMP, TimeIndex
+from odradek.storage.txn_index import TransactionIndex
 from odradek.wire.records.batch import (
     BATCH_OVERHEAD,
     LOG_OVERHEAD,
@@ -55,6 +60,7 @@ __all__ = [
     "LOG_SUFFIX",
     "SWAP_SUFFIX",
     "TIME_INDEX_SUFFIX",
+    "TXN_INDEX_SUFFIX",
     "AppendedBatch",
     "LogSegment",
     "TimestampOffset",
@@ -65,6 +71,9 @@ __all__ = [
 LOG_SUFFIX = ".log"
 INDEX_SUFFIX = ".index"
 TIME_INDEX_SUFFIX = ".timeindex"
+TXN_INDEX_SUFFIX = ".txnindex"
+INDEX_SUFFIXES = (INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX)
+"""Every file of a segment besides its ``.log``."""
 CLEANED_SUFFIX = ".cleaned"
 """Appended to a segment's ``.log`` name while the cleaner writes its replacement."""
 SWAP_SUFFIX = ".swap"
@@ -138,6 +147,7 @@ class LogSegment:
         self._log_unsynced = False
         self._offset_index: OffsetIndex | None = None
         self._time_index: TimeIndex | None = None
+        self._txn_index: TransactionIndex | None = None
         self._last_index_position = 0
         self._max_timestamp = NO_TIMESTAMP
         self._offset_of_max_timestamp = base_offset
@@ -257,19 +267,37 @@ class LogSegment:
             time_index.maybe_append(self._max_timestamp, self._offset_of_max_timestamp)
             self._last_index_position = position
 
-    def read(self, offset: int, max_bytes: int, *, whole_batches: bool = True) -> FileRegion | None:
+    @property
+    def txn_index(self) -> TransactionIndex:
+        """The aborted transactions whose marker is in this segment (loaded on first use)."""
+        if self._txn_index is None:
+            self._txn_index = TransactionIndex(self._fs, self._stem + TXN_INDEX_SUFFIX, self.base_offset)
+        return self._txn_index
+
+    def read(
+        self, offset: int, max_bytes: int, *, whole_batches: bool = True, max_position: int | None = None
+    ) -> FileRegion | None:
         """The bytes from the batch holding ``offset`` (or the first one after it).
 
         Always covers the first batch whole, even when it is larger than ``max_bytes``.  Beyond
         it: as many whole batches as fit, or with ``whole_batches=False`` Kafka's slice of
         exactly ``max_bytes`` (or up to the segment end), which may end inside a batch; clients
         drop such a partial last batch.  None when the segment has no batch with a last offset
-        >= ``offset``.
+        >= ``offset``.  ``max_position`` (a batch boundary, Kafka's read_committed limit) is a
+        hard end: nothing at or after it is returned, not even the first batch.
         """
         located = self._locate(offset)
         if located is None:
             return None
         position, first_size = located
+        if max_position is not None:
+            if position >= max_position:
+                return None
+            if whole_batches:
+                max_bytes = min(max_bytes, max_position - position)
+            else:
+                end = min(position + max(max_bytes, first_size), max_position)
+                return FileRegion(self._log, position, end - position)
         if first_size >= max_bytes:
             return FileRegion(self._log, position, first_size)
         limit = position + max_bytes
@@ -277,6 +305,17 @@ class LogSegment:
             return FileRegion(self._log, position, min(limit, self._size) - position)
         end = self._size if limit >= self._size else self._last_boundary(position + first_size, limit)
         return FileRegion(self._log, position, end - position)
+
+    def position_of(self, offset: int) -> int | None:
+        """The position of the batch holding ``offset`` (or the first after it), None past the end."""
+        located = self._locate(offset)
+        return None if located is None else located[0]
+
+    def fetch_upper_bound_offset(self, position: int, size: int) -> int | None:
+        """Kafka's bound for a read of ``size`` bytes from ``position``: the offset of the first
+        offset index entry at or past its end, None when there is none."""
+        offset_index, _ = self._indexes()
+        return offset_index.first_offset_at_or_after(position + size)
 
     def _locate(self, offset: int) -> tuple[int, int] | None:
         """``(position, size)`` of the first batch whose last offset is >= ``offset``."""
@@ -367,6 +406,7 @@ class LogSegment:
         self._next_offset = next_offset
         self._first_batch_timestamp = None
         self._hints.clear()
+        self.txn_index.truncate_to(next_offset)
         self._flush_indexes(fsync=False)
         return truncated
 
@@ -434,6 +474,8 @@ class LogSegment:
         _, time_index = self._indexes()
         time_index.maybe_append(self._max_timestamp, self._offset_of_max_timestamp)
         self._flush_indexes(fsync=False)
+        if self._txn_index is not None:
+            self._txn_index.flush()
 
     def flush(self) -> None:
         """Make the log and the loaded indexes durable."""
@@ -465,7 +507,7 @@ class LogSegment:
         fsyncs the directory).  The log file stays open, so a `FileRegion` handed out before
         keeps reading the same bytes until `delete_files` runs."""
         self._retired = True
-        for suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX):
+        for suffix in (LOG_SUFFIX, *INDEX_SUFFIXES):
             path = self._stem + suffix
             if self._fs.exists(path):
                 self._fs.rename(path, path + DELETED_SUFFIX)
@@ -474,7 +516,7 @@ class LogSegment:
         """Close the log file and remove the ``.deleted`` files left by `rename_for_deletion`
         (those already gone, e.g. with their directory, are skipped)."""
         self.close_without_flush()
-        for suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX):
+        for suffix in (LOG_SUFFIX, *INDEX_SUFFIXES):
             path = self._stem + suffix + DELETED_SUFFIX
             if self._fs.exists(path):
                 self._fs.remove(path)
@@ -482,7 +524,7 @@ class LogSegment:
     def delete(self) -> None:
         """Close the log file and remove the segment's three files."""
         self.close_without_flush()
-        for suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX):
+        for suffix in (LOG_SUFFIX, *INDEX_SUFFIXES):
             path = self._stem + suffix
             if self._fs.exists(path):
                 self._fs.remove(path)
@@ -494,6 +536,8 @@ class LogSegment:
             self._offset_index.flush(fsync=fsync)
         if self._time_index is not None:
             self._time_index.flush(fsync=fsync)
+        if fsync and self._txn_index is not None:
+            self._txn_index.flush()
 
     def _indexes(self) -> tuple[OffsetIndex, TimeIndex]:
         if self._offset_index is None or self._time_index is None:

@@ -32,8 +32,9 @@ from typing import Any
 
 from odradek.clock import Clock
 from odradek.coordinator.placement import OFFSETS_TOPIC
+from odradek.java_order import java_hash_order, topic_partition_hash
 from odradek.txn.end_txn import decide_end_txn, fence_and_abort
-from odradek.txn.log_records import TopicPartition, TransactionLogRecord, group_partitions
+from odradek.txn.log_records import TopicPartition, TransactionLogRecord
 from odradek.txn.messages import (
     DescribedTransaction,
     EndTxnResult,
@@ -131,7 +132,8 @@ class TransactionCoordinator:
             producer_epoch=prepared.producer_epoch,
             commit=prepared.state is _S.PREPARE_COMMIT,
             coordinator_epoch=self.settings.coordinator_epoch,
-            partitions=prepared.partitions,
+            partitions=frozenset(prepared.partitions),
+            transaction_version=prepared.client_transaction_version,
         )
 
     def _prepared(self, response: Any, prepared: TxnMetadata) -> TxnResult[Any]:
@@ -170,7 +172,7 @@ class TransactionCoordinator:
         if meta.state in _PREPARED:
             return _init_error(ErrorCode.CONCURRENT_TRANSACTIONS)
         if meta.state is _S.ONGOING:
-            prepared = fence_and_abort(meta, self.settings.transaction_version, now)
+            prepared = fence_and_abort(meta, now)
             return self._prepared(InitProducerIdResult(ErrorCode.CONCURRENT_TRANSACTIONS), prepared)
         new: TxnMetadata | None
         if is_epoch_exhausted(meta.producer_epoch):
@@ -214,8 +216,8 @@ class TransactionCoordinator:
         checked = self._check_member(transactional_id, producer_id, producer_epoch)
         if isinstance(checked, ErrorCode):
             return TxnResult(checked)
-        wanted = frozenset(partitions)
-        if checked.state is _S.ONGOING and wanted <= checked.partitions:
+        wanted = tuple(partitions)
+        if checked.state is _S.ONGOING and set(wanted) <= set(checked.partitions):
             return TxnResult(ErrorCode.NONE)
         new = add_partitions(checked, wanted, self.clock.time_ms(), client_transaction_version)
         return TxnResult(ErrorCode.NONE, (Transition(transactional_id, new),))
@@ -243,7 +245,8 @@ class TransactionCoordinator:
         checked = self._check_member(transactional_id, producer_id, producer_epoch)
         if isinstance(checked, ErrorCode):
             return dict.fromkeys(wanted, checked)
-        return {tp: ErrorCode.NONE if tp in checked.partitions else ErrorCode.TRANSACTION_ABORTABLE for tp in wanted}
+        added = set(checked.partitions)
+        return {tp: ErrorCode.NONE if tp in added else ErrorCode.TRANSACTION_ABORTABLE for tp in wanted}
 
     # ------------------------------------------------------------------ EndTxn and markers
 
@@ -298,7 +301,7 @@ class TransactionCoordinator:
         ):
             return TxnResult(False)
         done = markers.partitions if partitions is None else frozenset(partitions)
-        meta = replace(meta, partitions=meta.partitions - done)
+        meta = replace(meta, partitions=tuple(p for p in meta.partitions if p not in done))
         self._txns[markers.transactional_id] = meta
         if meta.partitions:
             return TxnResult(False)
@@ -315,7 +318,7 @@ class TransactionCoordinator:
         markers: list[WriteMarkers] = []
         for transactional_id, meta in sorted(self._txns.items()):
             if meta.state is _S.ONGOING and meta.start_timestamp_ms + meta.timeout_ms < now:
-                prepared = fence_and_abort(meta, self.settings.transaction_version, now)
+                prepared = fence_and_abort(meta, now)
                 transitions.append(Transition(transactional_id, prepared))
                 markers.append(self._markers_for(prepared))
         return TxnResult(tuple(t.transactional_id for t in transitions), tuple(transitions), tuple(markers))
@@ -352,7 +355,7 @@ class TransactionCoordinator:
             producer_epoch=meta.producer_epoch,
             timeout_ms=meta.timeout_ms,
             start_timestamp_ms=meta.start_timestamp_ms,
-            topics=group_partitions(meta.partitions),
+            topics=_kafka_order(meta.partitions),
         )
 
     def list_transactions(
@@ -389,6 +392,14 @@ class TransactionCoordinator:
             and (pattern is None or pattern.fullmatch(tid) is not None)
         )
         return ListedTransactions(ErrorCode.NONE, unknown, listed)
+
+
+def _kafka_order(partitions: tuple[TopicPartition, ...]) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """Partitions grouped by topic as Kafka iterates its hash set of them (added in this order)."""
+    grouped: dict[str, list[int]] = {}
+    for topic, partition in java_hash_order(partitions, lambda tp: topic_partition_hash(*tp)):
+        grouped.setdefault(topic, []).append(partition)
+    return tuple((topic, tuple(ids)) for topic, ids in grouped.items())
 
 
 def _init_error(error: ErrorCode) -> TxnResult[InitProducerIdResult]:

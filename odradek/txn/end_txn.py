@@ -28,7 +28,7 @@ at least the current one.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from odradek.txn.metadata import (
     MAX_EPOCH,
@@ -143,12 +143,16 @@ def _illegal_or_invalid(meta: TxnMetadata) -> EndDecision:
     raise RuntimeError(f"transactional id {meta.transactional_id} is {meta.state.display_name}, which is never stored")
 
 
-def fence_and_abort(meta: TxnMetadata, transaction_version: int, now: int) -> TxnMetadata:
+def fence_and_abort(meta: TxnMetadata, now: int) -> TxnMetadata:
     """The PrepareAbort of an Ongoing transaction the coordinator aborts itself.
 
-    The epoch goes one above the zombie's (PrepareEpochFence); under transactions v2 (the
-    finalized ``transaction_version``) the abort bumps it once more, as any v2 abort does.
+    The epoch goes one above the zombie's (PrepareEpochFence), and only one: a transactions-v2
+    transaction is not bumped a second time by its abort, which keeps the transaction's version
+    (its markers are written as v2 markers, whose epoch must exceed the data's).  Kafka 4.4 does
+    so for a zombie fenced by InitProducerId and for a timed-out transaction alike (checked with
+    compat-tests/probes, sequence txn.fencing_and_timeout, and the Java client's txn_timeout
+    scenario: the late v2 commit is answered INVALID_TXN_STATE, a retry of the bumped epoch).
     """
     fenced = fence_epoch(meta)
-    version = transaction_version if transaction_version >= 2 else 0
-    return prepare_end(fenced, _S.PREPARE_ABORT, version, NO_PRODUCER_ID, now, no_partition_added=False)
+    prepared = prepare_end(fenced, _S.PREPARE_ABORT, 0, NO_PRODUCER_ID, now, no_partition_added=False)
+    return replace(prepared, client_transaction_version=meta.client_transaction_version)

@@ -116,7 +116,11 @@ class TransactionLogValue:
     next_producer_epoch: int = -1
 
     def topic_partitions(self) -> frozenset[TopicPartition]:
-        return frozenset((topic, p) for topic, ids in self.partitions for p in ids)
+        return frozenset(self.topic_partition_list())
+
+    def topic_partition_list(self) -> tuple[TopicPartition, ...]:
+        """The partitions in the record's order."""
+        return tuple((topic, p) for topic, ids in self.partitions for p in ids)
 
 
 @dataclass(frozen=True, slots=True)

@@ -76,7 +76,8 @@ class Transition:
 @dataclass(frozen=True, slots=True)
 class WriteMarkers:
     """Write a COMMIT (``commit``) or ABORT marker for the producer to each partition, then
-    report them with `TransactionCoordinator.markers_written`.  No partitions: report at once."""
+    report them with `TransactionCoordinator.markers_written`.  No partitions: report at once.
+    ``transaction_version`` is the transaction's (2: the marker carries the bumped epoch)."""
 
     transactional_id: str
     producer_id: int
@@ -84,6 +85,7 @@ class WriteMarkers:
     commit: bool
     coordinator_epoch: int
     partitions: frozenset[TopicPartition]
+    transaction_version: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,18 +117,20 @@ class EndTxnResult:
 
 @dataclass(frozen=True, slots=True)
 class DescribedTransaction:
-    """One DescribeTransactions entry; every field but the id is a default unless ``error`` is NONE.
+    """One DescribeTransactions entry; every field but the id is zero (Kafka's answer) unless
+    ``error`` is NONE.
 
-    ``topics`` holds the partitions still without a marker while the transaction is prepared.
+    ``topics`` holds the partitions still without a marker while the transaction is prepared, in
+    the order Kafka's hash set of the transaction's partitions iterates them (`odradek.java_order`).
     """
 
     transactional_id: str
     error: ErrorCode
     state: str = ""
-    producer_id: int = NO_PRODUCER_ID
-    producer_epoch: int = NO_PRODUCER_EPOCH
+    producer_id: int = 0
+    producer_epoch: int = 0
     timeout_ms: int = 0
-    start_timestamp_ms: int = -1
+    start_timestamp_ms: int = 0
     topics: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
 

@@ -18,7 +18,9 @@ Field notes (Kafka's semantics):
 Invariants:
 - a transition out of the table raises `IllegalTransition`; a negative producer id, or a negative
   epoch in any state but Dead, raises ValueError;
-- ``partitions`` is empty in Empty, CompleteCommit and CompleteAbort.
+- ``partitions`` is empty in Empty, CompleteCommit and CompleteAbort, holds no duplicate, and
+  keeps the order the partitions were added in (Kafka's hash set iterates by insertion within
+  a bucket, so DescribeTransactions needs it; see `odradek.java_order`).
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ class TxnMetadata:
     state: TxnState
     last_update_timestamp_ms: int
     start_timestamp_ms: int = -1
-    partitions: frozenset[TopicPartition] = frozenset()
+    partitions: tuple[TopicPartition, ...] = ()
     previous_producer_id: int = NO_PRODUCER_ID
     next_producer_id: int = NO_PRODUCER_ID
     last_producer_epoch: int = NO_PRODUCER_EPOCH
@@ -109,7 +111,7 @@ class TxnMetadata:
             state=value.state,
             last_update_timestamp_ms=value.last_update_timestamp_ms,
             start_timestamp_ms=value.start_timestamp_ms,
-            partitions=frozenset() if value.state is TxnState.EMPTY else value.topic_partitions(),
+            partitions=() if value.state is TxnState.EMPTY else value.topic_partition_list(),
             previous_producer_id=value.previous_producer_id,
             next_producer_id=value.next_producer_id,
             client_transaction_version=value.client_transaction_version,
@@ -138,7 +140,7 @@ def bump_epoch(meta: TxnMetadata, timeout_ms: int, expected_epoch: int | None, n
         producer_epoch=epoch,
         last_producer_epoch=last,
         timeout_ms=timeout_ms,
-        partitions=frozenset(),
+        partitions=(),
         start_timestamp_ms=-1,
         last_update_timestamp_ms=now,
     )
@@ -156,7 +158,7 @@ def rotate_producer_id(
         producer_epoch=0,
         last_producer_epoch=meta.producer_epoch if record_last_epoch else NO_PRODUCER_EPOCH,
         timeout_ms=timeout_ms,
-        partitions=frozenset(),
+        partitions=(),
         start_timestamp_ms=-1,
         last_update_timestamp_ms=now,
     )
@@ -170,7 +172,7 @@ def add_partitions(
     starting = meta.state in (TxnState.EMPTY, TxnState.COMPLETE_COMMIT, TxnState.COMPLETE_ABORT)
     return meta.transition(
         TxnState.ONGOING,
-        partitions=meta.partitions | frozenset(partitions),
+        partitions=meta.partitions + tuple(dict.fromkeys(p for p in partitions if p not in meta.partitions)),
         start_timestamp_ms=now if starting else meta.start_timestamp_ms,
         last_update_timestamp_ms=now,
         client_transaction_version=client_transaction_version,
@@ -216,7 +218,7 @@ def complete(meta: TxnMetadata, now: int) -> TxnMetadata:
         producer_id=producer_id,
         producer_epoch=epoch,
         next_producer_id=NO_PRODUCER_ID,
-        partitions=frozenset(),
+        partitions=(),
         last_update_timestamp_ms=now,
     )
 

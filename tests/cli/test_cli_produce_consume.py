@@ -6,8 +6,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.cli.harness import Cli
 from tests.integration.conftest import BrokerProcess
 
@@ -143,7 +141,6 @@ def test_produce_from_a_file_that_is_missing_is_exit_1(cli: Cli, broker: BrokerP
     assert result.code == 1 and "cannot read" in result.err and "No such file" in result.err
 
 
-@pytest.mark.xfail(strict=True, reason="odradek answers FindCoordinator(TRANSACTION) with COORDINATOR_NOT_AVAILABLE")
 def test_transactional_produce(cli: Cli, broker: BrokerProcess, topic_name: str) -> None:
     b = ("--bootstrap-server", broker.bootstrap)
     cli("topics", "create", "--topic", topic_name, "--partitions", "1", *b)

@@ -40,8 +40,7 @@ def _transaction(producer: Producer, topic: str, values: list[bytes], end: str |
 def transactional_topic(kafka: Kafka) -> Iterator[str]:
     topic = kafka.create_topic(unique_topic("txn"), partitions=1)
     producer = Producer({"bootstrap.servers": kafka.bootstrap, "transactional.id": unique_topic("tx")}, logger=LOG)
-    # Ten seconds: Kafka creates its transaction state topic on first use; a broker without
-    # transactions never answers InitProducerId for a transactional id.
+    # Ten seconds: both brokers create their transaction state topic on first use.
     producer.init_transactions(10)
     try:
         _transaction(producer, topic, [b"c0", b"c1", b"c2"], "commit")
@@ -54,14 +53,8 @@ def transactional_topic(kafka: Kafka) -> Iterator[str]:
 
 
 def test_read_committed_skips_aborted_records_and_stops_at_the_open_transaction(
-    spark: SparkSession, kafka: Kafka, broker_kind: str, request: pytest.FixtureRequest
+    spark: SparkSession, kafka: Kafka, request: pytest.FixtureRequest
 ) -> None:
-    if broker_kind == "odradek":
-        request.applymarker(
-            pytest.mark.xfail(
-                strict=True, reason="odradek has no transactions yet (InitProducerId for a transactional id)"
-            )
-        )
     register(spark)
     topic = request.getfixturevalue("transactional_topic")
     # The end offset a reader sees: the high watermark, or the last stable offset under read_committed.

@@ -22,7 +22,22 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     # The console is a Kafka client: it reaches a cluster only through the command line's client.
     "odradek.console": ("odradek.cli.client", "odradek.cli.common", "odradek.cli.logdirs", "odradek.clock"),
     "odradek.storage": ("odradek.wire.records", "odradek.clock"),
-    "odradek.txn": ("odradek.wire", "odradek.storage", "odradek.clock", "odradek.coordinator.placement"),
+    "odradek.txn": (
+        "odradek.wire",
+        "odradek.storage",
+        "odradek.clock",
+        "odradek.coordinator.placement",
+        "odradek.java_order",
+        "odradek.java_hash",
+    ),
+    "odradek.transactions": (
+        "odradek.txn",
+        "odradek.wire",
+        "odradek.clock",
+        "odradek.scheduler",
+        "odradek.coordinator.placement",
+        "odradek.partition.internal_topic",
+    ),
     "odradek.partition": (
         "odradek.storage",
         "odradek.txn",
@@ -49,6 +64,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "odradek.config",
         "odradek.cluster.topics",
         "odradek.partition.service",
+        "odradek.partition.internal_topic",
     ),
 }
 # layer -> odradek modules it must never import

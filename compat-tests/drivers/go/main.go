@@ -87,6 +87,7 @@ type driver struct {
 	bootstrap string
 	admin     *kgo.Client
 	members   map[string]*member // touched by the step loop's goroutine only
+	txns      map[string]*txnProducer
 }
 
 func main() {
@@ -96,7 +97,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: godriver --bootstrap HOST:PORT")
 		os.Exit(2)
 	}
-	d := &driver{bootstrap: *bootstrap, members: map[string]*member{}}
+	d := &driver{bootstrap: *bootstrap, members: map[string]*member{}, txns: map[string]*txnProducer{}}
 	out := bufio.NewWriter(os.Stdout)
 	emit(out, map[string]any{"ready": true, "client": "franz-go " + franzVersion()})
 	in := bufio.NewScanner(os.Stdin)
@@ -223,8 +224,11 @@ func (d *driver) dispatch(s *step) (map[string]any, error) {
 		return d.deleteRecords(s)
 	case "member_start", "members_wait", "member_pause", "member_stop":
 		return d.memberStep(s)
+	case "txn_produce", "txn_end", "txn_copy":
+		return d.txnStep(s)
 	case "close":
 		d.stopAllMembers()
+		d.closeTxns()
 		if d.admin != nil {
 			d.admin.Close()
 			d.admin = nil

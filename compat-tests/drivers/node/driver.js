@@ -29,6 +29,7 @@ const kafkajsVersion = require('kafkajs/package.json').version
 const { Unsupported, StepFailed, b64, headersList } = require('./common')
 const { groupSteps } = require('./groups')
 const { Members } = require('./members')
+const { txnSteps } = require('./txn')
 
 CompressionCodecs[CompressionTypes.Snappy] = SnappyCodec
 CompressionCodecs[CompressionTypes.LZ4] = new LZ4Codec().codec
@@ -127,6 +128,7 @@ class Driver {
     this.cluster = null
     this.producerCluster = null
     this.members = new Members(this.kafka)
+    this.txns = new Map()
   }
 
   async getAdmin() {
@@ -205,6 +207,7 @@ class Driver {
 
   async close() {
     await this.members.closeAll()
+    await this.closeTxns()
     if (this.admin) {
       await this.admin.disconnect()
       this.admin = null
@@ -260,6 +263,12 @@ class Driver {
         return this.members.pause(step)
       case 'member_stop':
         return this.members.stop(step)
+      case 'txn_produce':
+        return this.txnProduce(step)
+      case 'txn_end':
+        return this.txnEnd(step)
+      case 'txn_copy':
+        return this.txnCopy(step)
       case 'close':
         await this.close()
         return {}
@@ -451,7 +460,7 @@ class Driver {
   }
 }
 
-Object.assign(Driver.prototype, groupSteps)
+Object.assign(Driver.prototype, groupSteps, txnSteps)
 
 function emit(obj) {
   process.stdout.write(JSON.stringify(obj) + '\n')

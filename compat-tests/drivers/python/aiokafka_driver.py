@@ -31,6 +31,7 @@ from aiokafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssigno
 from aiokafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
 from aiokafka.errors import KafkaError, for_code
 from aiokafka.structs import OffsetAndMetadata
+from aiokafka_txn import AiokafkaTransactions
 from common import (
     CLIENT_MAX_REQUEST_BYTES,
     OPERATION_TIMEOUT_S,
@@ -77,10 +78,12 @@ def _raise_topic_errors(entries: Any) -> None:
             raise for_code(code)()
 
 
-class AiokafkaClient:
-    """Protocol ops on top of aiokafka, driven synchronously one step at a time."""
+class AiokafkaClient(AiokafkaTransactions):
+    """Protocol ops on top of aiokafka, driven synchronously one step at a time; the transactional
+    ops are `AiokafkaTransactions`'."""
 
     def __init__(self, bootstrap: str) -> None:
+        AiokafkaTransactions.__init__(self)
         self.bootstrap = bootstrap
         self.name = f"aiokafka {aiokafka.__version__}"
         self.loop = asyncio.new_event_loop()
@@ -112,6 +115,7 @@ class AiokafkaClient:
         self._run(_stop_members(members))
         for producer in self.producers.values():
             self._run(producer.stop())
+        self.close_transactions()
         self._run(self.admin.close())
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.loop_thread.join()

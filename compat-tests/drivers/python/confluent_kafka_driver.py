@@ -52,6 +52,7 @@ from confluent_kafka.admin import (  # type: ignore[attr-defined]
     OffsetSpec,
     ResourceType,
 )
+from confluent_kafka_txn import ConfluentTransactions
 from members import POLL_S, MemberBook, ThreadMember, ThreadMemberOps, stop_all
 
 _ISOLATION = {"read_uncommitted": "read_uncommitted", "read_committed": "read_committed"}
@@ -82,10 +83,12 @@ def _start_offset(offset: Any) -> int:
     return int(offset)
 
 
-class ConfluentClient(ThreadMemberOps):
-    """Protocol ops on top of confluent-kafka's Producer, Consumer and AdminClient."""
+class ConfluentClient(ThreadMemberOps, ConfluentTransactions):
+    """Protocol ops on top of confluent-kafka's Producer, Consumer and AdminClient; the transactional
+    ops are `ConfluentTransactions`'."""
 
     def __init__(self, bootstrap: str) -> None:
+        ConfluentTransactions.__init__(self)
         self.bootstrap = bootstrap
         self.name = f"confluent-kafka {confluent_kafka.version()[0]} (librdkafka {confluent_kafka.libversion()[0]})"
         self.admin = AdminClient({"bootstrap.servers": bootstrap})
@@ -109,6 +112,7 @@ class ConfluentClient(ThreadMemberOps):
         stop_all(self.members)
         for producer in self.producers.values():
             producer.flush(OPERATION_TIMEOUT_S)
+        self.close_transactions()
 
     def _producer(self, step: Json) -> Producer:
         key = producer_settings(step)

@@ -58,6 +58,7 @@ from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
 from kafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
 from kafka.errors import KafkaError
 from kafka.protocol.admin import DescribeConfigsRequest
+from kafka_python_txn import KafkaPythonTransactions
 from members import POLL_S, MemberBook, ThreadMember, ThreadMemberOps, stop_all
 
 _TIMEOUT_MS = int(OPERATION_TIMEOUT_S * 1000)
@@ -80,10 +81,12 @@ def _offset_spec(spec: Any) -> Any:
     return int(spec["timestamp"])
 
 
-class KafkaPythonClient(ThreadMemberOps):
-    """Protocol ops on top of kafka-python's KafkaProducer, KafkaConsumer and KafkaAdminClient."""
+class KafkaPythonClient(ThreadMemberOps, KafkaPythonTransactions):
+    """Protocol ops on top of kafka-python's KafkaProducer, KafkaConsumer and KafkaAdminClient; the
+    transactional ops are `KafkaPythonTransactions`'."""
 
     def __init__(self, bootstrap: str) -> None:
+        KafkaPythonTransactions.__init__(self)
         self.bootstrap = bootstrap
         self.name = f"kafka-python {kafka.__version__}"
         self.admin = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=_TIMEOUT_MS)
@@ -101,6 +104,7 @@ class KafkaPythonClient(ThreadMemberOps):
         stop_all(self.members)
         for producer in self.producers.values():
             producer.close(timeout=OPERATION_TIMEOUT_S)
+        self.close_transactions()
         self.admin.close()
 
     def _producer(self, step: Json) -> KafkaProducer:

@@ -9,12 +9,20 @@ __all__ = [
     "AddOffsetsToTxnResponse",
     "AddPartitionsToTxnRequest",
     "AddPartitionsToTxnResponse",
+    "DescribeProducersRequest",
+    "DescribeProducersResponse",
+    "DescribeTransactionsRequest",
+    "DescribeTransactionsResponse",
     "EndTxnRequest",
     "EndTxnResponse",
     "InitProducerIdRequest",
     "InitProducerIdResponse",
+    "ListTransactionsRequest",
+    "ListTransactionsResponse",
     "TxnOffsetCommitRequest",
     "TxnOffsetCommitResponse",
+    "WriteTxnMarkersRequest",
+    "WriteTxnMarkersResponse",
 ]
 
 class AddOffsetsToTxnRequestValue(StructValue):
@@ -197,6 +205,165 @@ class _AddPartitionsToTxnResponse(Message[AddPartitionsToTxnResponseValue]):
 
 AddPartitionsToTxnResponse: _AddPartitionsToTxnResponse
 
+class DescribeProducersRequestValue(StructValue):
+    """DescribeProducersRequest (api key 61), versions 0, flexible 0+."""
+
+    class TopicRequest(StructValue):
+        name: str
+        partition_indexes: list[int]
+        def __init__(
+            self, *, name: str = "", partition_indexes: list[int] = ..., unknown_tags: dict[int, bytes] | None = None
+        ) -> None: ...
+
+    topics: list[TopicRequest]
+    def __init__(self, *, topics: list[TopicRequest] = ..., unknown_tags: dict[int, bytes] | None = None) -> None: ...
+
+class _DescribeProducersRequest(Message[DescribeProducersRequestValue]):
+    TopicRequest: TypeAlias = DescribeProducersRequestValue.TopicRequest
+    def __call__(
+        self, *, topics: list[TopicRequest] = ..., unknown_tags: dict[int, bytes] | None = None
+    ) -> DescribeProducersRequestValue: ...
+
+DescribeProducersRequest: _DescribeProducersRequest
+
+class DescribeProducersResponseValue(StructValue):
+    """DescribeProducersResponse (api key 61), versions 0, flexible 0+."""
+
+    class TopicResponse(StructValue):
+        class PartitionResponse(StructValue):
+            class ProducerState(StructValue):
+                producer_id: int
+                producer_epoch: int
+                last_sequence: int
+                last_timestamp: int
+                coordinator_epoch: int
+                current_txn_start_offset: int
+                def __init__(
+                    self,
+                    *,
+                    producer_id: int = 0,
+                    producer_epoch: int = 0,
+                    last_sequence: int = -1,
+                    last_timestamp: int = -1,
+                    coordinator_epoch: int = 0,
+                    current_txn_start_offset: int = -1,
+                    unknown_tags: dict[int, bytes] | None = None,
+                ) -> None: ...
+
+            partition_index: int
+            error_code: int
+            error_message: str | None  # nullable v0+
+            active_producers: list[ProducerState]
+            def __init__(
+                self,
+                *,
+                partition_index: int = 0,
+                error_code: int = 0,
+                error_message: str | None = None,
+                active_producers: list[ProducerState] = ...,
+                unknown_tags: dict[int, bytes] | None = None,
+            ) -> None: ...
+
+        name: str
+        partitions: list[PartitionResponse]
+        def __init__(
+            self,
+            *,
+            name: str = "",
+            partitions: list[PartitionResponse] = ...,
+            unknown_tags: dict[int, bytes] | None = None,
+        ) -> None: ...
+
+    throttle_time_ms: int
+    topics: list[TopicResponse]
+    def __init__(
+        self,
+        *,
+        throttle_time_ms: int = 0,
+        topics: list[TopicResponse] = ...,
+        unknown_tags: dict[int, bytes] | None = None,
+    ) -> None: ...
+
+class _DescribeProducersResponse(Message[DescribeProducersResponseValue]):
+    TopicResponse: TypeAlias = DescribeProducersResponseValue.TopicResponse
+    def __call__(
+        self,
+        *,
+        throttle_time_ms: int = 0,
+        topics: list[TopicResponse] = ...,
+        unknown_tags: dict[int, bytes] | None = None,
+    ) -> DescribeProducersResponseValue: ...
+
+DescribeProducersResponse: _DescribeProducersResponse
+
+class DescribeTransactionsRequestValue(StructValue):
+    """DescribeTransactionsRequest (api key 65), versions 0, flexible 0+."""
+
+    transactional_ids: list[str]
+    def __init__(self, *, transactional_ids: list[str] = ..., unknown_tags: dict[int, bytes] | None = None) -> None: ...
+
+class _DescribeTransactionsRequest(Message[DescribeTransactionsRequestValue]):
+    def __call__(
+        self, *, transactional_ids: list[str] = ..., unknown_tags: dict[int, bytes] | None = None
+    ) -> DescribeTransactionsRequestValue: ...
+
+DescribeTransactionsRequest: _DescribeTransactionsRequest
+
+class DescribeTransactionsResponseValue(StructValue):
+    """DescribeTransactionsResponse (api key 65), versions 0, flexible 0+."""
+
+    class TransactionState(StructValue):
+        class TopicData(StructValue):
+            topic: str
+            partitions: list[int]
+            def __init__(
+                self, *, topic: str = "", partitions: list[int] = ..., unknown_tags: dict[int, bytes] | None = None
+            ) -> None: ...
+
+        error_code: int
+        transactional_id: str
+        transaction_state: str
+        transaction_timeout_ms: int
+        transaction_start_time_ms: int
+        producer_id: int
+        producer_epoch: int
+        topics: list[TopicData]
+        def __init__(
+            self,
+            *,
+            error_code: int = 0,
+            transactional_id: str = "",
+            transaction_state: str = "",
+            transaction_timeout_ms: int = 0,
+            transaction_start_time_ms: int = 0,
+            producer_id: int = 0,
+            producer_epoch: int = 0,
+            topics: list[TopicData] = ...,
+            unknown_tags: dict[int, bytes] | None = None,
+        ) -> None: ...
+
+    throttle_time_ms: int
+    transaction_states: list[TransactionState]
+    def __init__(
+        self,
+        *,
+        throttle_time_ms: int = 0,
+        transaction_states: list[TransactionState] = ...,
+        unknown_tags: dict[int, bytes] | None = None,
+    ) -> None: ...
+
+class _DescribeTransactionsResponse(Message[DescribeTransactionsResponseValue]):
+    TransactionState: TypeAlias = DescribeTransactionsResponseValue.TransactionState
+    def __call__(
+        self,
+        *,
+        throttle_time_ms: int = 0,
+        transaction_states: list[TransactionState] = ...,
+        unknown_tags: dict[int, bytes] | None = None,
+    ) -> DescribeTransactionsResponseValue: ...
+
+DescribeTransactionsResponse: _DescribeTransactionsResponse
+
 class EndTxnRequestValue(StructValue):
     """EndTxnRequest (api key 26), versions 0-5, flexible 3+."""
 
@@ -329,6 +496,80 @@ class _InitProducerIdResponse(Message[InitProducerIdResponseValue]):
 
 InitProducerIdResponse: _InitProducerIdResponse
 
+class ListTransactionsRequestValue(StructValue):
+    """ListTransactionsRequest (api key 66), versions 0-2, flexible 0+."""
+
+    state_filters: list[str]
+    producer_id_filters: list[int]
+    duration_filter: int  # v1+
+    transactional_id_pattern: str | None  # v2+, nullable v2+
+    def __init__(
+        self,
+        *,
+        state_filters: list[str] = ...,
+        producer_id_filters: list[int] = ...,
+        duration_filter: int = -1,
+        transactional_id_pattern: str | None = None,
+        unknown_tags: dict[int, bytes] | None = None,
+    ) -> None: ...
+
+class _ListTransactionsRequest(Message[ListTransactionsRequestValue]):
+    def __call__(
+        self,
+        *,
+        state_filters: list[str] = ...,
+        producer_id_filters: list[int] = ...,
+        duration_filter: int = -1,
+        transactional_id_pattern: str | None = None,
+        unknown_tags: dict[int, bytes] | None = None,
+    ) -> ListTransactionsRequestValue: ...
+
+ListTransactionsRequest: _ListTransactionsRequest
+
+class ListTransactionsResponseValue(StructValue):
+    """ListTransactionsResponse (api key 66), versions 0-2, flexible 0+."""
+
+    class TransactionState(StructValue):
+        transactional_id: str
+        producer_id: int
+        transaction_state: str
+        def __init__(
+            self,
+            *,
+            transactional_id: str = "",
+            producer_id: int = 0,
+            transaction_state: str = "",
+            unknown_tags: dict[int, bytes] | None = None,
+        ) -> None: ...
+
+    throttle_time_ms: int
+    error_code: int
+    unknown_state_filters: list[str]
+    transaction_states: list[TransactionState]
+    def __init__(
+        self,
+        *,
+        throttle_time_ms: int = 0,
+        error_code: int = 0,
+        unknown_state_filters: list[str] = ...,
+        transaction_states: list[TransactionState] = ...,
+        unknown_tags: dict[int, bytes] | None = None,
+    ) -> None: ...
+
+class _ListTransactionsResponse(Message[ListTransactionsResponseValue]):
+    TransactionState: TypeAlias = ListTransactionsResponseValue.TransactionState
+    def __call__(
+        self,
+        *,
+        throttle_time_ms: int = 0,
+        error_code: int = 0,
+        unknown_state_filters: list[str] = ...,
+        transaction_states: list[TransactionState] = ...,
+        unknown_tags: dict[int, bytes] | None = None,
+    ) -> ListTransactionsResponseValue: ...
+
+ListTransactionsResponse: _ListTransactionsResponse
+
 class TxnOffsetCommitRequestValue(StructValue):
     """TxnOffsetCommitRequest (api key 28), versions 0-6, flexible 3+."""
 
@@ -444,3 +685,94 @@ class _TxnOffsetCommitResponse(Message[TxnOffsetCommitResponseValue]):
     ) -> TxnOffsetCommitResponseValue: ...
 
 TxnOffsetCommitResponse: _TxnOffsetCommitResponse
+
+class WriteTxnMarkersRequestValue(StructValue):
+    """WriteTxnMarkersRequest (api key 27), versions 1-2, flexible 1+."""
+
+    class WritableTxnMarker(StructValue):
+        class WritableTxnMarkerTopic(StructValue):
+            name: str
+            partition_indexes: list[int]
+            def __init__(
+                self,
+                *,
+                name: str = "",
+                partition_indexes: list[int] = ...,
+                unknown_tags: dict[int, bytes] | None = None,
+            ) -> None: ...
+
+        producer_id: int
+        producer_epoch: int
+        transaction_result: bool
+        topics: list[WritableTxnMarkerTopic]
+        coordinator_epoch: int
+        transaction_version: int  # v2+
+        def __init__(
+            self,
+            *,
+            producer_id: int = 0,
+            producer_epoch: int = 0,
+            transaction_result: bool = False,
+            topics: list[WritableTxnMarkerTopic] = ...,
+            coordinator_epoch: int = 0,
+            transaction_version: int = 0,
+            unknown_tags: dict[int, bytes] | None = None,
+        ) -> None: ...
+
+    markers: list[WritableTxnMarker]
+    def __init__(
+        self, *, markers: list[WritableTxnMarker] = ..., unknown_tags: dict[int, bytes] | None = None
+    ) -> None: ...
+
+class _WriteTxnMarkersRequest(Message[WriteTxnMarkersRequestValue]):
+    WritableTxnMarker: TypeAlias = WriteTxnMarkersRequestValue.WritableTxnMarker
+    def __call__(
+        self, *, markers: list[WritableTxnMarker] = ..., unknown_tags: dict[int, bytes] | None = None
+    ) -> WriteTxnMarkersRequestValue: ...
+
+WriteTxnMarkersRequest: _WriteTxnMarkersRequest
+
+class WriteTxnMarkersResponseValue(StructValue):
+    """WriteTxnMarkersResponse (api key 27), versions 1-2, flexible 1+."""
+
+    class WritableTxnMarkerResult(StructValue):
+        class WritableTxnMarkerTopicResult(StructValue):
+            class WritableTxnMarkerPartitionResult(StructValue):
+                partition_index: int
+                error_code: int
+                def __init__(
+                    self, *, partition_index: int = 0, error_code: int = 0, unknown_tags: dict[int, bytes] | None = None
+                ) -> None: ...
+
+            name: str
+            partitions: list[WritableTxnMarkerPartitionResult]
+            def __init__(
+                self,
+                *,
+                name: str = "",
+                partitions: list[WritableTxnMarkerPartitionResult] = ...,
+                unknown_tags: dict[int, bytes] | None = None,
+            ) -> None: ...
+
+        producer_id: int
+        topics: list[WritableTxnMarkerTopicResult]
+        def __init__(
+            self,
+            *,
+            producer_id: int = 0,
+            topics: list[WritableTxnMarkerTopicResult] = ...,
+            unknown_tags: dict[int, bytes] | None = None,
+        ) -> None: ...
+
+    markers: list[WritableTxnMarkerResult]
+    def __init__(
+        self, *, markers: list[WritableTxnMarkerResult] = ..., unknown_tags: dict[int, bytes] | None = None
+    ) -> None: ...
+
+class _WriteTxnMarkersResponse(Message[WriteTxnMarkersResponseValue]):
+    WritableTxnMarkerResult: TypeAlias = WriteTxnMarkersResponseValue.WritableTxnMarkerResult
+    def __call__(
+        self, *, markers: list[WritableTxnMarkerResult] = ..., unknown_tags: dict[int, bytes] | None = None
+    ) -> WriteTxnMarkersResponseValue: ...
+
+WriteTxnMarkersResponse: _WriteTxnMarkersResponse

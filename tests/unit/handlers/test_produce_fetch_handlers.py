@@ -79,6 +79,7 @@ class Node:
             producer_ids=None,  # type: ignore[arg-type]
             clock=self.clock,
             log_dirs=None,  # type: ignore[arg-type]
+            transactions=None,  # type: ignore[arg-type]
         )
 
     def add_topic(self, name: str, configs: dict[str, str] | None = None) -> TopicInfo:

@@ -92,7 +92,7 @@ def test_append_checks_and_records_sequences() -> None:
     assert (fenced.error, fenced.base_offset, fenced.log_start_offset) == (ErrorCode.INVALID_PRODUCER_EPOCH, -1, 0)
     assert h.append(_batch()).base_offset == 4, "a batch without producer id is not checked"
     assert h.partition.log_end_offset == 6
-    assert h.partition.retained_batches() == frozenset({2})
+    assert h.partition.cleaning_hints().retained_batches == frozenset({2})
 
 
 def test_a_corrupt_duplicate_is_refused_as_corrupt() -> None:
@@ -184,14 +184,14 @@ def test_retention_and_delete_records_forget_producers_below_the_log_start() -> 
     h.append(_batch(0, producer_id=1))
     h.append(_batch(0, producer_id=2))
     h.append(_batch(2, producer_id=2))
-    assert h.partition.retained_batches() == frozenset({0, 4})
+    assert h.partition.cleaning_hints().retained_batches == frozenset({0, 4})
     h.partition.log.increment_log_start_offset(3)
-    assert h.partition.retained_batches() == frozenset({4}), "producer 1's last batch is gone"
+    assert h.partition.cleaning_hints().retained_batches == frozenset({4}), "producer 1's last batch is gone"
     assert h.append(_batch(9, producer_id=1)).error == ErrorCode.NONE, "an unknown producer may start anywhere"
     _produce_sequence(h, 12)
     before = len(h.partition.log.segments)
     assert h.partition.log.delete_oldest_segments(before - 1, h.clock.time_ms()) == before - 1
-    survivors = {pid for pid, _, _ in h.partition.producers.entries()}
+    survivors = {row.producer_id for row in h.partition.producers.entries()}
     assert survivors == {PID}
     assert min(list_snapshots(h.fs, DIRECTORY)) >= h.partition.log_start_offset
 

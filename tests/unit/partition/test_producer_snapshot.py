@@ -14,48 +14,52 @@ from odradek.partition.producer_snapshot import (
     parse_snapshot_name,
     snapshot_name,
 )
-from odradek.txn.producer_state import BatchMetadata, ProducerStateTable
+from odradek.txn.producer_state import BatchMetadata, ProducerSnapshotRow, ProducerStateTable
+
+Row = tuple[int, int, int, int, int, int, int, int]
 
 
-def _kafka_layout(entries: list[tuple[int, int, int, int, int, int]]) -> bytes:
-    """What Kafka's writer produces for ``(pid, epoch, last seq, last offset, delta, timestamp)``."""
-    body = struct.pack(">i", len(entries)) + b"".join(
-        struct.pack(">qhiqiqiq", pid, epoch, seq, offset, delta, ts, -1, -1)
-        for pid, epoch, seq, offset, delta, ts in entries
-    )
+def _kafka_layout(entries: list[Row]) -> bytes:
+    """What Kafka's writer produces for ``(pid, epoch, last seq, last offset, delta, timestamp,
+    coordinator epoch, current transaction first offset)``."""
+    body = struct.pack(">i", len(entries)) + b"".join(struct.pack(">qhiqiqiq", *entry) for entry in entries)
     return struct.pack(">hI", 1, crc32c.crc32c(body)) + body
 
 
 def test_the_file_is_kafkas_layout() -> None:
     batch = BatchMetadata(first_sequence=3, last_sequence=5, first_offset=10, last_offset=12, timestamp=777)
-    assert encode_snapshot([(42, 7, batch), (43, 2, None)]) == _kafka_layout(
-        [(42, 7, 5, 12, 2, 777), (43, 2, -1, -1, 0, -1)]
-    )
+    rows = [
+        ProducerSnapshotRow(42, 7, batch, last_timestamp=777),
+        ProducerSnapshotRow(43, 2, None, coordinator_epoch=3, txn_first_offset=8, last_timestamp=900),
+    ]
+    assert encode_snapshot(rows) == _kafka_layout([(42, 7, 5, 12, 2, 777, -1, -1), (43, 2, -1, -1, 0, 900, 3, 8)])
 
 
 def test_a_kafka_written_snapshot_decodes_to_the_same_batches() -> None:
-    data = _kafka_layout([(42, 7, 5, 12, 2, 777), (9, 0, 1, 100, 3, 5)])
+    data = _kafka_layout([(42, 7, 5, 12, 2, 777, -1, -1), (9, 0, 1, 100, 3, 5, 2, 97)])
     assert list(decode_snapshot(data)) == [
-        (42, 7, BatchMetadata(3, 5, 10, 12, 777)),
-        (9, 0, BatchMetadata(2**31 - 2, 1, 97, 100, 5)),
+        ProducerSnapshotRow(42, 7, BatchMetadata(3, 5, 10, 12, 777), -1, -1, 777),
+        ProducerSnapshotRow(9, 0, BatchMetadata(2**31 - 2, 1, 97, 100, 5), 2, 97, 5),
     ], "a sequence range may wrap past 2**31 - 1"
 
 
 def test_every_cached_batch_survives_a_round_trip_oldest_first() -> None:
     table = ProducerStateTable()
     for i in range(7):
-        table.restore(1, 0, BatchMetadata(2 * i, 2 * i + 1, 10 * i, 10 * i + 1, 1000 + i))
-    table.restore(2, 3, None)
+        batch = BatchMetadata(2 * i, 2 * i + 1, 10 * i, 10 * i + 1, 1000 + i)
+        table.restore(ProducerSnapshotRow(1, 0, batch, last_timestamp=1000 + i))
+    table.restore(ProducerSnapshotRow(2, 3, None, coordinator_epoch=4, txn_first_offset=70, last_timestamp=5))
     restored = ProducerStateTable()
-    for producer_id, epoch, batch in decode_snapshot(encode_snapshot(table.entries())):
-        restored.restore(producer_id, epoch, batch)
+    for row in decode_snapshot(encode_snapshot(table.entries())):
+        restored.restore(row)
     assert list(restored.entries()) == list(table.entries())
-    assert [b.first_sequence for _, _, b in restored.entries() if b is not None] == [4, 6, 8, 10, 12]
+    assert [r.batch.first_sequence for r in restored.entries() if r.batch is not None] == [4, 6, 8, 10, 12]
+    assert restored.first_unstable_offset == 70, "an open transaction survives the round trip"
 
 
 @pytest.mark.parametrize("damage", ["crc", "version", "short", "length"])
 def test_a_damaged_snapshot_is_refused(damage: str) -> None:
-    data = bytearray(encode_snapshot([(1, 0, BatchMetadata(0, 0, 0, 0, 1))]))
+    data = bytearray(encode_snapshot([ProducerSnapshotRow(1, 0, BatchMetadata(0, 0, 0, 0, 1))]))
     if damage == "crc":
         data[-1] ^= 1
     elif damage == "version":

@@ -19,6 +19,7 @@ from odradek.storage.log_config import LogConfig
 from odradek.storage.log_manager import LogManager
 from odradek.storage.partition_log import PartitionLog
 from odradek.storage.segment import filename_prefix
+from odradek.storage.txn_cleaning import CleaningHints
 from odradek.wire.records.batch import set_base_offset
 from odradek.wire.records.builder import build_batch
 from odradek.wire.records.record import Record
@@ -254,7 +255,7 @@ def test_the_last_batch_of_an_idempotent_producer_stays_as_an_empty_batch(backen
     log.append(idempotent("a", "mid", 2), leader_epoch=0, now_ms=1_000)  # offsets 2-3, producer 7's last
     _fill(log, [("a", "new"), ("b", "x")], per_segment=2)  # offsets 4-5, then the active segment
     log.roll(1_000)
-    assert clean(backend.fs, log, 0, 1_000, retained=frozenset({2})) is not None
+    assert clean(backend.fs, log, 0, 1_000, hints=CleaningHints(retained_batches=frozenset({2}))) is not None
 
     headers = {h.base_offset: h for h in log.batch_headers()}
     assert 0 not in headers, "an earlier superseded batch of the producer is removed"

@@ -26,8 +26,8 @@ def test_describe_an_ongoing_transaction() -> None:
         producer_epoch=0,
         timeout_ms=30_000,
         start_timestamp_ms=START_MS + 4,
-        topics=(("t", (0, 1)), ("u", (2,))),
-    )
+        topics=(("u", (2,)), ("t", (1, 0))),
+    ), "in the order Kafka's hash set of the partitions iterates them"
 
 
 def test_describe_errors() -> None:

@@ -84,19 +84,22 @@ def test_prepared_transaction_answers_concurrent_transactions(state: TxnState) -
     assert h.state() is state
 
 
-@pytest.mark.parametrize(("tv", "abort_epoch"), [(2, 2), (1, 1), (0, 1)])
+@pytest.mark.parametrize(("tv", "abort_epoch"), [(2, 1), (1, 1), (0, 1)])
 def test_ongoing_transaction_of_a_zombie_is_aborted_first(tv: int, abort_epoch: int) -> None:
-    h = Harness(transaction_version=tv)
-    h.ready()
+    """The fenced epoch is one above the zombie's whatever the transaction's version (``tv``: how
+    the client opened it); the markers carry that version."""
+    h = Harness(transaction_version=2)
+    h.ready(tv=tv)
     h.clock.advance(7)
     result = h.coordinator.init_producer_id(TID, 60_000)
     assert result.response == InitProducerIdResult(E.CONCURRENT_TRANSACTIONS)
-    assert result.markers == (WriteMarkers(TID, FIRST_PRODUCER_ID, abort_epoch, False, 0, frozenset({("t", 0)})),)
+    expected = WriteMarkers(TID, FIRST_PRODUCER_ID, abort_epoch, False, 0, frozenset({("t", 0)}), tv)
+    assert result.markers == (expected,)
     h.persist(result)
     meta = h.meta()
     assert (meta.state, meta.producer_epoch) == (S.PREPARE_ABORT, abort_epoch)
-    assert meta.last_producer_epoch == (1 if tv >= 2 else -1)
-    assert meta.client_transaction_version == (2 if tv >= 2 else 0)
+    assert meta.last_producer_epoch == -1
+    assert meta.client_transaction_version == tv
     assert meta.last_update_timestamp_ms == START_MS + 7
     assert h.log[-1].value is not None and h.log[-1].value.state is S.PREPARE_ABORT
     # The client retries while the markers are being written, then after.

@@ -102,7 +102,8 @@ class Harness:
         return fresh
 
     def assert_replay_matches(self) -> None:
-        """Replaying the log gives the live state, except the never-persisted last epoch."""
+        """Replaying the log gives the live state, except the never-persisted last epoch and
+        the order the partitions were added in."""
         fresh = self.reloaded()
         live = {tid: _persisted(m) for tid, m in self.coordinator.transactions.items()}
         loaded = {tid: _persisted(m) for tid, m in fresh.transactions.items()}
@@ -110,4 +111,5 @@ class Harness:
 
 
 def _persisted(meta: TxnMetadata) -> TxnMetadata:
-    return replace(meta, last_producer_epoch=-1)
+    """What a record keeps: no last epoch, and the partitions in the record's (sorted) order."""
+    return replace(meta, last_producer_epoch=-1, partitions=tuple(sorted(meta.partitions)))

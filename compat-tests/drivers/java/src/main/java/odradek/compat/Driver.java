@@ -76,12 +76,14 @@ public final class Driver {
     private final String bootstrap;
     private final PrintStream out;
     private final Members members;
+    private final Transactions transactions;
     private Admin admin;
 
     private Driver(String bootstrap, PrintStream out) {
         this.bootstrap = bootstrap;
         this.out = out;
         this.members = new Members(bootstrap);
+        this.transactions = new Transactions(bootstrap);
     }
 
     public static void main(String[] args) throws Exception {
@@ -211,8 +213,15 @@ public final class Driver {
                 return members.pause(step);
             case "member_stop":
                 return members.stop(step);
+            case "txn_produce":
+                return transactions.produce(step);
+            case "txn_end":
+                return transactions.end(step);
+            case "txn_copy":
+                return transactions.copy(step);
             case "close":
                 members.closeAll();
+                transactions.closeAll();
                 closeAdmin();
                 return JSON.createObjectNode();
             default:

@@ -1,0 +1,81 @@
+"""The iteration orders of the hash tables Kafka builds its answers from.
+
+Several of Kafka's answers list topics and partitions in the order a hash table iterates them,
+not in request order: the topics of an AddPartitionsToTxn or WriteTxnMarkers result, the
+partitions of a transaction in DescribeTransactions, the producers of DescribeProducers.  To
+answer entry for entry as Kafka does, odradek lists them in the same order.  Two tables matter:
+
+- Java's ``HashMap``/``HashSet`` (and ``ConcurrentHashMap``, which spreads hashes the same way):
+  a key goes to bucket ``(h ^ (h >>> 16)) & (capacity - 1)``; the capacity starts at 16 and
+  doubles whenever the size exceeds three quarters of it; iteration goes bucket by bucket, and
+  within a bucket in insertion order (resizing keeps that order).
+- Scala 2.13's ``mutable.HashMap``: the same bucket index, but a bucket keeps its keys sorted by
+  their spread hash (a signed int), and the table doubles as the size reaches three quarters.
+
+Hashes are Java's: ``String.hashCode`` (`odradek.java_hash`), ``Long.hashCode`` and Kafka's
+``TopicPartition.hashCode``.  Buckets that grow past eight keys become trees in Java; with the
+handful of keys an answer holds that never happens, and it is not modelled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TypeVar
+
+from odradek.java_hash import java_string_hash
+
+__all__ = [
+    "java_hash_order",
+    "java_long_hash",
+    "scala_mutable_hash_order",
+    "topic_partition_hash",
+]
+
+K = TypeVar("K")
+
+_MASK = 0xFFFFFFFF
+
+
+def _int32(value: int) -> int:
+    value &= _MASK
+    return value - (1 << 32) if value & 0x80000000 else value
+
+
+def topic_partition_hash(topic: str, partition: int) -> int:
+    """Kafka's ``TopicPartition.hashCode``: ``31 * (31 + partition) + topic.hashCode()``."""
+    return _int32(31 * (31 + partition) + java_string_hash(topic))
+
+
+def java_long_hash(value: int) -> int:
+    """Java's ``Long.hashCode``: the two halves of the 64-bit value xored."""
+    unsigned = value & 0xFFFFFFFFFFFFFFFF
+    return _int32(unsigned ^ (unsigned >> 32))
+
+
+def _spread(hash_code: int) -> int:
+    h = hash_code & _MASK
+    return _int32(h ^ (h >> 16))
+
+
+def java_hash_order(keys: Iterable[K], hash_of: Callable[[K], int]) -> list[K]:
+    """The order a Java ``HashMap``/``HashSet`` that received ``keys`` in this order iterates them
+    (a repeated key keeps its first place)."""
+    unique = list(dict.fromkeys(keys))
+    capacity = 16
+    while len(unique) > capacity * 3 // 4:
+        capacity *= 2
+    return sorted(unique, key=lambda key: _spread(hash_of(key)) & (capacity - 1))
+
+
+def scala_mutable_hash_order(keys: Iterable[K], hash_of: Callable[[K], int]) -> list[K]:
+    """The order a Scala 2.13 ``mutable.HashMap`` (or ``HashSet``) holding ``keys`` iterates them."""
+    unique = list(dict.fromkeys(keys))
+    capacity = 16
+    while len(unique) >= capacity * 3 // 4:
+        capacity *= 2
+
+    def position(key: K) -> tuple[int, int]:
+        spread = _spread(hash_of(key))
+        return spread & (capacity - 1), spread
+
+    return sorted(unique, key=position)

@@ -1,0 +1,1 @@
+"""The transaction coordinator's runtime: ``__transaction_state``, markers, timers, verification."""
