@@ -62,7 +62,6 @@ _ROWS: tuple[tuple[str, ConfigType, str | None, Dynamic], ...] = (
     ("max.decompressed.message.bytes", INT, "2147483639", CLUSTER_WIDE),
     ("metric.reporters", LIST, "org.apache.kafka.common.metrics.JmxReporter", CLUSTER_WIDE),
     ("principal.builder.class", CLASS, _PRINCIPAL_BUILDER, PER_BROKER),
-    ("producer.id.expiration.ms", INT, "86400000", CLUSTER_WIDE),
     ("remote.fetch.max.wait.ms", INT, "500", CLUSTER_WIDE),
     ("remote.list.offsets.request.timeout.ms", LONG, "30000", CLUSTER_WIDE),
     ("remote.log.index.file.cache.total.size.bytes", LONG, "1073741824", CLUSTER_WIDE),
@@ -106,7 +105,6 @@ _ROWS: tuple[tuple[str, ConfigType, str | None, Dynamic], ...] = (
     ("ssl.truststore.location", STRING, None, PER_LISTENER),
     ("ssl.truststore.password", PASSWORD, None, PER_LISTENER),
     ("ssl.truststore.type", STRING, "JKS", PER_LISTENER),
-    ("transaction.partition.verification.enable", BOOLEAN, "true", CLUSTER_WIDE),
 )  # fmt: skip
 
 

@@ -32,7 +32,7 @@ from odradek.config.keys import (
     one_of,
 )
 
-__all__ = ["BROKER_KEYS", "LISTENER_KEYS", "NOT_DYNAMIC", "TOPIC_KEYS"]
+__all__ = ["BROKER_KEYS", "LISTENER_KEYS", "NOT_DYNAMIC", "TOPIC_KEYS", "index_by_name"]
 
 MIB = 1024 * 1024
 BOOLEAN, STRING, INT, LONG, DOUBLE, LIST = (
@@ -519,9 +519,21 @@ _b(
 
 _broker.extend(KEPT_DYNAMIC_KEYS)
 
+
 # Plain dicts typed read-only: the produce path looks keys up per batch, and a dict is the fastest.
-TOPIC_KEYS: Mapping[str, ConfigKey] = {k.name: k for k in sorted(_topic, key=lambda k: k.name)}
-BROKER_KEYS: Mapping[str, ConfigKey] = {k.name: k for k in _broker}
+def index_by_name(keys: list[ConfigKey]) -> dict[str, ConfigKey]:
+    """The keys by name; a name defined twice is a mistake in the table (the later row would
+    silently replace the earlier one), so it raises ValueError."""
+    index: dict[str, ConfigKey] = {}
+    for key in keys:
+        if key.name in index:
+            raise ValueError(f"config key {key.name!r} is defined twice")
+        index[key.name] = key
+    return index
+
+
+TOPIC_KEYS: Mapping[str, ConfigKey] = index_by_name(sorted(_topic, key=lambda k: k.name))
+BROKER_KEYS: Mapping[str, ConfigKey] = index_by_name(_broker)
 
 #: Broker keys whose static value odradek derives from its listener and node id settings.
 LISTENER_KEYS = ("listeners", "advertised.listeners", "broker.id", "listener.security.protocol.map")

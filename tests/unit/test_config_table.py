@@ -22,6 +22,7 @@ from odradek.config import (
     with_layer,
 )
 from odradek.config.broker import python_value
+from odradek.config.table import index_by_name
 from odradek.storage.log_config import LogConfig, TimestampType, TopicCompression
 
 _PYTHON_TYPES = {
@@ -32,6 +33,12 @@ _PYTHON_TYPES = {
     ConfigType.STRING: "str",
     ConfigType.LIST: "str",
 }
+
+
+def test_a_key_defined_twice_is_refused() -> None:
+    key = BROKER_KEYS["producer.id.expiration.ms"]
+    with pytest.raises(ValueError, match=r"'producer\.id\.expiration\.ms' is defined twice"):
+        index_by_name([key, key])
 
 
 def test_broker_config_holds_exactly_the_keys_read_at_start_up_with_the_table_defaults() -> None:

@@ -54,8 +54,8 @@ def test_a_timer_set_on_system_time_fires_on_advance_after_freezing(loop_thread:
     clock = SwitchableClock()
     scheduler = Scheduler(clock)
     fired: list[int] = []
+    start = scheduler.now_ms()  # read before the timer is set: its deadline is at least 60 s past this
     _on(loop_thread, lambda: scheduler.call_later(60_000, lambda: fired.append(scheduler.now_ms())))
-    start = scheduler.now_ms()
     clock.freeze()
     clock.advance(59_000)
     assert fired == []
