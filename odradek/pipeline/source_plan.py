@@ -33,6 +33,7 @@ offsets (were it to come back, it would be new, read from its log start) (:func:
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -352,22 +353,18 @@ def stream_end_offsets(
 
 
 def limit_offsets(start: Mapping[str, int], latest: Mapping[str, int], max_offsets: int | None) -> dict[str, int]:
-    """The end offsets of a micro-batch: ``latest``, or at most ``max_offsets`` past ``start`` in all,
-    shared among the partitions in proportion to how far each is behind (Spark's rule). Every key of
-    ``latest`` not in ``start`` is a new partition and enters at its ``latest`` value unchanged."""
+    """The end offsets of a micro-batch: ``latest``, or about ``max_offsets`` past ``start`` in all,
+    shared among the partitions in proportion to how far each is behind, rounded as Spark's
+    connector rounds (``max_offsets * behind / total`` in floating point, rounded down, but up when
+    below one offset so that no partition starves: the total may pass ``max_offsets`` a little).
+    Every key of ``latest`` not in ``start`` is a new partition and enters at its ``latest`` value
+    unchanged."""
     end = dict(latest)
     behind = {key: latest[key] - start[key] for key in latest if key in start and latest[key] > start[key]}
     total = sum(behind.values())
-    if max_offsets is None or total <= max_offsets:
+    if max_offsets is None or total == 0:
         return end
-    shares = {key: max_offsets * lag // total for key, lag in behind.items()}
-    left = max_offsets - sum(shares.values())
-    for key in sorted(behind, key=lambda k: (-behind[k], k)):
-        if left == 0:
-            break
-        if shares[key] < behind[key]:
-            shares[key] += 1
-            left -= 1
-    for key, share in shares.items():
-        end[key] = start[key] + share
+    for key, lag in behind.items():
+        share = max_offsets * (lag / total)
+        end[key] = min(latest[key], start[key] + (math.ceil(share) if share < 1 else math.floor(share)))
     return end

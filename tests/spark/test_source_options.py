@@ -74,17 +74,21 @@ def test_bad_options_are_named(options: dict[str, str], streaming: bool, message
         parse_options(options, streaming)
 
 
-def test_a_micro_batch_limit_is_shared_in_proportion_to_lag() -> None:
+def test_a_micro_batch_limit_is_shared_in_proportion_to_lag_with_spark_rounding() -> None:
     start = {"t:0": 0, "t:1": 100, "t:2": 50}
     latest = {"t:0": 30, "t:1": 110, "t:2": 50, "u:0": 4}
     assert limit_offsets(start, latest, None) == latest
     assert limit_offsets(start, latest, 40) == latest  # exactly what is behind
-    limited = limit_offsets(start, latest, 21)
-    assert limited["u:0"] == 4 and limited["t:2"] == 50  # a new partition enters as given; no lag, no share
-    assert sum(limited[k] - start[k] for k in start) == 21
-    assert all(start[k] <= limited[k] <= latest[k] for k in start)
-    assert limited["t:0"] - start["t:0"] >= 15
-    assert limit_offsets(start, latest, 1) == {**latest, "t:0": 1, "t:1": 100}  # the remainder goes to the most behind
+    # 21 * 30/40 = 15.75 and 21 * 10/40 = 5.25, both rounded down; a new partition enters as given.
+    assert limit_offsets(start, latest, 21) == {**latest, "t:0": 15, "t:1": 105}
+    # Shares below one offset are rounded up, so that no partition starves: 0.75 and 0.25 give 1 each.
+    assert limit_offsets(start, latest, 1) == {**latest, "t:0": 1, "t:1": 101}
+    # Floating point as in Spark: 7 * (1/3) is just under 7/3, rounded down to 2.
+    assert limit_offsets({"a:0": 0, "b:0": 0, "c:0": 0}, {"a:0": 5, "b:0": 5, "c:0": 5}, 7) == {
+        "a:0": 2,
+        "b:0": 2,
+        "c:0": 2,
+    }
 
 
 def test_timestamp_options_take_spark_precedence() -> None:
