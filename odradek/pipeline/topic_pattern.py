@@ -9,9 +9,9 @@ The two dialects agree on the constructs a topic pattern needs (literals, ``.``,
 lookaround, atomic groups, the ``i``/``m``/``s`` flags), provided Python matches ASCII-only as Java
 does by default (``re.ASCII``: ``\\w`` and case-insensitive matching stay ASCII).
 
-Where they differ, the pattern is refused with a message naming the construct (nothing is
-translated), so a pattern accepted here selects, on any valid topic name, exactly the topics Java's
-would:
+Where they differ, the pattern is refused with a message naming the construct and its position
+(nothing is translated), so that a pattern accepted here selects, among valid topic names, the
+topics Java's would (``tests/spark`` compares the two on Java's own ``Pattern``):
 
 * Java-only syntax that Python also rejects: ``\\p{...}``, ``\\Q...\\E``, ``(?<name>...)``, ``\\k<name>``,
   ``\\h``, ``\\R``, ``\\x{...}``, ``\\e``, ``\\cX``, flags set mid-pattern (``a(?i)b``), ...;
