@@ -178,7 +178,7 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return {offset_key(t, p): offset for (t, p), offset in starts.items()}
 
     def _latest(self, start: dict[str, int]) -> dict[str, int]:
-        """Per partition: its latest offset, or its log start offset for a partition new to ``start``."""
+        """The furthest the micro-batch from ``start`` may read (:func:`.source_plan.stream_end_offsets`)."""
         topology = self._broker()
         bounds = topology.bounds(topology.partitions(streaming=True))
         return stream_end_offsets(start, bounds, self.source.fail_on_data_loss)
