@@ -6,8 +6,10 @@
 * :mod:`~odradek.pipeline.jars`: Spark's Kafka connector jars from Maven Central
 * :mod:`~odradek.pipeline.session`: the SparkSession
 * :mod:`~odradek.pipeline.datasource`: ``format("odradek")``, a PySpark data source reading topics with
-  confluent-kafka (no connector jars): options in :mod:`~odradek.pipeline.source_options`, planning in
-  :mod:`~odradek.pipeline.source_plan`, one task's read in :mod:`~odradek.pipeline.range_reader`
+  confluent-kafka (no connector jars): options in :mod:`~odradek.pipeline.source_options`
+  (``subscribePattern`` in :mod:`~odradek.pipeline.topic_pattern`), planning in
+  :mod:`~odradek.pipeline.source_plan`, ranges split into tasks in
+  :mod:`~odradek.pipeline.offset_ranges`, one task's read in :mod:`~odradek.pipeline.range_reader`
 
 Only :mod:`~odradek.pipeline.cli` is imported by ``odradek`` itself; it imports PySpark and
 confluent-kafka (the ``spark`` extra) only when the command runs.

@@ -16,11 +16,15 @@ Columns and option names are those of Spark's Kafka source (``format("kafka")``,
 reserves for its connector); the options are listed in :mod:`.source_options`.
 
 * Batch: the driver plans one input partition per topic-partition offset range
-  (:func:`.source_plan.plan_batch`); each Spark task reads its range (:mod:`.range_reader`).
+  (:func:`.source_plan.plan_batch`), split further under ``minPartitions`` or
+  ``maxRecordsPerPartition`` as Spark's connector splits them (:mod:`.offset_ranges`); each Spark
+  task reads its range (:mod:`.range_reader`).
 * Streaming: offsets are ``{"topic:partition": next_offset}``; each micro-batch reads, per partition,
   from the previous end to an end no further than the partition's latest offset (the last stable
-  offset under read_committed), at most ``maxOffsetsPerTrigger`` offsets in all; ``availableNow``
-  triggers stop at the offsets seen when the query starts.
+  offset under read_committed), at most ``maxOffsetsPerTrigger`` offsets in all, split into tasks as
+  a batch's ranges are; ``availableNow`` triggers stop at the offsets seen when the query starts. A
+  partition whose topic was deleted (and perhaps created again) under the query is handled as
+  Spark's connector handles it (:func:`.source_plan.stream_end_offsets`).
 
 Input errors (unknown topics, offsets out of range, an unreachable broker) are raised while Spark
 plans the read on the driver, so no task has run and no output has been written when they surface.
@@ -47,17 +51,18 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
+from odradek.pipeline.offset_ranges import OffsetRange, split_ranges
 from odradek.pipeline.range_reader import read_range
 from odradek.pipeline.source_options import SourceOptionError, SourceOptions, parse_options, wants_headers
 from odradek.pipeline.source_plan import (
-    OffsetRange,
-    SourcePlanError,
     Topology,
     limit_offsets,
     offset_key,
     parse_key,
     plan_batch,
     starting_offsets,
+    stream_end_offsets,
+    timestamp_offsets,
 )
 
 if TYPE_CHECKING:
@@ -168,27 +173,15 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def initialOffset(self) -> dict[str, int]:
         topology = self._broker()
         partitions = topology.partitions(streaming=True)
-        starts = starting_offsets(self.source, partitions, topology.bounds(partitions))
+        found = timestamp_offsets("startingOffsetsByTimestamp", self.source.starting, partitions, topology)
+        starts = starting_offsets(self.source, partitions, topology.bounds(partitions), found)
         return {offset_key(t, p): offset for (t, p), offset in starts.items()}
 
     def _latest(self, start: dict[str, int]) -> dict[str, int]:
-        """Per partition: its latest offset, or its log start offset for a partition new to ``start``."""
+        """The furthest the micro-batch from ``start`` may read (:func:`.source_plan.stream_end_offsets`)."""
         topology = self._broker()
-        partitions = topology.partitions(streaming=True)
-        bounds = topology.bounds(partitions)
-        latest = dict(start)
-        for (topic, partition), bound in bounds.items():
-            key = offset_key(topic, partition)
-            if key not in start:
-                latest[key] = bound.earliest
-            elif bound.latest < start[key] and self.source.fail_on_data_loss:
-                raise SourcePlanError(
-                    f"{topic}-{partition} ends at offset {bound.latest} but the query has read up to {start[key]}: "
-                    "was the topic deleted and created again? Set failOnDataLoss=false to go on from there"
-                )
-            else:
-                latest[key] = max(bound.latest, start[key])
-        return latest
+        bounds = topology.bounds(topology.partitions(streaming=True))
+        return stream_end_offsets(start, bounds, self.source.fail_on_data_loss)
 
     def prepareForTriggerAvailableNow(self) -> None:
         partitions = self._broker().partitions(streaming=True)
@@ -217,8 +210,9 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             begin = start.get(key, stop)
             if stop > begin:
                 topic, partition = parse_key(key)
-                spans.append(RangePartition(OffsetRange(topic, partition, begin, stop)))
-        return spans
+                spans.append(OffsetRange(topic, partition, begin, stop))
+        tasks = split_ranges(spans, self.source.min_partitions, self.source.max_records_per_partition)
+        return [RangePartition(span) for span in tasks]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         return _read(self.source, self.arrow, partition)

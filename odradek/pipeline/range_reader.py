@@ -27,8 +27,8 @@ from typing import Any
 import pyarrow as pa
 from confluent_kafka import TIMESTAMP_CREATE_TIME, TIMESTAMP_LOG_APPEND_TIME, Consumer, KafkaError, TopicPartition
 
+from odradek.pipeline.offset_ranges import OffsetRange
 from odradek.pipeline.source_options import SourceOptions
-from odradek.pipeline.source_plan import OffsetRange
 
 __all__ = ["RangeReadError", "consumer_config", "read_range"]
 

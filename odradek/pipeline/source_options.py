@@ -2,27 +2,50 @@
 
 The names are those of Spark's own Kafka connector wherever the connector has one:
 
-=========================== ====================================================================
-``kafka.bootstrap.servers`` required
-``subscribe``               comma-separated topic names (each must exist)
-``subscribePattern``        a regular expression matched against whole topic names
-``assign``                  JSON ``{"topic": [0, 1]}``; exactly one of the three subscriptions
-``startingOffsets``         ``earliest``, ``latest`` (streaming only) or JSON
-                            ``{"topic": {"0": 23, "1": -2}}`` (-2 earliest, -1 latest);
-                            default ``earliest`` for a batch read, ``latest`` for a stream
-``endingOffsets``           batch only: ``latest`` (default) or JSON (-1 latest)
-``includeHeaders``          adds the ``headers`` column (default false)
-``failOnDataLoss``          fail when offsets to read were deleted from the log (default true);
-                            false skips them
-``maxOffsetsPerTrigger``    streaming: at most this many offsets per micro-batch
-``kafka.<name>``            a consumer setting handed to librdkafka (same names as the Java
-                            client's for the common ones: ``isolation.level``, ``client.id``,
-                            ``security.protocol``, ``sasl.*``, ...)
-=========================== ====================================================================
+====================================== =========================================================
+``kafka.bootstrap.servers``            required
+``subscribe``                          comma-separated topic names (each must exist)
+``subscribePattern``                   a regular expression matched against whole topic names:
+                                       Python's dialect, refused where Java's would select
+                                       other topics (:mod:`.topic_pattern`)
+``assign``                             JSON ``{"topic": [0, 1]}``; exactly one of the three
+                                       subscriptions
+``startingOffsets``                    ``earliest``, ``latest`` (streaming only) or JSON
+                                       ``{"topic": {"0": 23, "1": -2}}`` (-2 earliest, -1
+                                       latest); default ``earliest`` for a batch read,
+                                       ``latest`` for a stream
+``startingOffsetsByTimestamp``         JSON ``{"topic": {"0": 1700000000000}}``: in each
+                                       partition, the first offset whose record timestamp (ms)
+                                       is at or after the given one (Kafka's ListOffsets)
+``startingTimestamp``                  one such timestamp for every partition
+``startingOffsetsByTimestampStrategy`` where no record is that late: ``error`` (default) fails
+                                       the read, ``latest`` starts at the latest offset
+``endingOffsets``                      batch only: ``latest`` (default) or JSON (-1 latest)
+``endingOffsetsByTimestamp``           batch only, as the starting one; where no record is that
+                                       late, the read ends at the latest offset
+``endingTimestamp``                    batch only: one timestamp for every partition
+``includeHeaders``                     adds the ``headers`` column (default false)
+``failOnDataLoss``                     fail when offsets to read were deleted from the log, or
+                                       when a stream's partition went back (its topic deleted
+                                       and created again) or away (default true); false skips
+                                       what was lost, as Spark's connector does
+``maxOffsetsPerTrigger``               streaming: at most this many offsets per micro-batch
+``minPartitions``                      about this many Spark tasks at least: large offset
+                                       ranges are split as Spark's connector splits them
+                                       (:mod:`.range_split`)
+``maxRecordsPerPartition``             at most this many offsets per Spark task
+``kafka.<name>``                       a consumer setting handed to librdkafka (same names as
+                                       the Java client's for the common ones:
+                                       ``isolation.level``, ``client.id``,
+                                       ``security.protocol``, ``sasl.*``, ...)
+====================================== =========================================================
 
-``kafka.default.api.timeout.ms`` (default 60000) bounds every wait for the broker: metadata and
-offset queries when planning, and a read that stops making progress. Any other option is an error
-that names it, so that a misspelt option never silently reads something else.
+As in Spark, ``startingTimestamp`` wins over ``startingOffsetsByTimestamp``, which wins over
+``startingOffsets`` (and the same for the ending options); JSON offsets and timestamps must name
+every subscribed partition. ``kafka.default.api.timeout.ms`` (default 60000) bounds every wait for
+the broker: metadata and offset queries when planning, and a read that stops making progress. Any
+other option is an error that names it, so that a misspelt option never silently reads something
+else.
 
 Invariant: a :class:`SourceOptions` is plain data (picklable), valid on its own; whether its topics,
 partitions and offsets exist is checked against the broker later, by :mod:`.source_plan`.
@@ -31,14 +54,16 @@ partitions and offsets exist is checked against the broker later, by :mod:`.sour
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from odradek.pipeline.topic_pattern import TopicPatternError, compile_topic_pattern
+
 __all__ = [
     "EARLIEST",
     "LATEST",
+    "ByTimestamp",
     "OffsetSpec",
     "SourceOptionError",
     "SourceOptions",
@@ -50,8 +75,19 @@ __all__ = [
 EARLIEST = -2
 LATEST = -1
 
-#: An offset specification: "earliest", "latest", or explicit offsets per topic and partition.
-OffsetSpec = str | dict[str, dict[int, int]]
+
+@dataclass(frozen=True, slots=True)
+class ByTimestamp:
+    """Offsets found by record time: in each partition, the first offset whose record timestamp is at
+    or after the one given, ``everywhere`` (``startingTimestamp``/``endingTimestamp``) or per
+    partition (``...OffsetsByTimestamp``, ``{"topic": {partition: timestamp_ms}}``); exactly one is set."""
+
+    everywhere: int | None = None
+    per_partition: dict[str, dict[int, int]] | None = None
+
+
+#: An offset specification: "earliest", "latest", explicit offsets per topic and partition, or by timestamp.
+OffsetSpec = str | dict[str, dict[int, int]] | ByTimestamp
 
 _KNOWN = {
     "kafka.bootstrap.servers",
@@ -63,6 +99,19 @@ _KNOWN = {
     "includeheaders",
     "failondataloss",
     "maxoffsetspertrigger",
+    "startingtimestamp",
+    "endingtimestamp",
+    "startingoffsetsbytimestamp",
+    "endingoffsetsbytimestamp",
+    "startingoffsetsbytimestampstrategy",
+    "minpartitions",
+    "maxrecordsperpartition",
+}
+#: The batch-only ending options, lower-case and as Spark spells them.
+_ENDING = {
+    "endingoffsets": "endingOffsets",
+    "endingoffsetsbytimestamp": "endingOffsetsByTimestamp",
+    "endingtimestamp": "endingTimestamp",
 }
 #: Java client settings with no librdkafka counterpart that Spark users commonly pass.
 _JAVA_ONLY = {"kafka.default.api.timeout.ms"}
@@ -94,6 +143,9 @@ class SourceOptions:
     include_headers: bool = False
     fail_on_data_loss: bool = True
     max_offsets_per_trigger: int | None = None
+    latest_when_no_timestamp_matches: bool = False
+    min_partitions: int | None = None
+    max_records_per_partition: int | None = None
     read_committed: bool = False
     timeout_ms: int = 60_000
     consumer_config: dict[str, str] = field(default_factory=dict)
@@ -113,7 +165,17 @@ def _bool(name: str, text: str) -> bool:
     return lowered == "true"
 
 
-def _offsets_json(name: str, text: str, allowed_sentinels: tuple[int, ...]) -> dict[str, dict[int, int]]:
+def _positive(name: str, text: str | None) -> int | None:
+    if text is None:
+        return None
+    stripped = text.strip()
+    if not stripped.isdigit() or int(stripped) == 0:
+        raise SourceOptionError(f"option {name} must be a positive integer, got {text!r}")
+    return int(stripped)
+
+
+def _offsets_json(name: str, text: str, allowed_sentinels: tuple[int, ...] | None) -> dict[str, dict[int, int]]:
+    """JSON ``{"topic": {"0": n}}``; negative values only among ``allowed_sentinels`` (None: any value)."""
     try:
         data: Any = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -130,7 +192,7 @@ def _offsets_json(name: str, text: str, allowed_sentinels: tuple[int, ...]) -> d
                 raise SourceOptionError(
                     f"option {name}: {topic!r} partition {partition!r} must map to an integer offset, got {offset!r}"
                 )
-            if offset < 0 and offset not in allowed_sentinels:
+            if allowed_sentinels is not None and offset < 0 and offset not in allowed_sentinels:
                 words = " or ".join(f"{s} ({'earliest' if s == EARLIEST else 'latest'})" for s in allowed_sentinels)
                 raise SourceOptionError(
                     f"option {name}: offset {offset} for {topic}-{partition} is not allowed here "
@@ -140,10 +202,27 @@ def _offsets_json(name: str, text: str, allowed_sentinels: tuple[int, ...]) -> d
     return spec
 
 
-def _offset_spec(name: str, text: str | None, default: str, words: tuple[str, ...], sentinels: tuple[int, ...]) -> Any:
-    if text is None:
+def _offset_spec(
+    lowered: Mapping[str, str], bound: str, default: str, words: tuple[str, ...], sentinels: tuple[int, ...]
+) -> OffsetSpec:
+    """The ``starting`` or ``ending`` bound (``bound``), from the first of Spark's three options given."""
+    if f"{bound}timestamp" in lowered:
+        timestamp_text = lowered[f"{bound}timestamp"].strip()
+        try:
+            return ByTimestamp(everywhere=int(timestamp_text))
+        except ValueError:
+            raise SourceOptionError(
+                f"option {bound}Timestamp must be one timestamp in ms, got {timestamp_text!r}"
+            ) from None
+    if f"{bound}offsetsbytimestamp" in lowered:
+        return ByTimestamp(
+            per_partition=_offsets_json(f"{bound}OffsetsByTimestamp", lowered[f"{bound}offsetsbytimestamp"], None)
+        )
+    name = f"{bound}Offsets"
+    offsets_text = lowered.get(f"{bound}offsets")
+    if offsets_text is None:
         return default
-    stripped = text.strip()
+    stripped = offsets_text.strip()
     if stripped.lower() in words:
         return stripped.lower()
     if stripped.lower() in ("earliest", "latest"):
@@ -198,31 +277,29 @@ def parse_options(options: Mapping[str, str], streaming: bool) -> SourceOptions:
     elif "subscribepattern" in lowered:
         pattern = lowered["subscribepattern"]
         try:
-            re.compile(pattern)
-        except re.error as exc:
-            raise SourceOptionError(f"option subscribePattern {pattern!r} is not a regular expression: {exc}") from exc
+            compile_topic_pattern(pattern)
+        except TopicPatternError as exc:
+            raise SourceOptionError(
+                f"option subscribePattern {pattern!r} is refused: {exc}. The odradek source reads the pattern "
+                "with Python's re module, and accepts only what Java's java.util.regex (Spark's connector) "
+                "reads the same way"
+            ) from exc
     else:
         assign = _assign(lowered["assign"])
     if streaming:
-        if "endingoffsets" in lowered:
-            raise SourceOptionError("option endingOffsets is for batch reads only")
-        starting = _offset_spec(
-            "startingOffsets", lowered.get("startingoffsets"), "latest", ("earliest", "latest"), (EARLIEST, LATEST)
-        )
+        for name, spelt in _ENDING.items():
+            if name in lowered:
+                raise SourceOptionError(f"option {spelt} is for batch reads only")
+        starting = _offset_spec(lowered, "starting", "latest", ("earliest", "latest"), (EARLIEST, LATEST))
         ending: OffsetSpec = "latest"
     else:
         if "maxoffsetspertrigger" in lowered:
             raise SourceOptionError("option maxOffsetsPerTrigger is for streaming reads only")
-        starting = _offset_spec(
-            "startingOffsets", lowered.get("startingoffsets"), "earliest", ("earliest",), (EARLIEST,)
-        )
-        ending = _offset_spec("endingOffsets", lowered.get("endingoffsets"), "latest", ("latest",), (LATEST,))
-    max_per_trigger = None
-    if "maxoffsetspertrigger" in lowered:
-        text = lowered["maxoffsetspertrigger"].strip()
-        if not text.isdigit() or int(text) == 0:
-            raise SourceOptionError(f"option maxOffsetsPerTrigger must be a positive integer, got {text!r}")
-        max_per_trigger = int(text)
+        starting = _offset_spec(lowered, "starting", "earliest", ("earliest",), (EARLIEST,))
+        ending = _offset_spec(lowered, "ending", "latest", ("latest",), (LATEST,))
+    strategy = lowered.get("startingoffsetsbytimestampstrategy", "error").strip().lower()
+    if strategy not in ("error", "latest"):
+        raise SourceOptionError(f"option startingOffsetsByTimestampStrategy must be error or latest, got {strategy!r}")
     timeout_text = lowered.get("kafka.default.api.timeout.ms", "60000").strip()
     if not timeout_text.isdigit() or int(timeout_text) == 0:
         raise SourceOptionError(f"option kafka.default.api.timeout.ms must be a positive integer, got {timeout_text!r}")
@@ -245,7 +322,10 @@ def parse_options(options: Mapping[str, str], streaming: bool) -> SourceOptions:
         ending=ending,
         include_headers=_bool("includeHeaders", lowered.get("includeheaders", "false")),
         fail_on_data_loss=_bool("failOnDataLoss", lowered.get("failondataloss", "true")),
-        max_offsets_per_trigger=max_per_trigger,
+        max_offsets_per_trigger=_positive("maxOffsetsPerTrigger", lowered.get("maxoffsetspertrigger")),
+        latest_when_no_timestamp_matches=strategy == "latest",
+        min_partitions=_positive("minPartitions", lowered.get("minpartitions")),
+        max_records_per_partition=_positive("maxRecordsPerPartition", lowered.get("maxrecordsperpartition")),
         read_committed=isolation == "read_committed",
         timeout_ms=int(timeout_text),
         consumer_config=consumer,

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import logging
+import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 Header = tuple[str, bytes | None]
@@ -45,6 +46,25 @@ class Kafka:
         futures = self.admin.create_topics([NewTopic(name, num_partitions=partitions, replication_factor=1)])
         futures[name].result(timeout=30)
         return name
+
+    def recreate_topic(self, name: str, partitions: int) -> None:
+        """Delete the topic and create it again, empty (Kafka deletes in the background: creating is
+        retried while the old topic is still being deleted, for up to 60 s)."""
+        self.producer.flush(30)
+        self.admin.delete_topics([name])[name].result(timeout=30)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                self.create_topic(name, partitions)
+                break
+            except KafkaException as exc:
+                if exc.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        # The idempotent producer's sequence numbers belong to the old partitions: start a new producer.
+        self.producer = Producer(
+            {"bootstrap.servers": self.bootstrap, "enable.idempotence": True, "linger.ms": 5}, logger=LOG
+        )
 
     def produce(self, topic: str, records: Sequence[Record]) -> None:
         for record in records:

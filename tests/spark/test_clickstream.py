@@ -1,9 +1,13 @@
 """The click-stream example end to end (examples/clickstream): page views produced, the streaming job
-run through the odradek source, and the per-minute counts found exactly, in Parquet and in the topic.
+run through the odradek source, and the per-minute counts found exactly, in Parquet and in the topic;
+then a view arriving after its minute was final, dropped by the watermark.
 
-A closing view three minutes after the last real one moves the watermark past every real minute, so
-each of their counts is final and emitted once; the closing view's own minute is not final, so it
-is not emitted.
+The first run: a closing view three minutes after the last real one moves the watermark past every
+real minute, so each of their counts is final and emitted once; the closing view's own minute is
+not final, so it is not emitted. The second run (the same checkpoint, so the same watermark) reads a
+late view for a minute already emitted, an on-time view in the closing view's minute and a second
+closing view: the late view is dropped (its minute is neither emitted again nor changed), and the
+closing view's minute is emitted with both of its views.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 from confluent_kafka import Consumer, TopicPartition
 from pyspark.sql import SparkSession
+from pyspark.sql.streaming import StreamingQuery
 
 from examples.clickstream.job import start, views_per_minute
 from examples.clickstream.producer import MINUTE_MS, PageView, page_views, produce
@@ -44,7 +49,24 @@ def _topic_counts(bootstrap: str, topic: str) -> Counter[tuple[int, str]]:
         consumer.close()
 
 
-def test_views_per_minute_reach_parquet_and_the_topic_exactly(
+def _parquet_counts(path: Path) -> Counter[tuple[int, str]]:
+    table = pq.read_table(path).to_pydict()
+    counts = Counter(
+        {
+            (int(minute.replace(tzinfo=UTC).timestamp() * 1000), page): views
+            for minute, page, views in zip(table["minute"], table["page"], table["views"], strict=True)
+        }
+    )
+    assert len(table["page"]) == len(counts), "a minute's count was written twice"
+    return counts
+
+
+def _run_until_caught_up(query: StreamingQuery) -> None:
+    query.awaitTermination(180)
+    assert not query.isActive and query.exception() is None, query.exception()
+
+
+def test_views_per_minute_reach_parquet_and_the_topic_exactly_and_late_views_are_dropped(
     spark: SparkSession, kafka: Kafka, tmp_path: Path
 ) -> None:
     register(spark)
@@ -56,19 +78,23 @@ def test_views_per_minute_reach_parquet_and_the_topic_exactly(
     produce(kafka.bootstrap, clicks, [*views, PageView("u0", "/", first_minute + 6 * MINUTE_MS)])
 
     counts = views_per_minute(spark, kafka.bootstrap, clicks, source="odradek")
-    query = start(counts, kafka.bootstrap, output, tmp_path / "parquet", tmp_path / "checkpoint", once=True)
-    query.awaitTermination(180)
-    assert not query.isActive and query.exception() is None, query.exception()
+    parquet, checkpoint = tmp_path / "parquet", tmp_path / "checkpoint"
+    _run_until_caught_up(start(counts, kafka.bootstrap, output, parquet, checkpoint, once=True))
 
     expected = expected_counts(views)
     assert len(expected) > 10 and sum(expected.values()) == 120
-    table = pq.read_table(tmp_path / "parquet").to_pydict()
-    parquet = Counter(
-        {
-            (int(minute.replace(tzinfo=UTC).timestamp() * 1000), page): views
-            for minute, page, views in zip(table["minute"], table["page"], table["views"], strict=True)
-        }
-    )
-    assert len(table["page"]) == len(parquet), "a minute's count was written twice"
-    assert parquet == expected
+    assert _parquet_counts(parquet) == expected
     assert _topic_counts(kafka.bootstrap, output) == expected
+
+    # The watermark now stands at the closing view's minute less one (minute 5): a view for minute 1
+    # is late. Its page is new, so counting it would add a row rather than change one.
+    late = PageView("u1", "/late", first_minute + MINUTE_MS + 30_000)
+    on_time = PageView("u2", "/", first_minute + 6 * MINUTE_MS + 30_000)
+    produce(kafka.bootstrap, clicks, [late, on_time, PageView("u0", "/", first_minute + 9 * MINUTE_MS)])
+    query = start(counts, kafka.bootstrap, output, parquet, checkpoint, once=True)
+    _run_until_caught_up(query)
+    expected[first_minute + 6 * MINUTE_MS, "/"] = 2  # the first closing view and the on-time one
+    assert _parquet_counts(parquet) == expected
+    assert _topic_counts(kafka.bootstrap, output) == expected
+    dropped = sum(p["stateOperators"][0]["numRowsDroppedByWatermark"] for p in query.recentProgress)
+    assert dropped == 1

@@ -117,31 +117,35 @@ def test_stream_resumes_from_topic_partition_offsets_and_picks_up_new_topics(
     kafka.produce_values(first, 2, 20)
     out, checkpoint = tmp_path / "out", tmp_path / "checkpoint"
 
-    def run() -> None:
+    def run(fmt: str = "odradek", sink: str = "parquet", at: Path = checkpoint) -> list[dict[str, Any]]:
+        """One availableNow run; the end offsets of each of its micro-batches, from the checkpoint."""
         source = (
-            spark.readStream.format("odradek")
+            spark.readStream.format(fmt)
             .option("kafka.bootstrap.servers", kafka.bootstrap)
             .option("subscribePattern", f"{prefix}-.*")
             .option("startingOffsets", "earliest")
             .option("maxOffsetsPerTrigger", "7")
+            .option("minPartitions", "5")  # each micro-batch's ranges split into tasks, nothing lost or repeated
             .load()
         )
         query = (
             source.select("topic", "partition", "offset", "value")
-            .writeStream.format("parquet")
+            .writeStream.format(sink)
             .option("path", str(out))
-            .option("checkpointLocation", str(checkpoint))
+            .option("checkpointLocation", str(at))
             .trigger(availableNow=True)
             .start()
         )
         query.awaitTermination(120)
         assert not query.isActive and query.exception() is None, query.exception()
+        batches = sorted((at / "offsets").glob("[0-9]*"), key=lambda p: int(p.name))
+        return [json.loads(batch.read_text().splitlines()[-1]) for batch in batches]
 
-    run()
-    batches = sorted((checkpoint / "offsets").glob("[0-9]*"), key=lambda p: int(p.name))
-    assert len(batches) == 3  # 20 offsets, at most 7 per micro-batch
-    last = json.loads(batches[-1].read_text().splitlines()[-1])
-    assert last == {f"{first}:0": 10, f"{first}:1": 10}
+    # 20 offsets, at most 7 per micro-batch shared as the connector shares them: 3.5 each, rounded down.
+    ends = run()
+    assert ends == [{f"{first}:{p}": offset for p in range(2)} for offset in (3, 6, 9, 10)]
+    connector = run("kafka", "noop", tmp_path / "connector-checkpoint")
+    assert [{f"{first}:{p}": offset for p, offset in batch[first].items()} for batch in connector] == ends
     kafka.produce_values(first, 2, 4, start=20)
     second = kafka.create_topic(f"{prefix}-b", partitions=1)
     kafka.produce_values(second, 1, 3, start=100)
