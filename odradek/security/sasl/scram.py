@@ -5,6 +5,9 @@ derived from the salted password a client sends in AlterUserScramCredentials (th
 sees or keeps a password).  Kafka's rules: the user name is the SCRAM ``saslname`` with ``=2C`` and
 ``=3D`` decoded; an authorization id, if any, must equal it; an unknown user, a wrong proof, a
 replayed or altered final message all fail with Kafka's generic message.
+
+``scramp`` (and what it brings: asn1crypto, importlib.metadata) is imported by the first exchange,
+so a broker whose listeners offer no SCRAM never loads it; credentials need only ``hashlib``.
 """
 
 from __future__ import annotations
@@ -13,8 +16,6 @@ import hashlib
 import hmac
 from collections.abc import Callable
 from dataclasses import dataclass
-
-from scramp import ScramException, ScramMechanism
 
 from odradek.security.sasl.mechanism import SaslAuthenticationError
 
@@ -61,6 +62,8 @@ class ScramServer:
     """One SCRAM exchange: client-first -> server-first, client-final -> server-final."""
 
     def __init__(self, mechanism: str, lookup: Callable[[str, str], ScramCredential | None]) -> None:
+        from scramp import ScramMechanism
+
         self.mechanism = mechanism
         self._lookup = lookup
         self._server = ScramMechanism(mechanism).make_server(self._auth_info)
@@ -86,6 +89,8 @@ class ScramServer:
         return None
 
     def evaluate(self, token: bytes) -> bytes:
+        from scramp import ScramException
+
         try:
             text = token.decode("utf-8")
         except UnicodeDecodeError:
