@@ -35,12 +35,9 @@ from odradek.handlers.registry import Registry
 from odradek.partition.service import Partitions
 from odradek.partition.topics import Topics
 from odradek.scheduler import Scheduler, Timer
-from odradek.security.limits import ConnectionLimits
-from odradek.security.listener_setup import ListenerSecurity
-from odradek.security.listeners import listener_specs
 from odradek.security.services import SecurityServices
 from odradek.server.listener import Listener
-from odradek.storage.cleaner import CleanerConfig, Job
+from odradek.storage.cleaner_config import CleanerConfig
 from odradek.storage.filesystem import FileSystem, OsFileSystem
 from odradek.storage.log_config import LogConfig
 from odradek.storage.log_manager import LogManager
@@ -49,6 +46,8 @@ from odradek.txn.producer_ids import ProducerIdAllocator
 
 if TYPE_CHECKING:
     from odradek.emulation import ReleaseApis
+    from odradek.security.listener_setup import ListenerSecurity
+    from odradek.storage.cleaner import Job
 
 __all__ = ["Broker"]
 
@@ -210,7 +209,12 @@ class Broker:
 
     async def _start_listeners(self, dispatcher: Dispatcher) -> None:
         """One `Listener` per configured listener, each with its TLS context and connection set-up;
-        a listener asked to bind port 0 advertises the port it got."""
+        a listener asked to bind port 0 advertises the port it got.  (Listener security is imported
+        here: an embedding that owns its listener, `start(listen=False)`, never loads it.)"""
+        from odradek.security.limits import ConnectionLimits
+        from odradek.security.listener_setup import ListenerSecurity
+        from odradek.security.listeners import listener_specs
+
         max_request = self.config.socket_request_max_bytes
         idle_ms = int(self.config.security.get("connections.max.idle.ms", "600000"))
         limits = ConnectionLimits(self.config.security)
