@@ -2,7 +2,8 @@
 
 Start-up order: data dir and ``meta.properties`` (cluster id, node id) -> topic catalog ->
 partition logs (recovered by the storage layer) -> partitions (producer state from snapshots)
--> reconcile catalog with what is on disk -> group coordinator -> the handlers' services ->
+-> reconcile catalog with what is on disk -> group coordinator (only when ``__consumer_offsets``
+exists: otherwise the first request that needs a group builds it) -> the handlers' services ->
 listener.  Shutdown reverses it and closes every log cleanly (each partition snapshots its
 producer state), so the next start skips recovery.
 
@@ -17,7 +18,7 @@ import dataclasses
 import logging
 from collections.abc import Generator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from odradek.clock import Clock, SystemClock
 from odradek.cluster.features import KAFKA_4_4, FeatureLevels
@@ -25,8 +26,7 @@ from odradek.cluster.meta_properties import read_or_create_meta
 from odradek.cluster.topics import TopicCatalog, TopicInfo
 from odradek.config import BrokerConfig, log_config_for, with_layer
 from odradek.config.dynamic_store import DYNAMIC_CONFIGS_FILE, DynamicConfigStore
-from odradek.coordinator.coordinator import CoordinatorSettings, GroupCoordinator
-from odradek.coordinator.runtime import BrokerOffsetsLog, CoordinatorRuntime
+from odradek.coordinator.placement import OFFSETS_TOPIC
 from odradek.fetch_sessions import FetchSessionCache
 from odradek.handlers import load_handlers
 from odradek.handlers.context import Services
@@ -45,6 +45,7 @@ from odradek.storage.partition_log import PartitionLog
 from odradek.txn.producer_ids import ProducerIdAllocator
 
 if TYPE_CHECKING:
+    from odradek.coordinator.runtime import CoordinatorRuntime
     from odradek.emulation import ReleaseApis
     from odradek.security.listener_setup import ListenerSecurity
     from odradek.storage.cleaner import Job
@@ -107,6 +108,18 @@ class _ClusterInfo:
         self._broker.set_dynamic_configs(props, per_broker=per_broker)
 
 
+class _GroupsOnFirstUse:
+    """The handlers' `GroupsView` before the group coordinator exists: the first attribute a
+    request asks for builds it (`Broker.group_coordinator`), so a broker that serves no group
+    never imports the coordinator's state machine, records and rebalance logic."""
+
+    def __init__(self, broker: Broker) -> None:
+        self._broker = broker
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._broker.group_coordinator, name)
+
+
 class Broker:
     """One broker.  Use ``await start()`` / ``await stop()``, or ``async with``."""
 
@@ -143,7 +156,7 @@ class Broker:
         self.fetch_sessions = FetchSessionCache(config.max_incremental_fetch_session_cache_slots)
         self._background_syncs: set[asyncio.Future[None]] = set()
         self.producer_ids: ProducerIdAllocator
-        self.group_coordinator: CoordinatorRuntime
+        self._group_coordinator: CoordinatorRuntime | None = None
         self._cleaner_task: asyncio.Task[None] | None = None
         self._deletion_timer: Timer | None = None
         self._deletion_due_ms = 0
@@ -178,21 +191,14 @@ class Broker:
         self.partitions = Partitions(fs, self.logs, self.catalog, self.config.node_id, self.scheduler)
         self.topics = Topics(self.catalog, self.partitions, self._topic_log_config, self._sync_creations_soon)
         self.topics.reconcile()
-        offsets_partitions = self.config.offsets_topic_num_partitions
-        self.group_coordinator = CoordinatorRuntime(
-            GroupCoordinator(CoordinatorSettings.from_config(self.config), self.clock),
-            BrokerOffsetsLog(self.topics, self.partitions, self.clock, offsets_partitions),
-            offsets_partitions,
-            self.scheduler,
-        )
-        self.group_coordinator.load()
-        self.group_coordinator.start_timers()
+        if self.catalog.get(OFFSETS_TOPIC) is not None:
+            self._start_group_coordinator()
         self._start_log_timers()
         services = Services(
             partitions=self.partitions,
             topics=self.topics,
             cluster=_ClusterInfo(self),
-            groups=self.group_coordinator,
+            groups=_GroupsOnFirstUse(self),
             fetch_sessions=self.fetch_sessions,
             producer_ids=self.producer_ids,
             clock=self.clock,
@@ -206,6 +212,32 @@ class Broker:
         dispatcher = self.dispatcher = Dispatcher(services, self.registry, emulation)
         if listen:
             await self._start_listeners(dispatcher)
+
+    @property
+    def group_coordinator(self) -> CoordinatorRuntime:
+        """The group coordinator's runtime: built at start-up when ``__consumer_offsets`` exists,
+        else by the first request that needs a group."""
+        if self._group_coordinator is None:
+            return self._start_group_coordinator()
+        return self._group_coordinator
+
+    def _start_group_coordinator(self) -> CoordinatorRuntime:
+        """Build the group coordinator, replay ``__consumer_offsets`` into it and start its timers
+        (the offsets expiry runs every ``offsets.retention.check.interval.ms`` from now on)."""
+        from odradek.coordinator.coordinator import CoordinatorSettings, GroupCoordinator
+        from odradek.coordinator.runtime import BrokerOffsetsLog, CoordinatorRuntime
+
+        partitions = self.config.offsets_topic_num_partitions
+        runtime = CoordinatorRuntime(
+            GroupCoordinator(CoordinatorSettings.from_config(self.config), self.clock),
+            BrokerOffsetsLog(self.topics, self.partitions, self.clock, partitions),
+            partitions,
+            self.scheduler,
+        )
+        runtime.load()
+        runtime.start_timers()
+        self._group_coordinator = runtime
+        return runtime
 
     async def _start_listeners(self, dispatcher: Dispatcher) -> None:
         """One `Listener` per configured listener, each with its TLS context and connection set-up;

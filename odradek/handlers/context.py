@@ -16,15 +16,22 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from odradek.clock import Clock
 from odradek.cluster.features import FeatureLevels
 from odradek.cluster.topics import TopicInfo
 from odradek.config import BrokerConfig
-from odradek.coordinator.coordinator import CommitPartition, GroupCoordinator
-from odradek.coordinator.messages import JoinRequest, JoinResult, LeaveMember, LeaveResult, SyncRequest, SyncResult
-from odradek.coordinator.offsets import CommitIdentity
+from odradek.coordinator.messages import (
+    CommitIdentity,
+    CommitPartition,
+    JoinRequest,
+    JoinResult,
+    LeaveMember,
+    LeaveResult,
+    SyncRequest,
+    SyncResult,
+)
 from odradek.fetch_sessions import FetchSessionCache
 from odradek.partition.results import AppendResult, Leadership, OffsetResult, ReadResult
 from odradek.security.acl import AclOperation, ResourceType
@@ -32,6 +39,9 @@ from odradek.security.principal import ClientIdentity
 from odradek.security.services import SecurityServices
 from odradek.wire.api import RequestHeader
 from odradek.wire.errors import ErrorCode
+
+if TYPE_CHECKING:
+    from odradek.coordinator.coordinator import GroupCoordinator
 
 __all__ = [
     "ClientConnection",

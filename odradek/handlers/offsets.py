@@ -18,9 +18,9 @@ against the catalog and translate to and from the wire messages.
 
 from __future__ import annotations
 
-from odradek.coordinator.coordinator import CommitPartition
-from odradek.coordinator.offsets import CommitIdentity
-from odradek.coordinator.records import OffsetCommitValue
+from typing import TYPE_CHECKING
+
+from odradek.coordinator.messages import CommitIdentity, CommitPartition
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
 from odradek.security.acl import AclOperation, ResourceType
@@ -40,6 +40,9 @@ from odradek.wire.messages.offsets import (
     OffsetFetchResponseValue,
 )
 from odradek.wire.schema import ZERO_UUID
+
+if TYPE_CHECKING:
+    from odradek.coordinator.records import OffsetCommitValue
 
 _CommitTopic = OffsetCommitResponse.OffsetCommitResponseTopic
 _CommitPartition = _CommitTopic.OffsetCommitResponsePartition
