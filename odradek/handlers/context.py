@@ -22,16 +22,6 @@ from odradek.clock import Clock
 from odradek.cluster.features import FeatureLevels
 from odradek.cluster.topics import TopicInfo
 from odradek.config import BrokerConfig
-from odradek.coordinator.messages import (
-    CommitIdentity,
-    CommitPartition,
-    JoinRequest,
-    JoinResult,
-    LeaveMember,
-    LeaveResult,
-    SyncRequest,
-    SyncResult,
-)
 from odradek.fetch_sessions import FetchSessionCache
 from odradek.partition.results import AppendResult, Leadership, OffsetResult, ReadResult
 from odradek.security.acl import AclOperation, ResourceType
@@ -42,6 +32,16 @@ from odradek.wire.errors import ErrorCode
 
 if TYPE_CHECKING:
     from odradek.coordinator.coordinator import GroupCoordinator
+    from odradek.coordinator.messages import (
+        CommitIdentity,
+        CommitPartition,
+        JoinRequest,
+        JoinResult,
+        LeaveMember,
+        LeaveResult,
+        SyncRequest,
+        SyncResult,
+    )
 
 __all__ = [
     "ClientConnection",
