@@ -7,13 +7,12 @@ sees or keeps a password).  Kafka's rules: the user name is the SCRAM ``saslname
 replayed or altered final message all fail with Kafka's generic message.
 
 ``scramp`` (and what it brings: asn1crypto, importlib.metadata) is imported by the first exchange,
-so a broker whose listeners offer no SCRAM never loads it; credentials need only ``hashlib``.
+so a broker whose listeners offer no SCRAM never loads it; deriving a credential imports only
+``hashlib`` and ``hmac``, when the first one is altered.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -30,7 +29,7 @@ __all__ = [
 
 #: Kafka's ScramMechanism codes (DescribeUserScramCredentials, AlterUserScramCredentials).
 MECHANISMS = {1: "SCRAM-SHA-256", 2: "SCRAM-SHA-512"}
-_HASHES = {"SCRAM-SHA-256": hashlib.sha256, "SCRAM-SHA-512": hashlib.sha512}
+_HASHES = {"SCRAM-SHA-256": "sha256", "SCRAM-SHA-512": "sha512"}
 MIN_ITERATIONS = 4096
 MAX_ITERATIONS = 16384
 
@@ -48,10 +47,13 @@ def credential_from_salted_password(
 ) -> ScramCredential:
     """RFC 5802: ClientKey = HMAC(SaltedPassword, "Client Key"), StoredKey = H(ClientKey),
     ServerKey = HMAC(SaltedPassword, "Server Key")."""
+    import hashlib
+    import hmac
+
     digest = _HASHES[mechanism]
     client_key = hmac.new(salted_password, b"Client Key", digest).digest()
     server_key = hmac.new(salted_password, b"Server Key", digest).digest()
-    return ScramCredential(salt, digest(client_key).digest(), server_key, iterations)
+    return ScramCredential(salt, hashlib.new(digest, client_key).digest(), server_key, iterations)
 
 
 def _username(saslname: str) -> str:
