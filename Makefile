@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DATA_DIR ?= ./data
 
-.PHONY: run test lint typecheck browser-deps compat compat-deps probes bench clean test-orders-kafka
+.PHONY: run test lint typecheck browser-deps compat compat-deps compat-spark probes bench bench-spark clean test-orders-kafka
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -74,6 +74,11 @@ compat: $(STAMP) compat-deps
 .PHONY: compat-cli
 compat-cli: $(STAMP)
 	$(BIN)/python compat-tests/cli/run.py $(COMPAT_CLI_ARGS)
+
+# tests/spark (Spark's Kafka connector, spark-load, the odradek data source) against a fresh Apache Kafka
+# and against odradek; writes compat-tests/report/spark.{md,json}. COMPAT_SPARK_ARGS="--brokers kafka -k txn"
+compat-spark: $(STAMP) $(SPARK_STAMP)
+	$(BIN)/python compat-tests/spark/run.py $(COMPAT_SPARK_ARGS)
 
 # Exact raw requests to Apache Kafka and odradek, answers compared field by field (needs java+mvn).
 probes: $(STAMP)

@@ -7,6 +7,7 @@ Inputs (each optional except odradek's registry; a missing one is named in the l
     report/kafka-api-versions.json                 Apache Kafka's ApiVersions answer (tools/run.py)
     report/codec-diff.json                         per (message, version, direction) case counts
     report/matrix.json                             the client matrix (it does not record API versions)
+    OWNERS (below)                                 which area will serve each API odradek does not serve yet
 
     .venv/bin/python compat-tests/ledger.py [--report-dir compat-tests/report] [--out docs/compatibility.md]
 """
@@ -54,6 +55,31 @@ def _kafka_names() -> dict[int, str]:
 
 
 _KAFKA_NAMES = _kafka_names()
+
+#: The areas still being built and the Kafka APIs each will serve.  An API of the reference release
+#: that odradek does not serve must be one of these; the ledger names any other as unowned.
+OWNERS: dict[str, frozenset[int]] = {
+    "transactions": frozenset({24, 25, 26, 27, 28, 61, 65, 66}),
+    "security (SASL, ACLs, quotas, SCRAM)": frozenset({17, 29, 30, 31, 36, 48, 49, 50, 51}),
+    "the new group protocols (consumer, share, streams)": frozenset(
+        {68, 69, 76, 77, 78, 79, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93}
+    ),
+}
+
+
+def owner(key: int) -> str | None:
+    """The area that will serve ``key``, or None."""
+    return next((area for area, keys in OWNERS.items() if key in keys), None)
+
+
+def status(key: int, served: dict[int, tuple[int, int]], kafka: dict[int, tuple[int, int]] | None) -> str:
+    """One API's standing against the reference release."""
+    if key in served:
+        if kafka is None or key not in kafka:
+            return "served" if kafka is None else "served, not in the reference"
+        return "served" if served[key] == kafka[key] else "served, other range"
+    area = owner(key)
+    return f"to come: {area}" if area else "**unowned**"
 
 
 def _name(key: int) -> str:
@@ -137,8 +163,9 @@ def render(report_dir: Path) -> str:
             else "not run yet."
         ),
         "",
-        f"| key | API | odradek | {kafka_label} | codec-diff exercised | codec-diff failed | codec-diff skipped |",
-        "|---|---|---|---|---|---|---|",
+        f"| key | API | odradek | {kafka_label} | status | codec-diff exercised | codec-diff failed "
+        "| codec-diff skipped |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     keys = sorted(set(served) | set(kafka or {}))
     for key in keys:
@@ -152,7 +179,8 @@ def render(report_dir: Path) -> str:
             exercised = _compress([v for v in entry["full"] if low <= v <= high])
             failed = _compress([v for v in entry["failed"] if low <= v <= high]).replace("none", "")
             skipped = _compress([v for v in entry["skipped"] if low <= v <= high]).replace("none", "")
-        lines.append(f"| {key} | {_name(key)} | {ours} | {theirs} | {exercised} | {failed} | {skipped} |")
+        standing = status(key, served, kafka)
+        lines.append(f"| {key} | {_name(key)} | {ours} | {theirs} | {standing} | {exercised} | {failed} | {skipped} |")
     if kafka:
         missing = [k for k in sorted(kafka) if k not in served]
         narrower = [
@@ -160,14 +188,22 @@ def render(report_dir: Path) -> str:
             for k in sorted(served)
             if k in kafka and served[k] != kafka[k]
         ]
+        matching = [k for k in sorted(kafka) if k in served and served[k] == kafka[k]]
+        unowned = [k for k in missing if owner(k) is None]
         lines += [
             "",
             f"## Summary against {kafka_label}",
             "",
-            f"- odradek serves {len(served)} of the {len(kafka)} APIs {kafka_label} advertises.",
-            f"- Not served ({len(missing)}): {', '.join(_name(k) for k in missing) or 'none'}.",
+            f"- odradek serves {len(served)} of the {len(kafka)} APIs {kafka_label} advertises, "
+            f"{len(matching)} with the same version range.",
             f"- Served with a different version range: {'; '.join(narrower) or 'none'}.",
+            f"- Not served ({len(missing)}), each owned by an area still being built:",
         ]
+        for area in OWNERS:
+            keys = [k for k in missing if owner(k) == area]
+            if keys:
+                lines.append(f"  - {area} ({len(keys)}): {', '.join(_name(k) for k in keys)}.")
+        lines.append(f"- Not served and owned by no area: {', '.join(_name(k) for k in unowned) or 'none'}.")
         extra = [k for k in sorted(served) if k not in kafka]
         if extra:
             lines.append(f"- Served by odradek but not advertised by {kafka_label}: {', '.join(map(_name, extra))}.")

@@ -1,6 +1,7 @@
 """The broker: the composition root that owns config, clock, storage, catalog and listener.
 
-Start-up order: data dir and ``meta.properties`` (cluster id, node id) -> topic catalog ->
+Start-up order: data dir and ``meta.properties`` (cluster id, node id) -> topic catalog (every
+leader epoch 2 up: this node leads its partitions again, as a restarted Kafka node does) ->
 partition logs (recovered by the storage layer) -> partitions (producer state from snapshots)
 -> reconcile catalog with what is on disk -> group coordinator (only when ``__consumer_offsets``
 exists: otherwise the first request that needs a group builds it) -> the handlers' services ->
@@ -18,20 +19,23 @@ import dataclasses
 import logging
 from collections.abc import Generator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from odradek.clock import Clock, SystemClock
+from odradek.cluster.feature_store import FEATURES_FILE, FeatureStore
 from odradek.cluster.features import KAFKA_4_4, FeatureLevels
 from odradek.cluster.meta_properties import read_or_create_meta
 from odradek.cluster.topics import TopicCatalog, TopicInfo
 from odradek.config import BrokerConfig, log_config_for, with_layer
 from odradek.config.dynamic_store import DYNAMIC_CONFIGS_FILE, DynamicConfigStore
+from odradek.config.groups import GROUP_CONFIGS_FILE, GroupConfigStore
 from odradek.coordinator.placement import OFFSETS_TOPIC
 from odradek.fetch_sessions import FetchSessionCache
 from odradek.handlers import load_handlers
 from odradek.handlers.context import Services
 from odradek.handlers.dispatch import Dispatcher
 from odradek.handlers.registry import Registry
+from odradek.partition.log_dirs import LogDirs
 from odradek.partition.service import Partitions
 from odradek.partition.topics import Topics
 from odradek.scheduler import Scheduler, Timer
@@ -54,8 +58,10 @@ __all__ = ["Broker"]
 
 log = logging.getLogger("odradek.broker")
 
+T = TypeVar("T")
 
-async def _run_offloaded(steps: Generator[Job, object, bool]) -> bool:
+
+async def _run_offloaded(steps: Generator[Job, object, T]) -> T:
     """Drive a compaction pass: each job on a worker thread (`asyncio.to_thread`), the steps
     between jobs on the loop.  A job's exception is thrown into the pass.  When the task is
     cancelled mid-job, the job is first allowed to finish (it reads and writes handles the
@@ -66,7 +72,7 @@ async def _run_offloaded(steps: Generator[Job, object, bool]) -> bool:
         try:
             job = steps.send(value) if error is None else steps.throw(error)
         except StopIteration as stop:
-            return bool(stop.value)
+            return stop.value  # type: ignore[no-any-return]
         running: asyncio.Future[object] = asyncio.ensure_future(asyncio.to_thread(job))
         try:
             value, error = await asyncio.shield(running), None
@@ -104,8 +110,37 @@ class _ClusterInfo:
     def features(self) -> FeatureLevels:
         return self._broker.features
 
+    def set_features(self, levels: FeatureLevels) -> None:
+        self._broker.feature_store.save(levels)
+        self._broker.features = levels
+
+    @property
+    def registered(self) -> bool:
+        return self._broker.registered
+
+    def unregister(self) -> None:
+        self._broker.registered = False
+        self._broker.partitions.fence()
+
+    @property
+    def quorum_epoch(self) -> int:
+        return self._broker.catalog.quorum_epoch
+
+    @property
+    def metadata_offset(self) -> int:
+        return self._broker.catalog.metadata_offset
+
     def set_dynamic_configs(self, props: Mapping[str, str], *, per_broker: bool) -> None:
         self._broker.set_dynamic_configs(props, per_broker=per_broker)
+
+    def group_configs(self, group: str) -> dict[str, str]:
+        return self._broker.group_configs.get(group)
+
+    def set_group_configs(self, group: str, configs: Mapping[str, str]) -> None:
+        self._broker.group_configs.set(group, configs)
+
+    def configured_groups(self) -> list[str]:
+        return self._broker.group_configs.groups()
 
 
 class _GroupsOnFirstUse:
@@ -137,18 +172,23 @@ class Broker:
         self.features: FeatureLevels = KAFKA_4_4
         #: The Apache Kafka release whose ApiVersions and refusals this broker answers with, if any.
         self.emulate = emulate
+        #: False once this node unregistered itself (UnregisterBroker), until it restarts.
+        self.registered = True
         self.clock: Clock = clock or SystemClock()
         #: Every timer of the broker runs here: on a `ManualClock`, only when the test advances it.
         self.scheduler = Scheduler(self.clock)
         #: Where partition logs and their checkpoints live: the disk, or a test's injected faults.
         self.fs: FileSystem = fs or OsFileSystem()
-        self.data_dir = Path(config.log_dirs)
+        self.data_dirs = [Path(d) for d in config.data_dirs]
+        #: Where the broker keeps its own metadata (catalog, dynamic configs): the first data directory.
+        self.data_dir = self.data_dirs[0]
         self.registry: Registry = load_handlers()
         self.cluster_id = ""
         self.catalog: TopicCatalog
         self.logs: LogManager
         self.partitions: Partitions
         self.topics: Topics
+        self.log_dirs: LogDirs
         self._listener: Listener | None = None
         self._listeners: list[Listener] = []
         self._listener_security: list[ListenerSecurity] = []
@@ -177,20 +217,32 @@ class Broker:
         """Open the data directory and build every service; then listen, unless ``listen`` is
         False (an embedding owns a plain listener and routes frames to `dispatcher`)."""
         self.cluster_id = read_or_create_meta(self.fs, str(self.data_dir), self.config.node_id)
+        for other in self.data_dirs[1:]:
+            read_or_create_meta(self.fs, str(other), self.config.node_id, self.cluster_id)
         self.dynamic_configs = DynamicConfigStore(self.fs, str(self.data_dir / DYNAMIC_CONFIGS_FILE))
+        self.group_configs = GroupConfigStore(self.fs, str(self.data_dir / GROUP_CONFIGS_FILE))
+        self.feature_store = FeatureStore(self.fs, str(self.data_dir / FEATURES_FILE))
+        self.features = self.feature_store.load(self.features)
         cluster, own = self.dynamic_configs.load()
         self.config = with_layer(with_layer(self.config, cluster, per_broker=False), own, per_broker=True)
         self.catalog = TopicCatalog(self.fs, str(self.data_dir / "__odradek_topics.json"))
+        self.catalog.start_leading()
         fs = self.fs
         self.logs = LogManager.open(
-            fs, self.data_dir, self.clock, config_for=self._log_config, cleaner_config=self._cleaner_config()
+            fs,
+            [str(d) for d in self.data_dirs],
+            self.clock,
+            config_for=self._log_config,
+            cleaner_config=self._cleaner_config(),
         )
         self.producer_ids = ProducerIdAllocator(fs, str(self.data_dir / "producer_ids"))
         self.security = SecurityServices.open(fs, str(self.data_dir), self.config.security, self.clock)
         self.security.throttle.scheduler = self.scheduler
         self.partitions = Partitions(fs, self.logs, self.catalog, self.config.node_id, self.scheduler)
         self.topics = Topics(self.catalog, self.partitions, self._topic_log_config, self._sync_creations_soon)
+        self.log_dirs = LogDirs(self.logs, self.partitions, _run_offloaded)
         self.topics.reconcile()
+        self._sync_creations_soon()
         if self.catalog.get(OFFSETS_TOPIC) is not None:
             self._start_group_coordinator()
         self._start_log_timers()
@@ -202,6 +254,7 @@ class Broker:
             fetch_sessions=self.fetch_sessions,
             producer_ids=self.producer_ids,
             clock=self.clock,
+            log_dirs=self.log_dirs,
             security=self.security,
         )
         emulation = None
@@ -387,6 +440,7 @@ class Broker:
         for listener in self._listeners:
             await listener.stop()
         await asyncio.gather(*self._background_syncs, return_exceptions=True)
+        await self.log_dirs.stop()
         if self._cleaner_task is not None:
             self._cleaner_task.cancel()
             await asyncio.gather(self._cleaner_task, return_exceptions=True)
@@ -417,10 +471,16 @@ class Broker:
         await self.stop()
 
     def _sync_creations_soon(self) -> None:
+        """Make new partitions and the leader epoch caches written without fsyncs durable, on a
+        worker thread."""
         loop = asyncio.get_running_loop()
-        sync = loop.run_in_executor(None, self.logs.sync_creations)
+        sync = loop.run_in_executor(None, self._sync_creations)
         self._background_syncs.add(sync)
         sync.add_done_callback(self._background_syncs.discard)
+
+    def _sync_creations(self) -> None:
+        self.logs.sync_creations()
+        self.partitions.sync_leader_epochs()
 
     def partition_log(self, topic: str, partition: int) -> PartitionLog | None:
         return self.logs.get(topic, partition)

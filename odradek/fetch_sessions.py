@@ -32,6 +32,7 @@ class SessionPartition:
     fetch_offset: int
     max_bytes: int
     current_leader_epoch: int = -1
+    last_fetched_epoch: int = -1
     sent_high_watermark: int = -1
     sent_last_stable_offset: int = -1
     sent_log_start_offset: int = -1
@@ -67,6 +68,7 @@ class FetchSession:
         known.fetch_offset = part.fetch_offset
         known.max_bytes = part.max_bytes
         known.current_leader_epoch = part.current_leader_epoch
+        known.last_fetched_epoch = part.last_fetched_epoch
 
     def forget(self, topic: str, partition: int) -> None:
         self.partitions.pop((topic, partition), None)

@@ -76,7 +76,13 @@ class BrokerProcess:
         procs.stop(self.proc, grace_s=self.grace_s)
 
 
-Launcher = Callable[[Path, Path], AbstractContextManager[RunningBroker]]
+def log_dir_paths(data_dir: Path, log_dirs: int) -> list[Path]:
+    """The log directories of a broker given ``log_dirs`` of them (the Kafka and odradek
+    launchers' ``log_dirs``): ``data_dir`` itself for one, ``data_dir/dir0``, ``dir1``, ... else."""
+    return [data_dir] if log_dirs == 1 else [data_dir / f"dir{i}" for i in range(log_dirs)]
+
+
+Launcher = Callable[..., AbstractContextManager[RunningBroker]]
 
 
 def launchers() -> dict[str, Launcher]:

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from harness.broker import BrokerProcess, RunningBroker
+from harness.broker import BrokerProcess, RunningBroker, log_dir_paths
 from harness.net import HOST, BrokerStartError, free_port
 from harness.security import SecuredProfile
 
@@ -113,7 +113,9 @@ def _cluster_id() -> str:
             return text
 
 
-def server_properties(port: int, controller_port: int, log_dir: Path, profile: SecuredProfile | None = None) -> str:
+def server_properties(
+    port: int, controller_port: int, log_dir: Path | str, profile: SecuredProfile | None = None
+) -> str:
     """A single-node KRaft config; Kafka's defaults except what one node needs and faster storage passes.
     A secured profile replaces the listeners with its own (plus the controller's) and adds its settings."""
     props = {
@@ -154,12 +156,18 @@ def _java(version: str, *args: str) -> list[str]:
 
 @contextmanager
 def launch(
-    workdir: Path, log_path: Path, data_dir: Path | None = None, profile: SecuredProfile | None = None
+    workdir: Path,
+    log_path: Path,
+    data_dir: Path | None = None,
+    profile: SecuredProfile | None = None,
+    *,
+    log_dirs: int = 1,
 ) -> Iterator[RunningBroker]:
     """Resolve, format and start Kafka; yield it once ready; always stop it.
 
     ``data_dir``, if given, is the log directory instead of a temporary one and outlives the broker;
-    ``profile`` runs the secured configuration (harness/security.py) on the profile's ports."""
+    ``profile`` runs the secured configuration (harness/security.py) on the profile's ports;
+    ``log_dirs`` above 1 makes that many log directories under ``data_dir`` (`log_dir_paths`)."""
     if shutil.which("java") is None:
         raise BrokerStartError("java is not installed")
     version = resolve_version()
@@ -170,7 +178,8 @@ def launch(
         if profile is not None:
             port = profile.ports["PLAINTEXT"]
         config = root / "server.properties"
-        config.write_text(server_properties(port, controller_port, data_dir, profile))
+        dirs = ",".join(str(path) for path in log_dir_paths(data_dir, log_dirs))
+        config.write_text(server_properties(port, controller_port, dirs, profile))
         log4j = root / "log4j2.properties"
         log4j.write_text(_LOG4J2)
         started = time.monotonic()

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 
-from harness.broker import BrokerProcess, RunningBroker
+from harness.broker import BrokerProcess, RunningBroker, log_dir_paths
 from harness.net import HOST, free_port
 from harness.security import SecuredProfile
 
@@ -30,9 +30,12 @@ OVERRIDES = (
 )
 
 
-def command(port: int, data_dir: Path, profile: SecuredProfile | None = None) -> list[str]:
-    """The one place that knows how odradek is started (a secured profile adds its settings)."""
-    argv = [sys.executable, "-m", "odradek", "run", "--host", HOST, "--port", str(port), "--data-dir", str(data_dir)]
+def command(port: int, data_dir: Path, profile: SecuredProfile | None = None, log_dirs: int = 1) -> list[str]:
+    """The one place that knows how odradek is started (a secured profile adds its settings;
+    ``log_dirs`` directories under ``data_dir`` as Kafka's launcher lays them out,
+    `harness.broker.log_dir_paths`)."""
+    dirs = ",".join(str(path) for path in log_dir_paths(data_dir, log_dirs))
+    argv = [sys.executable, "-m", "odradek", "run", "--host", HOST, "--port", str(port), "--data-dir", dirs]
     overrides = list(OVERRIDES)
     if profile is not None:
         overrides += [f"{key}={value}" for key, value in profile.properties().items()]
@@ -43,7 +46,12 @@ def command(port: int, data_dir: Path, profile: SecuredProfile | None = None) ->
 
 @contextmanager
 def launch(
-    workdir: Path, log_path: Path, data_dir: Path | None = None, profile: SecuredProfile | None = None
+    workdir: Path,
+    log_path: Path,
+    data_dir: Path | None = None,
+    profile: SecuredProfile | None = None,
+    *,
+    log_dirs: int = 1,
 ) -> Iterator[RunningBroker]:
     """Start odradek, wait for ApiVersions to answer, yield it, always stop it (``profile``: the
     secured configuration of harness/security.py, on the profile's ports).
@@ -54,7 +62,7 @@ def launch(
         port = profile.ports["PLAINTEXT"] if profile is not None else free_port()
         started = time.monotonic()
         data_dir = data_dir or Path(tmp) / "data"
-        argv = command(port, data_dir, profile)
+        argv = command(port, data_dir, profile, log_dirs)
         broker = BrokerProcess(argv, log_path, port, START_TIMEOUT_S, grace_s=10.0, cwd=REPO_ROOT)
         try:
             cluster_id = broker.wait_ready()

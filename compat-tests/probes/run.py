@@ -26,21 +26,30 @@ from typing import Any
 COMPAT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(COMPAT), str(COMPAT.parent)]
 
-from harness.broker import launchers  # noqa: E402
+from harness.broker import RunningBroker, launchers  # noqa: E402
 from harness.security import SecuredProfile, create_scram_users  # noqa: E402
 
+from probes.cluster import SEQUENCES as CLUSTER_SEQUENCES  # noqa: E402
 from probes.configs import SEQUENCES as CONFIG_SEQUENCES  # noqa: E402
+from probes.dynamic_configs import SEQUENCES as DYNAMIC_CONFIG_SEQUENCES  # noqa: E402
+from probes.epochs import SEQUENCES as EPOCH_SEQUENCES  # noqa: E402
+from probes.features import SEQUENCES as FEATURE_SEQUENCES  # noqa: E402
 from probes.fetch_sessions import SEQUENCES as FETCH_SEQUENCES  # noqa: E402
+from probes.group_configs import SEQUENCES as GROUP_CONFIG_SEQUENCES  # noqa: E402
 from probes.groups import SEQUENCES as GROUP_SEQUENCES  # noqa: E402
 from probes.groups_legacy import SEQUENCES as LEGACY_GROUP_SEQUENCES  # noqa: E402
 from probes.idempotence import SEQUENCES as IDEMPOTENCE_SEQUENCES  # noqa: E402
-from probes.secured import SECURED_SEQUENCES  # noqa: E402
+from probes.log_dirs import SEQUENCES as LOG_DIR_SEQUENCES  # noqa: E402
+from probes.partitions import SEQUENCES as PARTITION_SEQUENCES  # noqa: E402
+from probes.secured import SECURED_SEQUENCES as SECURITY_SECURED_SEQUENCES  # noqa: E402
+from probes.secured_admin import SECURED_ADMIN_SEQUENCES  # noqa: E402
 from probes.security import SEQUENCES as SECURITY_SEQUENCES  # noqa: E402
 from probes.session import Observation, Session  # noqa: E402
 from probes.storage import SEQUENCES as STORAGE_SEQUENCES  # noqa: E402
 from probes.topics import SEQUENCES as TOPIC_SEQUENCES  # noqa: E402
 from probes.versions import SEQUENCES as VERSION_SEQUENCES  # noqa: E402
 
+SECURED_SEQUENCES = {**SECURITY_SECURED_SEQUENCES, **SECURED_ADMIN_SEQUENCES}
 SEQUENCES = {
     **GROUP_SEQUENCES,
     **LEGACY_GROUP_SEQUENCES,
@@ -50,6 +59,13 @@ SEQUENCES = {
     **CONFIG_SEQUENCES,
     **IDEMPOTENCE_SEQUENCES,
     **VERSION_SEQUENCES,
+    **PARTITION_SEQUENCES,
+    **EPOCH_SEQUENCES,
+    **CLUSTER_SEQUENCES,
+    **LOG_DIR_SEQUENCES,
+    **DYNAMIC_CONFIG_SEQUENCES,
+    **GROUP_CONFIG_SEQUENCES,
+    **FEATURE_SEQUENCES,
     **SECURITY_SEQUENCES,
     **SECURED_SEQUENCES,
 }
@@ -58,6 +74,7 @@ _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}
 #: Epoch milliseconds from 2025-06 on: a broker's own clock inside a message ("within [now-x, now+y]").
 _NOW_MS = re.compile(r"\b(17[5-9]|1[89]\d)\d{10}\b")
 #: Facts of the machine, not of the broker: where the data directory is and how full the disk.
+_FORWARDED = re.compile(r"^Request Request\(.*\) needs (\w+) permission\.$", re.S)
 _MASKED = {"log_dir", "usable_bytes", "total_bytes"}
 #: Kafka prints its request object in some refusals: its processor and connection ids are its own.
 _REQUEST_OBJECT = re.compile(r"Request\(processor=\d+, connectionId=\S+, session=\S+,")
@@ -72,13 +89,16 @@ def _names() -> dict[str, str]:
 class _Normaliser:
     """Per sequence: concrete names -> placeholders, generated ids -> ``<id-N>``."""
 
-    def __init__(self, names: dict[str, str]) -> None:
+    def __init__(self, names: dict[str, str], data_dir: Path | None = None) -> None:
         self._names = {value: f"{{{key}}}" for key, value in names.items()}
         self._ids: dict[str, str] = {}
+        self._data_dir = str(data_dir) if data_dir is not None else None
 
     def _field(self, key: str, value: Any) -> Any:
         if key == "topic_id":
             return "<topic-id>"
+        if key == "log_dir" and self._data_dir and isinstance(value, str) and value.startswith(self._data_dir):
+            return "<data>" + value[len(self._data_dir) :]
         if key in _MASKED:
             return f"<{key}>"
         if key == "session_id" and isinstance(value, int) and value != 0:
@@ -86,6 +106,10 @@ class _Normaliser:
         return self(value)
 
     def __call__(self, value: Any) -> Any:
+        if isinstance(value, str) and _FORWARDED.match(value):
+            # Kafka's controller prints the forwarded request (its Java internals: buffer positions):
+            # only the frame and the operation are behaviour.
+            return _FORWARDED.sub(r"Request Request(<forwarded request>) needs \1 permission.", value)
         if isinstance(value, dict):
             return {k: self._field(k, v) for k, v in value.items() if k not in _DROPPED}
         if isinstance(value, list):
@@ -111,28 +135,36 @@ def run_broker(
     broker: str, sequences: list[str], workdir: Path, profile: SecuredProfile | None = None
 ) -> dict[str, list[dict[str, Any]]]:
     """Every chosen sequence against a fresh broker, normalised; the secured ones (probes/secured.py)
-    against a second fresh broker running ``profile``, with its SCRAM users created first."""
+    against a second fresh broker running ``profile``, with its SCRAM users created first; a sequence
+    marked `probes.session.own_broker` against a fresh broker of its own."""
     results: dict[str, list[dict[str, Any]]] = {}
-    plain = [name for name in sequences if name not in SECURED_SEQUENCES]
+    own = [name for name in sequences if getattr(SEQUENCES[name], "own_broker", False)]
+    plain = [name for name in sequences if name not in SECURED_SEQUENCES and name not in own]
     secured = [name for name in sequences if name in SECURED_SEQUENCES]
     if plain:
         with launchers()[broker](workdir, workdir / f"{broker}.log") as running:
-            results.update(_run_sequences(running.bootstrap, plain, {}))
+            results.update(_run_sequences(running, plain, {}))
     if secured:
         assert profile is not None
         launch: Any = launchers()[broker]
         with launch(workdir, workdir / f"{broker}-secured.log", profile=profile) as running:
             create_scram_users(running.bootstrap)
             addresses = {f"addr:{name}": address for name, address in running.listeners.items()}
-            results.update(_run_sequences(running.bootstrap, secured, addresses))
+            results.update(_run_sequences(running, secured, addresses))
+    for name in own:
+        settings = SEQUENCES[name].own_broker  # type: ignore[attr-defined]
+        with launchers()[broker](workdir, workdir / f"{broker}-{name}.log", **settings) as running:
+            results.update(_run_sequences(running, [name], {}))
     return results
 
 
-def _run_sequences(bootstrap: str, sequences: list[str], extra: dict[str, str]) -> dict[str, list[dict[str, Any]]]:
+def _run_sequences(
+    running: RunningBroker, sequences: list[str], extra: dict[str, str]
+) -> dict[str, list[dict[str, Any]]]:
     results: dict[str, list[dict[str, Any]]] = {}
     for name in sequences:
         names = _names()
-        session = Session(bootstrap)
+        session = Session(running.bootstrap, restarter=running.restart, data_dir=running.data_dir)
         error = None
         try:
             SEQUENCES[name](session, {**names, **extra})
@@ -140,7 +172,8 @@ def _run_sequences(bootstrap: str, sequences: list[str], extra: dict[str, str]) 
             error = f"{type(exc).__name__}: {exc}"
         finally:
             session.close()
-        normalise = _Normaliser(names)
+        # The cluster id inside messages ("doesn't match the cluster id X") is the broker's own.
+        normalise = _Normaliser({**names, "cluster": running.cluster_id}, running.data_dir)
         rows = [_row(o, normalise) for o in session.observations]
         if error is not None:
             rows.append({"label": "sequence stopped", "error": normalise(error)})
@@ -152,6 +185,7 @@ def _run_sequences(bootstrap: str, sequences: list[str], extra: dict[str, str]) 
 #: name or id, user name, quota entity): compared as sets, sorted by name (or whole content).
 _UNORDERED = {
     "DeleteTopicsRequest": "responses",
+    "CreatePartitionsRequest": "results",
     "AlterUserScramCredentialsRequest": "results",
     "DescribeUserScramCredentialsRequest": "results",
     "AlterClientQuotasRequest": "entries",
@@ -196,12 +230,39 @@ def _row(observation: Observation, normalise: _Normaliser) -> dict[str, Any]:
     ):
         # Likewise for "every topic": this sequence's topics and the internal ones.
         response["topics"] = [t for t in response["topics"] if str(t["name"]).startswith(("{", "__"))]
+    if observation.api == "ElectLeadersRequest" and observation.request.get("topic_partitions") is None:
+        # Every partition: keep this sequence's topics and the internal ones, in name order
+        # (Kafka lists topics in hash-map order).
+        results = [r for r in response.get("replica_election_results", []) if str(r["topic"]).startswith(("{", "__"))]
+        response["replica_election_results"] = sorted(results, key=lambda r: str(r["topic"]))
+    if observation.api == "DescribeQuorumRequest" and isinstance(response, dict):
+        _mask_quorum(response)
     inner = _UNORDERED_INNER.get(observation.api)
     if inner is not None and isinstance(response, dict):
         outer, field = inner
         for item in response[outer]:
             item[field] = sorted(item[field], key=lambda entry: str(entry.get("name")))
     return {"label": observation.label, "api": f"{observation.api} v{observation.version}", "response": response}
+
+
+#: Offsets in the KRaft metadata log (Kafka's grows by a no-op record every 500 ms; odradek keeps
+#: no such log) and the leader's clock: present or absent is behaviour, the value is not.
+_QUORUM_OFFSETS = {"high_watermark", "log_end_offset"}
+_QUORUM_CLOCK = {"last_fetch_timestamp", "last_caught_up_timestamp"}
+
+
+def _mask_quorum(value: Any) -> None:
+    if isinstance(value, list):
+        for item in value:
+            _mask_quorum(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if key in _QUORUM_OFFSETS and isinstance(item, int) and item > 0:
+                value[key] = "<offset>"
+            elif key in _QUORUM_CLOCK and isinstance(item, int) and item > 1_000_000_000_000:
+                value[key] = "<now>"
+            else:
+                _mask_quorum(item)
 
 
 def differences(a: Any, b: Any, path: str = "") -> list[str]:

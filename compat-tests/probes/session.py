@@ -9,14 +9,30 @@ difference in behaviour, not in bytes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, TypeVar
 
 from odradek.wire.messages import ALL_MESSAGES
 from odradek.wire.schema import ArrayOf, Struct, StructValue
 from tests.integration.rawclient import RawConnection
 
-__all__ = ["Observation", "Session", "to_data"]
+__all__ = ["Observation", "Session", "own_broker", "to_data"]
+
+F = TypeVar("F", bound=Callable[..., None])
+
+
+def own_broker(sequence: F | None = None, *, log_dirs: int = 1) -> Any:
+    """Mark a sequence that restarts its broker or needs its own settings: it runs on a broker
+    of its own (with ``log_dirs`` log directories), started for it alone, so the other
+    sequences never see what it did.  Use as ``@own_broker`` or ``@own_broker(log_dirs=2)``."""
+
+    def mark(fn: F) -> F:
+        fn.own_broker = {"log_dirs": log_dirs}  # type: ignore[attr-defined]
+        return fn
+
+    return mark(sequence) if sequence is not None else mark
 
 
 def _build(struct: Struct, values: dict[str, Any]) -> StructValue:
@@ -62,9 +78,31 @@ class Session:
 
     bootstrap: str
     observations: list[Observation] = field(default_factory=list)
+    #: Stops the broker (SIGKILL when given True, else SIGTERM) and starts it again, same data.
+    restarter: Callable[[bool], None] | None = None
+    #: The broker's log directory, for sequences that compare the files it writes.
+    data_dir: Path | None = None
 
     def __post_init__(self) -> None:
         self._conn = RawConnection(self.bootstrap, timeout=30.0)
+
+    def restart(self, label: str, *, kill: bool) -> None:
+        """Restart the broker (an own-broker sequence only) and reconnect; recorded as a step."""
+        if self.restarter is None:
+            raise RuntimeError("this broker cannot be restarted in place")
+        self._conn.close()
+        self.restarter(kill)
+        self._conn = RawConnection(self.bootstrap, timeout=30.0)
+        self.observations.append(Observation(label, "restart", int(kill), {}, None))
+
+    def read_file(self, label: str, relative: str) -> str | None:
+        """Record the text of a file in the broker's log directory (None when it is missing)."""
+        if self.data_dir is None:
+            raise RuntimeError("this broker did not say where its data is")
+        path = self.data_dir / relative
+        text = path.read_text() if path.exists() else None
+        self.observations.append(Observation(label, "file", 0, {"path": relative}, text))
+        return text
 
     def call(self, label: str, api_key: int, version: int, **fields: Any) -> dict[str, Any]:
         """Send one request, record it, and return the answer as data."""

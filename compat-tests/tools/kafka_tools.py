@@ -28,6 +28,10 @@ CONSOLE_PRODUCER = "org.apache.kafka.tools.ConsoleProducer"
 CONSOLE_CONSUMER = "org.apache.kafka.tools.consumer.ConsoleConsumer"
 CLIENT_COMPATIBILITY_TEST = "org.apache.kafka.tools.ClientCompatibilityTest"
 DUMP_LOG_SEGMENTS = "org.apache.kafka.tools.DumpLogSegments"
+LEADER_ELECTION = "org.apache.kafka.tools.LeaderElectionCommand"
+REASSIGN_PARTITIONS = "org.apache.kafka.tools.reassign.ReassignPartitionsCommand"
+LOG_DIRS = "org.apache.kafka.tools.LogDirsCommand"
+METADATA_QUORUM = "org.apache.kafka.tools.MetadataQuorumCommand"
 
 _LOG4J2 = """\
 status = warn

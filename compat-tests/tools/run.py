@@ -15,6 +15,11 @@ Per broker, in order (each check reports pass/fail with the tool's output):
     client-compat       ClientCompatibilityTest with the feature flags Apache Kafka 4.x passes with;
                         on odradek, if that fails, once more with the flags odradek's ApiVersions implies
                         (passing only then is "partial")
+    topic-add-partitions  TopicCommand --alter --partitions grows a topic; shrinking it is refused
+    leader-election     LeaderElectionCommand --election-type PREFERRED: nothing to elect
+    reassign-list       ReassignPartitionsCommand --list: no reassignment in progress
+    log-dirs            LogDirsCommand --describe: the topic's partitions in the data directory
+    metadata-quorum     MetadataQuorumCommand describe --status: this node leads the quorum
     dump-indexes-stopped  after a clean shutdown: every partition's .index/.timeindex has entries and
                         DumpLogSegments finds no mismatch (odradek writes index entries at flush/close)
 
@@ -51,6 +56,10 @@ from kafka_tools import (  # noqa: E402
     CONSOLE_CONSUMER,
     CONSOLE_PRODUCER,
     DUMP_LOG_SEGMENTS,
+    LEADER_ELECTION,
+    LOG_DIRS,
+    METADATA_QUORUM,
+    REASSIGN_PARTITIONS,
     TOPIC_COMMAND,
     ToolRun,
     Tools,
@@ -311,6 +320,68 @@ def check_client_compat(ctx: Context, check: Check) -> None:
         check.problems.append(f"also with odradek's own flags ({', '.join(off)}): {failure}")
 
 
+def _admin(ctx: Context, main_class: str, *args: str) -> ToolRun:
+    return ctx.tools.run(main_class, ["--bootstrap-server", ctx.broker.bootstrap, *args])
+
+
+def check_topic_add_partitions(ctx: Context, check: Check) -> None:
+    """TopicCommand --alter --partitions grows a topic of its own from 2 to 5 partitions."""
+    grown = ctx.topic + "-grown"
+    _record(check, ctx, _topic(ctx, "--create", "--topic", grown, "--partitions", "2", "--replication-factor", "1"))
+    _record(check, ctx, _topic(ctx, "--alter", "--topic", grown, "--partitions", "5"))
+    run = _topic(ctx, "--describe", "--topic", grown)
+    _record(check, ctx, run)
+    if "PartitionCount: 5" not in run.stdout:
+        check.problems.append("no 'PartitionCount: 5' after --alter --partitions 5")
+    refused = _topic(ctx, "--alter", "--topic", grown, "--partitions", "3")
+    check.commands.append("TopicCommand --alter --partitions 3 (a shrink, refused)")
+    if refused.returncode == 0 or "InvalidPartitionsException" not in refused.stdout + refused.stderr:
+        check.problems.append("shrinking was not refused with InvalidPartitionsException")
+    check.observed = [line for line in run.stdout.replace(grown, "<topic>").splitlines() if "Partition:" in line]
+
+
+def check_leader_election(ctx: Context, check: Check) -> None:
+    """LeaderElectionCommand: a preferred election of every partition finds nothing to elect."""
+    run = ctx.tools.run(LEADER_ELECTION, ["--bootstrap-server", ctx.broker.bootstrap, "--election-type", "PREFERRED",
+                                          "--topic", ctx.topic, "--partition", "0"])  # fmt: skip
+    _record(check, ctx, run)
+    if "Valid replica already elected" not in run.stdout:
+        check.problems.append("no 'Valid replica already elected' line")
+    check.observed = run.stdout.replace(ctx.topic, "<topic>").strip().splitlines()
+
+
+def check_reassign_list(ctx: Context, check: Check) -> None:
+    """ReassignPartitionsCommand --list: no reassignment is in progress."""
+    run = _admin(ctx, REASSIGN_PARTITIONS, "--list")
+    _record(check, ctx, run)
+    if "No partition reassignments found." not in run.stdout:
+        check.problems.append("no 'No partition reassignments found.' line")
+    check.observed = run.stdout.strip().splitlines()
+
+
+def check_log_dirs(ctx: Context, check: Check) -> None:
+    """LogDirsCommand --describe: the topic's partitions, each with its size, in one directory."""
+    run = _admin(ctx, LOG_DIRS, "--describe", "--topic-list", ctx.topic)
+    _record(check, ctx, run)
+    document = next((line for line in run.stdout.splitlines() if line.startswith("{")), "{}")
+    brokers = json.loads(document).get("brokers", [])
+    partitions = sorted(p["partition"] for b in brokers for d in b["logDirs"] for p in d["partitions"])
+    if partitions != [f"{ctx.topic}-{i}" for i in range(PARTITIONS)]:
+        check.problems.append(f"partitions described: {partitions}")
+    check.observed = [len(brokers), [len(b["logDirs"]) for b in brokers], len(partitions)]
+
+
+def check_metadata_quorum(ctx: Context, check: Check) -> None:
+    """MetadataQuorumCommand describe --status: this node leads the quorum alone."""
+    run = _admin(ctx, METADATA_QUORUM, "describe", "--status")
+    _record(check, ctx, run)
+    fields = dict(line.split(":", 1) for line in run.stdout.splitlines() if ":" in line)
+    fields = {key.strip(): value.strip() for key, value in fields.items()}
+    if fields.get("LeaderId") != "1" or fields.get("CurrentVoters", "").find('"id": 1') < 0:
+        check.problems.append(f"LeaderId {fields.get('LeaderId')!r}, CurrentVoters {fields.get('CurrentVoters')!r}")
+    check.observed = {key: fields.get(key) for key in ("LeaderId", "MaxFollowerLag", "CurrentObservers")}
+
+
 CHECKS: list[tuple[str, Callable[[Context, Check], None]]] = [
     ("topic-create", check_topic_create),
     ("topic-list", check_topic_list),
@@ -321,6 +392,11 @@ CHECKS: list[tuple[str, Callable[[Context, Check], None]]] = [
     ("dump-indexes", check_dump_indexes),
     ("dump-offsets", check_dump_offsets),
     ("client-compat", check_client_compat),
+    ("topic-add-partitions", check_topic_add_partitions),
+    ("leader-election", check_leader_election),
+    ("reassign-list", check_reassign_list),
+    ("log-dirs", check_log_dirs),
+    ("metadata-quorum", check_metadata_quorum),
 ]
 
 #: Run once the broker has been stopped cleanly, on the data directory it left behind.

@@ -4,7 +4,9 @@ This is the part of Kafka's cluster metadata a single broker needs.  It is persi
 JSON document through the FileSystem seam's `write_file_atomic` (temporary file, fsync, rename,
 directory fsync), so a crash leaves either the old or the new catalog, never half of one.
 
-Invariants: names and ids are unique; a topic has at least one partition; names obey Kafka's
+Invariants: names and ids are unique; a topic has at least one partition and never fewer than it
+had (CreatePartitions only grows it); each partition's leader epoch never goes down (a catalog
+written before epochs were kept reads as epoch 0 everywhere); names obey Kafka's
 rules (1-249 characters of ``[a-zA-Z0-9._-]``, not ``.`` or ``..``) and may not collide with an
 existing name once ``.`` and ``_`` are treated as equal.
 """
@@ -61,6 +63,8 @@ class TopicInfo:
     topic_id: bytes
     partitions: int
     configs: dict[str, str] = field(default_factory=dict)
+    leader_epochs: list[int] = field(default_factory=list)
+    """Each partition's leader epoch (as many as ``partitions``; a new partition starts at 0)."""
 
     @property
     def internal(self) -> bool:
@@ -75,9 +79,20 @@ class TopicCatalog:
         self._path = path
         self._by_name: dict[str, TopicInfo] = {}
         self._by_id: dict[bytes, TopicInfo] = {}
+        self.quorum_epoch = 0
+        """How many times this node started leading (the KRaft quorum's leader epoch, as
+        DescribeQuorum reports it: a single voter elects itself once per start)."""
+        self.metadata_offset = 0
+        """How many metadata changes were saved (DescribeQuorum's high watermark)."""
         if fs.exists(path):
-            for entry in json.loads(read_file(fs, path))["topics"]:
-                self._add(TopicInfo(entry["name"], uuid.UUID(entry["id"]).bytes, entry["partitions"], entry["configs"]))
+            document = json.loads(read_file(fs, path))
+            self.quorum_epoch = document.get("quorum_epoch", 0)
+            self.metadata_offset = document.get("metadata_offset", 0)
+            for entry in document["topics"]:
+                count = entry["partitions"]
+                epochs = entry.get("leader_epochs", [])
+                epochs += [0] * (count - len(epochs))
+                self._add(TopicInfo(entry["name"], uuid.UUID(entry["id"]).bytes, count, entry["configs"], epochs))
 
     def __iter__(self) -> Iterator[TopicInfo]:
         return iter(list(self._by_name.values()))
@@ -111,7 +126,7 @@ class TopicCatalog:
         topic_id: bytes | None = None,
     ) -> TopicInfo:
         self.check_new(name, partitions)
-        info = TopicInfo(name, topic_id or uuid.uuid4().bytes, partitions, dict(configs or {}))
+        info = TopicInfo(name, topic_id or uuid.uuid4().bytes, partitions, dict(configs or {}), [0] * partitions)
         self._add(info)
         self._save()
         return info
@@ -121,6 +136,32 @@ class TopicCatalog:
         del self._by_id[info.topic_id]
         self._save()
         return info
+
+    def set_partition_count(self, name: str, partitions: int) -> TopicInfo:
+        """Grow the topic to ``partitions`` (durably); raises `KeyError` for an unknown topic and
+        `ValueError` when that is not more than it has (a topic never shrinks)."""
+        info = self._by_name[name]
+        if partitions <= info.partitions:
+            raise ValueError(f"{name} has {info.partitions} partitions; {partitions} is not an increase")
+        previous, info.partitions = info.partitions, partitions
+        info.leader_epochs += [0] * (partitions - previous)
+        try:
+            self._save()
+        except BaseException:
+            info.partitions = previous
+            del info.leader_epochs[previous:]
+            raise
+        return info
+
+    def start_leading(self) -> None:
+        """This node starts (again) leading every partition: each leader epoch goes up by 2,
+        durably, as a single Kafka node's do at every start (fenced at shutdown or at its new
+        registration, its partitions lose their leader: +1; unfenced, it leads them again: +1),
+        and the quorum's leader epoch goes up by 1."""
+        self.quorum_epoch += 1
+        for info in self._by_name.values():
+            info.leader_epochs = [epoch + 2 for epoch in info.leader_epochs]
+        self._save()
 
     def set_configs(self, name: str, configs: Mapping[str, str]) -> TopicInfo:
         """Replace the topic's config overrides (durably); raises `KeyError` for an unknown topic."""
@@ -138,14 +179,18 @@ class TopicCatalog:
         self._by_id[info.topic_id] = info
 
     def _save(self) -> None:
+        self.metadata_offset += 1
         document = {
             "version": 1,
+            "quorum_epoch": self.quorum_epoch,
+            "metadata_offset": self.metadata_offset,
             "topics": [
                 {
                     "name": t.name,
                     "id": str(uuid.UUID(bytes=t.topic_id)),
                     "partitions": t.partitions,
                     "configs": t.configs,
+                    "leader_epochs": t.leader_epochs,
                 }
                 for t in self._by_name.values()
             ],

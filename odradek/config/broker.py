@@ -119,6 +119,11 @@ class BrokerConfig:
         return value if value is not None else self.dynamic_default_configs.get(name)
 
     @property
+    def data_dirs(self) -> tuple[str, ...]:
+        """The data directories of ``log.dirs``, in order (the first keeps the broker's metadata)."""
+        return tuple(d.strip() for d in self.log_dirs.split(",") if d.strip())
+
+    @property
     def advertised(self) -> tuple[str, int]:
         return (self.advertised_host or self.host, self.advertised_port or self.port)
 
@@ -204,7 +209,7 @@ def _apply(config: BrokerConfig, items: Iterable[tuple[str, str]]) -> BrokerConf
         elif key == "advertised.listeners":
             changes["advertised_host"], changes["advertised_port"] = _parse_listener(raw)
         elif key in ("log.dir", "log.dirs"):
-            changes["log_dirs"] = raw.split(",")[0].strip()
+            changes["log_dirs"] = ",".join(d.strip() for d in raw.split(",") if d.strip())
         else:
             definition = _KEYS_BY_NAME.get(key)
             if definition is None or definition.attribute is None:

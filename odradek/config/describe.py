@@ -15,7 +15,8 @@ does not remember which keys a properties file named).
 
 A broker resource lists the broker keys odradek reads at start-up, every dynamic one and any
 custom (unknown to Kafka) name set dynamically; Kafka shows a custom config with a hidden value,
-as sensitive, read-only and of unknown type.  The cluster-wide resource (name ``""``) lists
+as sensitive, read-only and of unknown type; a PASSWORD key's value is hidden too (sensitive).
+The cluster-wide resource (name ``""``) lists
 only the dynamic defaults, each with its one DYNAMIC_DEFAULT_BROKER_CONFIG synonym.
 
 Documentation: Kafka answers its own ConfigDef documentation text when asked (v3+); odradek
@@ -29,8 +30,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from odradek.config.broker import LOCAL_NAMES, BrokerConfig
-from odradek.config.keys import ConfigType, Dynamic, Source
+from odradek.config.keys import ConfigKey, ConfigType, Dynamic, Source
 from odradek.config.table import BROKER_KEYS, LISTENER_KEYS, TOPIC_KEYS
+from odradek.config.validation import listener_key
 from odradek.config.values import effective_value, static_text
 
 __all__ = ["DescribedConfig", "Synonym", "describe_broker", "describe_cluster", "describe_topic"]
@@ -70,12 +72,17 @@ def _listener_values(broker: BrokerConfig) -> dict[str, str]:
         "listeners": f"PLAINTEXT://{broker.host}:{broker.port}",
         "advertised.listeners": f"PLAINTEXT://{advertised_host}:{advertised_port}",
         "broker.id": str(broker.node_id),
+        # The controller APIs are served on the one listener, named CONTROLLER where Kafka's
+        # combined mode lists its controller endpoint (DescribeQuorum, DescribeCluster).
+        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
     }
 
 
 def _static_value(broker: BrokerConfig, name: str) -> str | None:
     """The broker's value for ``name`` when it was set (differs from the start-up value)."""
-    if name in ("listeners", "broker.id") or (name == "advertised.listeners" and broker.advertised_host):
+    if name in ("listeners", "broker.id", "listener.security.protocol.map") or (
+        name == "advertised.listeners" and broker.advertised_host
+    ):
         return _listener_values(broker)[name]
     key = BROKER_KEYS.get(name)
     if key is None or key.attribute is None:
@@ -157,6 +164,10 @@ def describe_broker(broker: BrokerConfig, names: list[str] | None = None) -> lis
     wanted = sorted(known) if not names else [n for n in sorted(set(names)) if n in known]
     described = []
     for name in wanted:
+        base = listener_key(name)
+        if base is not None and name in broker.dynamic_broker_configs:
+            described.append(_listener_entry(broker, name, base))
+            continue
         if name in custom:
             in_broker = name in broker.dynamic_broker_configs
             source = Source.DYNAMIC_BROKER_CONFIG if in_broker else Source.DYNAMIC_DEFAULT_BROKER_CONFIG
@@ -165,17 +176,34 @@ def describe_broker(broker: BrokerConfig, names: list[str] | None = None) -> lis
         key = BROKER_KEYS[name]
         synonyms = _synonyms(broker, name)
         value = _listener_values(broker).get(name) or effective_value(broker, None, name)
+        secret = key.type is ConfigType.PASSWORD
         described.append(
             DescribedConfig(
                 name=name,
-                value=value,
+                value=None if secret else value,
                 source=synonyms[0].source if synonyms else Source.DEFAULT_CONFIG,
                 read_only=key.dynamic is Dynamic.READ_ONLY,
-                synonyms=tuple(synonyms),
+                synonyms=tuple(_hidden(s) for s in synonyms) if secret else tuple(synonyms),
                 type=key.type,
+                sensitive=secret,
             )
         )
     return described
+
+
+def _listener_entry(broker: BrokerConfig, name: str, base: ConfigKey) -> DescribedConfig:
+    """A listener's own TLS or SASL setting (``listener.name.<listener>.<key>``): read-only, of
+    its base key's type, with the base key's synonyms after its own, as Kafka describes it."""
+    secret = base.type is ConfigType.PASSWORD
+    value = None if secret else broker.dynamic_broker_configs[name]
+    synonyms = [Synonym(name, value, Source.DYNAMIC_BROKER_CONFIG), *_synonyms(broker, base.name)]
+    return DescribedConfig(
+        name, value, Source.DYNAMIC_BROKER_CONFIG, True, tuple(synonyms), base.type, sensitive=secret
+    )
+
+
+def _hidden(synonym: Synonym) -> Synonym:
+    return Synonym(synonym.name, None, synonym.source)
 
 
 def describe_cluster(broker: BrokerConfig, names: list[str] | None = None) -> list[DescribedConfig]:
@@ -189,7 +217,10 @@ def describe_cluster(broker: BrokerConfig, names: list[str] | None = None) -> li
             described.append(_custom_entry(name, Source.DYNAMIC_DEFAULT_BROKER_CONFIG))
             continue
         source = Source.DYNAMIC_DEFAULT_BROKER_CONFIG
+        value = None if key.type is ConfigType.PASSWORD else layer[name]
         described.append(
-            DescribedConfig(name, layer[name], source, False, (Synonym(name, layer[name], source),), key.type)
+            DescribedConfig(
+                name, value, source, False, (Synonym(name, value, source),), key.type, key.type is ConfigType.PASSWORD
+            )
         )
     return described

@@ -61,6 +61,7 @@ class Source(IntEnum):
     DYNAMIC_DEFAULT_BROKER_CONFIG = 3
     STATIC_BROKER_CONFIG = 4
     DEFAULT_CONFIG = 5
+    GROUP_CONFIG = 8
 
 
 class Scope(Enum):
@@ -69,6 +70,7 @@ class Scope(Enum):
 
     BROKER = "broker"
     TOPIC = "topic"
+    GROUP = "group"
 
 
 class Dynamic(Enum):
@@ -77,6 +79,9 @@ class Dynamic(Enum):
     READ_ONLY = "read-only"
     PER_BROKER = "per-broker"
     CLUSTER_WIDE = "cluster-wide"
+    PER_LISTENER = "per-listener"
+    """A listener's own security store (keystore, truststore): changed per broker and only
+    under a listener's prefix, ``listener.name.<listener>.<key>``."""
 
 
 Validator = Callable[[object], str | None]
@@ -101,7 +106,7 @@ class ConfigKey:
     dynamic: Dynamic | None = None
     """Broker keys: Kafka's update mode.  None for a topic key (always alterable)."""
     synonym: str | None = None
-    """Topic keys: the broker key whose value is the topic's default (None: Kafka's default)."""
+    """Topic and group keys: the broker key whose value is their default (None: Kafka's default)."""
     attribute: str | None = None
     """Broker keys odradek reads at start-up: the `BrokerConfig` attribute holding the value."""
     local_default: str | None = None
@@ -188,8 +193,20 @@ def _java_text(value: object) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
+#: The Java classes a CLASS config may name: Kafka's own defaults (odradek loads no plug-in).
+KNOWN_CLASSES = frozenset(
+    {
+        "org.apache.kafka.common.security.authenticator.DefaultKafkaPrincipalBuilder",
+        "org.apache.kafka.common.security.ssl.DefaultSslEngineFactory",
+        "org.apache.kafka.common.metrics.JmxReporter",
+    }
+)
+
+
 def check_value(key: ConfigKey, value: str) -> str | None:
     """Kafka's ConfigException message for ``value`` of ``key``, or None when it is valid."""
+    if key.type is ConfigType.CLASS and value.strip() not in KNOWN_CLASSES:
+        return f"Invalid value {value} for configuration {key.name}: Class {value.strip()} could not be found."
     try:
         parsed = parse_value(key, value)
     except ValueError:

@@ -6,16 +6,18 @@ and validator; where Kafka's broker key differs (``retention.ms`` inherits from 
 ``log.retention.*`` group, whose default is null), both are written out and linked by name.
 
 A broker key with an ``attribute`` is read from ``server.properties`` into `BrokerConfig`; one
-with a `Dynamic` mode other than read-only may change at run time (odradek accepts every
-dynamic key per broker and cluster-wide, as Kafka does for its cluster-wide keys).
-`NOT_DYNAMIC` names Kafka broker keys odradek does not implement: changing them at run time is
-refused like changing any read-only key.
+with a `Dynamic` mode other than read-only may change at run time: a cluster-wide key per broker
+and cluster-wide, a per-broker key (listeners, TLS and SASL settings) only per broker, a
+per-listener key (a listener's keystore or truststore) only per broker under a listener's prefix
+(``listener.name.<listener>.<key>``), as Kafka 4.4 allows each.  `NOT_DYNAMIC` names Kafka broker
+keys odradek does not model: changing them at run time is refused like changing any read-only key.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from odradek.config.kept_keys import KEPT_DYNAMIC_KEYS
 from odradek.config.keys import (
     INT_MAX,
     LONG_MAX,
@@ -42,6 +44,7 @@ BOOLEAN, STRING, INT, LONG, DOUBLE, LIST = (
     ConfigType.LIST,
 )
 CLUSTER_WIDE = Dynamic.CLUSTER_WIDE
+PER_BROKER = Dynamic.PER_BROKER
 _COMPRESSION = one_of("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")
 _RETENTION = ("log.retention.ms", "log.retention.minutes", "log.retention.hours")
 _ROLL = ("log.roll.ms", "log.roll.hours")
@@ -429,7 +432,7 @@ _b("num.replica.fetchers", INT, "1", "Replica fetcher threads.", at_least(1), dy
 # Read-only broker keys odradek reads from server.properties.
 _b("node.id", INT, None, "This broker's id.", static=True, local_default="1")
 _b("broker.id", INT, "-1", "This broker's id (the older name of node.id).")
-_b("listeners", LIST, "PLAINTEXT://:9092", "Where the broker accepts connections.")
+_b("listeners", LIST, "PLAINTEXT://:9092", "Where the broker accepts connections.", dynamic=PER_BROKER)
 _b("advertised.listeners", LIST, None, "Where clients are told to connect (null: listeners).")
 _b("log.dirs", LIST, None, "The data directory.", static=True, local_default="./data")
 _b("num.partitions", INT, "1", "Partitions of an auto-created topic or one created without a count.", static=True)
@@ -457,17 +460,16 @@ _b("offsets.retention.minutes", INT, "10080", "How long committed offsets of an 
 _b("offsets.retention.check.interval.ms", LONG, "600000", "How often expired offsets are removed.", static=True)
 _b("offset.metadata.max.bytes", INT, "4096", "The largest metadata a committed offset may carry.", static=True)
 
+_broker.extend(KEPT_DYNAMIC_KEYS)
+
 # Plain dicts typed read-only: the produce path looks keys up per batch, and a dict is the fastest.
 TOPIC_KEYS: Mapping[str, ConfigKey] = {k.name: k for k in sorted(_topic, key=lambda k: k.name)}
 BROKER_KEYS: Mapping[str, ConfigKey] = {k.name: k for k in _broker}
 
 #: Broker keys whose static value odradek derives from its listener and node id settings.
-LISTENER_KEYS = ("listeners", "advertised.listeners", "broker.id")
+LISTENER_KEYS = ("listeners", "advertised.listeners", "broker.id", "listener.security.protocol.map")
 
-#: Kafka broker keys odradek does not implement; they cannot change at run time here.
 NOT_DYNAMIC = frozenset(
-    {"log.dir", "process.roles", "controller.quorum.voters", "controller.listener.names"}
-    | {"inter.broker.listener.name", "listener.security.protocol.map", "metric.reporters"}
-    | {"principal.builder.class", "config.providers", "cordoned.log.dirs", "max.connections"}
-    | {"max.connections.per.ip", "max.connections.per.ip.overrides", "max.connection.creation.rate"}
+    {"log.dir", "process.roles", "controller.quorum.voters", "controller.listener.names", "inter.broker.listener.name"}
 )
+"""Kafka broker keys odradek does not model at all; they cannot change at run time here either."""

@@ -10,8 +10,8 @@ the checks of the merged configuration ("requirement failed" ones), then the thr
 Kafka (a ConfigException turned into InvalidRequestException); the two failures the controller
 reports (APPEND/SUBTRACT on a non-list config, removing the cluster's ``min.insync.replicas``)
 are INVALID_CONFIG.  Names Kafka does not know at all are accepted and kept, as Kafka keeps
-custom configs; Kafka's listener, TLS/SASL, quota and remote-storage configs are refused here
-as not dynamic, because odradek has none of them.
+custom configs.  TLS and SASL keys change per broker only, a listener's keystore and truststore
+only under its prefix (``listener.name.<listener>.<key>``), as Kafka allows.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 
 from odradek.config.broker import BrokerConfig
-from odradek.config.keys import Dynamic, check_value
+from odradek.config.keys import ConfigKey, Dynamic, check_value, list_items
 from odradek.config.table import BROKER_KEYS, NOT_DYNAMIC, TOPIC_KEYS
 from odradek.config.values import effective_value, with_layer
 from odradek.java_hash import java_string_hash
@@ -49,8 +49,9 @@ KNOWN_STATIC = frozenset({name for name, key in BROKER_KEYS.items() if key.dynam
 # Thread pools whose size Kafka lets change by at most a factor of two at a time.
 _THREAD_POOLS = ("num.io.threads", "num.replica.fetchers", "num.recovery.threads.per.data.dir", "background.threads")
 
-# Prefixes of Kafka's dynamic configs that odradek has no use for (TLS, SASL, per listener, tiered storage).
-_REFUSED_PREFIXES = ("ssl.", "sasl.", "listener.name.", "remote.")
+LISTENER_PREFIX = "listener.name."
+_SECURITY_PREFIXES = ("ssl.", "sasl.")
+_SCOPED = (Dynamic.PER_BROKER, Dynamic.PER_LISTENER)
 
 
 def validate(name: str, value: str | None) -> str:
@@ -67,8 +68,33 @@ def validate(name: str, value: str | None) -> str:
     return value
 
 
-def _not_dynamic(name: str) -> bool:
-    return name in KNOWN_STATIC or name.startswith(_REFUSED_PREFIXES)
+def listener_key(name: str) -> ConfigKey | None:
+    """The TLS or SASL key that ``listener.name.<listener>.<key>`` sets for one listener, if any."""
+    if not name.startswith(LISTENER_PREFIX):
+        return None
+    _, dot, base = name[len(LISTENER_PREFIX) :].partition(".")
+    key = BROKER_KEYS.get(base)
+    return key if dot and key is not None and base.startswith(_SECURITY_PREFIXES) else None
+
+
+def _special_checks(config: BrokerConfig, props: Mapping[str, str]) -> None:
+    """The checks Kafka's reconfigurable components make of their own keys."""
+    cordoned = props.get("cordoned.log.dirs")
+    if cordoned:
+        missing = [d for d in list_items(cordoned) if d not in config.data_dirs]
+        if missing:
+            raise DynamicConfigError(
+                "requirement failed: All entries in cordoned.log.dirs must be present in log.dirs or log.dir. "
+                f"Missing entries : {','.join(missing)}"
+            )
+    overrides = props.get("max.connections.per.ip.overrides")
+    if overrides:
+        for entry in overrides.split(","):
+            if ":" not in entry:
+                raise DynamicConfigError(
+                    "Error parsing configuration property 'max.connections.per.ip.overrides': "
+                    f"begin 0, end -1, length {len(entry)}"
+                )
 
 
 def _names(names: Collection[str]) -> str:
@@ -133,18 +159,47 @@ def _cleaner_threads_problem(old: BrokerConfig, new: BrokerConfig) -> str | None
 
 
 def validate_layer(config: BrokerConfig, props: Mapping[str, str], *, per_broker: bool) -> None:
-    """Raise `DynamicConfigError` unless ``props`` may replace the per-broker (or cluster) layer."""
-    refused = {name for name in props if _not_dynamic(name)}
+    """Raise `DynamicConfigError` unless ``props`` may replace the per-broker (or cluster) layer.
+
+    Kafka 4.4's order (DynamicBrokerConfig, then the controller): names that cannot change at
+    run time; a listener's own security keys without the listener prefix; value types and
+    ranges; per-broker keys (listeners, TLS, SASL, anything listener-prefixed) in the cluster-wide
+    layer; the checks of particular keys; the merged configuration; ``min.insync.replicas``
+    (ELR is on: per broker never, cluster-wide never removed; INVALID_CONFIG)."""
+    refused = {name for name in props if name in KNOWN_STATIC}
     if refused:
         raise DynamicConfigError(f"Cannot update these configs dynamically: {_names(refused)}")
+    unprefixed = {
+        name for name in props if (k := BROKER_KEYS.get(name)) is not None and k.dynamic is Dynamic.PER_LISTENER
+    }
+    if unprefixed:
+        raise DynamicConfigError(
+            "These security configs can be dynamically updated only per-listener using the listener prefix: "
+            f"{_names(unprefixed)}"
+        )
     for name, value in sorted(props.items()):
-        key = BROKER_KEYS.get(name)
+        key = BROKER_KEYS.get(name) or listener_key(name)
         if key is None:
             continue
         problem = check_value(key, value)
         if problem is not None:
             raise DynamicConfigError(problem)
+    if not per_broker:
+        scoped = {
+            name
+            for name in props
+            if listener_key(name) is not None or ((k := BROKER_KEYS.get(name)) is not None and k.dynamic in _SCOPED)
+        }
+        if scoped:
+            raise DynamicConfigError(
+                f"Cannot update these configs at default cluster level, broker id must be specified: {_names(scoped)}"
+            )
+    _special_checks(config, props)
     _merged_checks(config, with_layer(config, props, per_broker=per_broker))
+    if per_broker and "min.insync.replicas" in props:
+        raise DynamicConfigError(
+            "Broker-level min.insync.replicas cannot be altered while ELR is enabled.", invalid_config=True
+        )
     removed = set(config.dynamic_default_configs) - set(props)
     if not per_broker and "min.insync.replicas" in removed:
         raise DynamicConfigError(

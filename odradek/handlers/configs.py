@@ -7,7 +7,9 @@ DescribeConfigs, per resource:
 - BROKER: ``""`` gives the cluster-wide dynamic defaults; this broker's id gives its configs
   (`odradek.config.describe`); another id or a non-number gives INVALID_REQUEST.
 - BROKER_LOGGER: an empty list for this broker (loggers are not exposed).
-- anything else (GROUP, CLIENT_METRICS, unknown): INVALID_REQUEST.
+- GROUP: every per-group config (`odradek.config.groups`), its override before its broker
+  synonym; the empty name is INVALID_REQUEST.
+- anything else (CLIENT_METRICS, unknown): INVALID_REQUEST.
 ``include_documentation`` is accepted; documentation is always null (Kafka would answer its
 own ConfigDef prose, which odradek does not copy).  ``config_type`` is set.
 
@@ -26,6 +28,9 @@ INVALID_REQUEST), the broker id (INVALID_REQUEST), unknown operations (INVALID_R
 APPEND/SUBTRACT on a non-list config (INVALID_CONFIG), then `odradek.config.validate_layer`
 on the resulting layer.  AlterConfigs replaces the whole layer.  A change is persisted in the
 data directory and applied to every topic without its own override at once.
+
+GROUP resources (both alter APIs) change a group's overrides, checked as Kafka 4.4 checks them
+(`_alter_group`, compat-tests/probes sequence configs.groups) and kept in the data directory.
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ from odradek.config import (
     validate,
     validate_layer,
 )
+from odradek.config.groups import describe_group, validate_group
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
 from odradek.security.acl import AclOperation
@@ -172,6 +178,10 @@ def _describe_one(
     if kind == ResourceType.BROKER_LOGGER:
         _broker_id(ctx, name, allow_empty=False)
         return []
+    if kind == ResourceType.GROUP:
+        if not name:
+            raise _Refused(ErrorCode.INVALID_REQUEST, "Group name must not be empty")
+        return [_entry(c, include_synonyms) for c in describe_group(broker.group_configs(name), keys)]
     raise _Refused(ErrorCode.INVALID_REQUEST, f"Unsupported resource type: {_type_name(kind)}")
 
 
@@ -229,6 +239,44 @@ def _check_alterable(kind: int, keys: list[str]) -> None:
         raise _Refused(ErrorCode.INVALID_REQUEST, "Error due to duplicate config keys")
     if kind != ResourceType.TOPIC:
         raise _Refused(ErrorCode.INVALID_REQUEST, f"Unexpected resource type {_type_name(kind)}")
+
+
+def _alter_group(
+    ctx: RequestContext,
+    name: str,
+    changes: Sequence[tuple[str, int, str | None]],
+    validate_only: bool,
+    *,
+    incremental: bool,
+) -> None:
+    """A GROUP resource's change (AlterConfigs replaces every override), in Kafka 4.4's order:
+    duplicate keys, null values, the default group, unknown operations, APPEND/SUBTRACT, then
+    `validate_group` of the resulting overrides; persisted unless ``validate_only``."""
+    if len({key for key, _, _ in changes}) != len(changes):
+        raise _Refused(ErrorCode.INVALID_REQUEST, "Error due to duplicate config keys")
+    nulls = [key for key, op, value in changes if value is None and op != OpType.DELETE]
+    if nulls:
+        raise _Refused(ErrorCode.INVALID_REQUEST, f"Null value not supported for : {', '.join(nulls)}")
+    if not name:
+        raise _Refused(ErrorCode.INVALID_REQUEST, "Default group resources are not allowed.")
+    configs = ctx.cluster.group_configs(name) if incremental else {}
+    for key, op, value in changes:
+        if op not in tuple(OpType):
+            raise _Refused(ErrorCode.INVALID_REQUEST, f"Unknown operations type {op}")
+        if op in (OpType.APPEND, OpType.SUBTRACT):
+            raise _Refused(
+                ErrorCode.INVALID_CONFIG, f"Can't {OpType(op).name} to key {key} because its type is not LIST."
+            )
+        if op == OpType.DELETE:
+            configs.pop(key, None)
+        else:
+            configs[key] = cast(str, value)
+    try:
+        validate_group(configs)
+    except InvalidConfig as exc:
+        raise _Refused(ErrorCode.INVALID_CONFIG, str(exc)) from None
+    if not validate_only:
+        ctx.cluster.set_group_configs(name, configs)
 
 
 _BrokerResource = (
@@ -311,6 +359,9 @@ async def alter_configs(ctx: RequestContext, request: AlterConfigsRequestValue) 
             _authorize(ctx, resource.resource_type, resource.resource_name, AclOperation.ALTER_CONFIGS)
             if resource.resource_type == ResourceType.BROKER:
                 _alter_broker(ctx, resource, request.validate_only)
+            elif resource.resource_type == ResourceType.GROUP:
+                changes = [(c.name, OpType.SET, c.value) for c in resource.configs]
+                _alter_group(ctx, resource.resource_name, changes, request.validate_only, incremental=False)
             else:
                 _check_alterable(resource.resource_type, [c.name for c in resource.configs])
                 configs = {c.name: c.value for c in resource.configs}
@@ -363,6 +414,9 @@ async def incremental_alter_configs(
             _authorize(ctx, resource.resource_type, resource.resource_name, AclOperation.ALTER_CONFIGS)
             if resource.resource_type == ResourceType.BROKER:
                 _alter_broker(ctx, resource, request.validate_only)
+            elif resource.resource_type == ResourceType.GROUP:
+                changes = [(c.name, c.config_operation, c.value) for c in resource.configs]
+                _alter_group(ctx, resource.resource_name, changes, request.validate_only, incremental=True)
             else:
                 _check_alterable(resource.resource_type, [c.name for c in resource.configs])
                 info = ctx.topics.get(resource.resource_name)

@@ -10,6 +10,8 @@ at start-up; the dispatcher wraps it with each request's header and connection.
 - `ClusterView`: this node: ids, advertised endpoint, broker config and its dynamic layers.
 - `GroupsView`: the group coordinator's runtime (`odradek.coordinator.runtime.CoordinatorRuntime`).
 - `ProducerIds`: producer id allocation (InitProducerId).
+- `LogDirsView`: the data directories, their partitions and moves between them
+  (`odradek.partition.log_dirs.LogDirs`).
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from odradek.cluster.features import FeatureLevels
 from odradek.cluster.topics import TopicInfo
 from odradek.config import BrokerConfig
 from odradek.fetch_sessions import FetchSessionCache
-from odradek.partition.results import AppendResult, Leadership, OffsetResult, ReadResult
+from odradek.partition.log_dirs import StoredReplica
+from odradek.partition.results import AppendResult, EpochEndOffset, Leadership, OffsetResult, ReadResult
 from odradek.security.acl import AclOperation, ResourceType
 from odradek.security.principal import ClientIdentity
 from odradek.security.services import SecurityServices
@@ -47,6 +50,7 @@ __all__ = [
     "ClientConnection",
     "ClusterView",
     "GroupsView",
+    "LogDirsView",
     "PartitionsView",
     "ProducerIds",
     "RequestContext",
@@ -75,13 +79,6 @@ class ClientConnection(Protocol):
 class PartitionsView(Protocol):
     """Partition data; every answer carries its Kafka error as a value."""
 
-    @property
-    def log_dir(self) -> str: ...
-
-    def partition_sizes(self) -> Iterator[tuple[str, int, int]]:
-        """``(topic, partition, bytes)`` of every partition."""
-        ...
-
     def leadership(self, topic: str, partition: int) -> Leadership: ...
 
     def append(self, topic: str, partition: int, records: memoryview | None, version: int, now_ms: int) -> AppendResult:
@@ -98,9 +95,14 @@ class PartitionsView(Protocol):
         current_leader_epoch: int,
         first: bool,
         committed: bool,
+        last_fetched_epoch: int = -1,
     ) -> ReadResult: ...
 
     def list_offset(self, topic: str, partition: int, timestamp: int, current_leader_epoch: int) -> OffsetResult: ...
+
+    def offset_for_leader_epoch(
+        self, topic: str, partition: int, current_leader_epoch: int, leader_epoch: int
+    ) -> EpochEndOffset: ...
 
     def delete_records(self, topic: str, partition: int, offset: int) -> tuple[ErrorCode, int]:
         """``(error, low watermark)``; offset -1 means the high watermark."""
@@ -108,6 +110,21 @@ class PartitionsView(Protocol):
 
     async def wait_for_data(self, parts: Iterable[tuple[str, int]], timeout_ms: int) -> int:
         """Wait for an append to any of ``parts`` or the timeout; the milliseconds left."""
+        ...
+
+
+class LogDirsView(Protocol):
+    """The data directories: what each holds, and moving partitions between them."""
+
+    @property
+    def data_dirs(self) -> list[str]:
+        """Every data directory, absolute, in ``log.dirs`` order."""
+        ...
+
+    def replicas(self) -> Iterator[StoredReplica]: ...
+
+    def move(self, topic: str, partition: int, path: str) -> ErrorCode:
+        """Start moving a partition into the data directory ``path``; Kafka's error if it cannot."""
         ...
 
 
@@ -125,6 +142,10 @@ class TopicsView(Protocol):
         ...
 
     def create(self, name: str, partitions: int, configs: Mapping[str, str]) -> TopicInfo: ...
+
+    def add_partitions(self, name: str, count: int) -> TopicInfo:
+        """Grow ``name`` to ``count`` partitions (more than it has), durably."""
+        ...
 
     def delete(self, name: str) -> TopicInfo: ...
 
@@ -155,7 +176,43 @@ class ClusterView(Protocol):
         """The supported feature ranges and finalized levels (a new object after every change)."""
         ...
 
+    def set_features(self, levels: FeatureLevels) -> None:
+        """Finalize ``levels`` (UpdateFeatures), durably first."""
+        ...
+
+    @property
+    def registered(self) -> bool:
+        """Whether this node is registered with its controller (False once it unregistered
+        itself, until it restarts)."""
+        ...
+
+    def unregister(self) -> None:
+        """UnregisterBroker of this node: fenced until it restarts, as on Kafka."""
+        ...
+
+    @property
+    def quorum_epoch(self) -> int:
+        """The KRaft quorum's leader epoch: this node, the only voter, elects itself at each start."""
+        ...
+
+    @property
+    def metadata_offset(self) -> int:
+        """How far the cluster metadata has advanced (the quorum's high watermark)."""
+        ...
+
     def set_dynamic_configs(self, props: Mapping[str, str], *, per_broker: bool) -> None: ...
+
+    def group_configs(self, group: str) -> dict[str, str]:
+        """The group's config overrides (GROUP resources)."""
+        ...
+
+    def set_group_configs(self, group: str, configs: Mapping[str, str]) -> None:
+        """Replace the group's overrides, durably."""
+        ...
+
+    def configured_groups(self) -> list[str]:
+        """The groups that have overrides, sorted."""
+        ...
 
 
 class GroupsView(Protocol):
@@ -196,6 +253,7 @@ class Services:
     fetch_sessions: FetchSessionCache
     producer_ids: ProducerIds
     clock: Clock
+    log_dirs: LogDirsView
     security: SecurityServices = field(default_factory=SecurityServices.permissive)
     """The authorizer and its ACLs, SCRAM credentials, client quotas (`odradek.security.services`)."""
 
@@ -262,3 +320,7 @@ class RequestContext:
     @property
     def clock(self) -> Clock:
         return self.services.clock
+
+    @property
+    def log_dirs(self) -> LogDirsView:
+        return self.services.log_dirs

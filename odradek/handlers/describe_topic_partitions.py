@@ -49,7 +49,7 @@ def _partitions(
         leader = ctx.partitions.leadership(info.name, index)
         partitions.append(
             _Partition(
-                error_code=ErrorCode.NONE,
+                error_code=ErrorCode.LEADER_NOT_AVAILABLE if leader.leader_id < 0 else ErrorCode.NONE,
                 partition_index=index,
                 leader_id=leader.leader_id,
                 leader_epoch=leader.leader_epoch,
@@ -57,7 +57,7 @@ def _partitions(
                 isr_nodes=list(leader.isr),
                 eligible_leader_replicas=[],
                 last_known_elr=[],
-                offline_replicas=[],
+                offline_replicas=list(leader.offline),
             )
         )
     return partitions

@@ -9,6 +9,8 @@
   what is left of ``max_bytes``), so its last batch may be cut short, as Kafka's is (checked
   byte for byte with compat-tests/probes); clients drop a partial last batch.
 - A partition with nothing new answers with an empty, non-null record set.
+- v12+: a ``last_fetched_epoch`` that ends before the fetch offset in our leader epoch cache
+  answers with that epoch's end as ``diverging_epoch`` and no records (truncation detection).
 - Long poll: when fewer than ``min_bytes`` are ready and no partition has an error, wait up to
   what is left of ``max_wait_ms`` for an append to any requested partition
   (`PartitionsView.wait_for_data`), then read again.
@@ -52,6 +54,7 @@ class _Read:
     last_stable_offset: int = -1
     log_start_offset: int = -1
     records: bytes | FileRegion = b""
+    diverging_epoch: tuple[int, int] | None = None
 
 
 def _error(request: FetchRequestValue, code: ErrorCode) -> FetchResponseValue:
@@ -73,7 +76,13 @@ def _requested_partitions(ctx: RequestContext, request: FetchRequestValue) -> li
         for p in topic.partitions:
             parts.append(
                 SessionPartition(
-                    name, topic_id, p.partition, p.fetch_offset, p.partition_max_bytes, p.current_leader_epoch
+                    name,
+                    topic_id,
+                    p.partition,
+                    p.fetch_offset,
+                    p.partition_max_bytes,
+                    p.current_leader_epoch,
+                    p.last_fetched_epoch,
                 )
             )
     return parts
@@ -90,11 +99,14 @@ def _read_one(ctx: RequestContext, part: SessionPartition, limit: int, first: bo
         current_leader_epoch=part.current_leader_epoch,
         first=first,
         committed=committed,
+        last_fetched_epoch=part.last_fetched_epoch,
     )
     error = read.error
     if error == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION and ctx.version >= 13 and ctx.topics.get(part.topic) is None:
         error = ErrorCode.UNKNOWN_TOPIC_ID
     outcome = _Read(part, error, read.high_watermark, read.last_stable_offset, read.log_start_offset)
+    if read.diverging_epoch is not None:
+        outcome.diverging_epoch = (read.diverging_epoch.leader_epoch, read.diverging_epoch.end_offset)
     region = read.records
     if region is not None:
         outcome.records = region if region.length >= SPILL_BYTES else region.read()
@@ -196,6 +208,12 @@ def _aborted(
     return [] if committed and error == ErrorCode.NONE else None
 
 
+def _diverging(read: _Read) -> FetchResponseValue.FetchableTopicResponse.PartitionData.EpochEndOffset:
+    """The diverging epoch field: (-1, -1), its default (not sent), unless the read found one."""
+    epoch, end_offset = read.diverging_epoch or (-1, -1)
+    return _PartitionData.EpochEndOffset(epoch=epoch, end_offset=end_offset)
+
+
 def _respond(
     ctx: RequestContext, results: list[_Read], full: bool, committed: bool
 ) -> list[FetchResponseValue.FetchableTopicResponse]:
@@ -203,7 +221,8 @@ def _respond(
     for r in results:
         part = r.part
         unchanged = not part.changed(r.high_watermark, r.last_stable_offset, r.log_start_offset)
-        if not full and not r.records and r.error == ErrorCode.NONE and unchanged:
+        quiet = not r.records and r.error == ErrorCode.NONE and r.diverging_epoch is None
+        if not full and quiet and unchanged:
             continue
         part.remember(r.high_watermark, r.last_stable_offset, r.log_start_offset)
         topics.setdefault((part.topic, part.topic_id), []).append(
@@ -215,6 +234,7 @@ def _respond(
                 log_start_offset=r.log_start_offset,
                 aborted_transactions=_aborted(r.error, committed),
                 records=r.records,
+                diverging_epoch=_diverging(r),
             )
         )
     by_id = ctx.version >= 13

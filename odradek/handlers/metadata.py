@@ -68,13 +68,13 @@ def topic_metadata(
         leader = ctx.partitions.leadership(info.name, index)
         partitions.append(
             MetadataResponse.MetadataResponseTopic.MetadataResponsePartition(
-                error_code=ErrorCode.NONE,
+                error_code=ErrorCode.LEADER_NOT_AVAILABLE if leader.leader_id < 0 else ErrorCode.NONE,
                 partition_index=index,
                 leader_id=leader.leader_id,
                 leader_epoch=leader.leader_epoch,
                 replica_nodes=list(leader.replicas),
                 isr_nodes=list(leader.isr),
-                offline_replicas=[],
+                offline_replicas=list(leader.offline),
             )
         )
     return MetadataResponse.MetadataResponseTopic(
@@ -137,10 +137,13 @@ async def metadata(ctx: RequestContext, request: MetadataRequestValue) -> Metada
                 topics.append(await _one_topic(ctx, wanted, allow_create, with_ops))
         topics += refused_create + refused_describe
     host, port = ctx.advertised
+    registered = cluster.registered
     return MetadataResponse(
-        brokers=[MetadataResponse.MetadataResponseBroker(node_id=cluster.node_id, host=host, port=port)],
+        brokers=[MetadataResponse.MetadataResponseBroker(node_id=cluster.node_id, host=host, port=port)]
+        if registered
+        else [],
         cluster_id=cluster.cluster_id,
-        controller_id=cluster.node_id,
+        controller_id=cluster.node_id if registered else -1,
         topics=topics,
         cluster_authorized_operations=(
             cluster_operations(ctx) if request.include_cluster_authorized_operations else AUTHORIZED_OPERATIONS_OMITTED

@@ -92,7 +92,13 @@ async def produce(ctx: RequestContext, request: ProduceRequestValue) -> ProduceR
                 assert records is None or isinstance(records, memoryview), "a decoded record set is a memoryview"
                 now_ms = ctx.clock.time_ms()
                 result = ctx.partitions.append(name, data.index, records, ctx.version, now_ms)
-            partitions.append(_answer(data.index, result))
+            answer = _answer(data.index, result)
+            if result.error is ErrorCode.NOT_LEADER_OR_FOLLOWER and name is not None and ctx.version >= 10:
+                leader = ctx.partitions.leadership(name, data.index)
+                answer.current_leader = _PartitionResponse.LeaderIdAndEpoch(
+                    leader_id=leader.leader_id, leader_epoch=leader.leader_epoch
+                )
+            partitions.append(answer)
         responses.append(
             _TopicResponse(name=topic_data.name, topic_id=topic_data.topic_id, partition_responses=partitions)
         )

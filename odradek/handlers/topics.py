@@ -23,6 +23,7 @@ from odradek.cluster.topics import TopicError
 from odradek.config import InvalidConfig, topic_configs, validate
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
+from odradek.handlers.replicas import replica_list_error
 from odradek.security.acl import AclOperation, ResourceType
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.topics import (
@@ -55,8 +56,8 @@ def _create_error(request: CreateTopicsRequestValue, code: ErrorCode) -> CreateT
 def _check_assignments(
     ctx: RequestContext, assignments: list[CreateTopicsRequestValue.CreatableTopic.CreatableReplicaAssignment]
 ) -> int:
-    """Kafka's checks of a manual assignment, partition by partition in its order (broker ids
-    sorted, so the lowest offending id is named); returns the replication factor."""
+    """Kafka's checks of a manual assignment, partition by partition in its order; returns the
+    replication factor."""
     node_id = ctx.cluster.node_id
     replication: int | None = None
     for expected, assignment in enumerate(assignments):
@@ -64,31 +65,17 @@ def _check_assignments(
             raise _Refused(
                 ErrorCode.INVALID_REPLICA_ASSIGNMENT, "partitions should be a consecutive 0-based integer sequence"
             )
-        brokers = sorted(assignment.broker_ids)
-        if not brokers:
-            raise _Refused(
-                ErrorCode.INVALID_REPLICA_ASSIGNMENT, "The manual partition assignment includes an empty replica list."
-            )
-        previous: int | None = None
-        for broker_id in brokers:
-            if broker_id != node_id:
-                raise _Refused(
-                    ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-                    f"The manual partition assignment includes broker {broker_id}, but no such broker is registered.",
-                )
-            if broker_id == previous:
-                raise _Refused(
-                    ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-                    f"The manual partition assignment includes the broker {broker_id} more than once.",
-                )
-            previous = broker_id
-        if replication is not None and len(brokers) != replication:
+        refusal = replica_list_error(assignment.broker_ids, node_id)
+        if refusal is not None:
+            raise _Refused(ErrorCode.INVALID_REPLICA_ASSIGNMENT, refusal)
+        size = len(assignment.broker_ids)
+        if replication is not None and size != replication:
             raise _Refused(
                 ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-                f"The manual partition assignment includes a partition with {len(brokers)} replica(s), but this is "
+                f"The manual partition assignment includes a partition with {size} replica(s), but this is "
                 f"not consistent with previous partitions, which have {replication} replica(s).",
             )
-        replication = len(brokers)
+        replication = size
     assert replication is not None
     return replication
 
@@ -129,6 +116,12 @@ def _plan(ctx: RequestContext, topic: CreateTopicsRequestValue.CreatableTopic) -
             f"Unable to replicate the partition {replication} time(s): The target replication factor of "
             f"{replication} cannot be reached because only 1 broker(s) are registered or some brokers have all "
             "their log directories cordoned.",
+        )
+    if not ctx.cluster.registered:
+        raise _Refused(
+            ErrorCode.INVALID_REPLICATION_FACTOR,
+            f"Unable to replicate the partition {replication} time(s): All brokers are currently fenced, or have "
+            "all their log directories cordoned.",
         )
     configs: dict[str, str] = {}
     for entry in topic.configs:

@@ -46,6 +46,7 @@ from odradek.partition.producer_snapshot import (
 from odradek.partition.results import AppendResult
 from odradek.storage.errors import RecordBatchTooLarge, StorageError
 from odradek.storage.filesystem import FileSystem
+from odradek.storage.leader_epochs import LeaderEpochCache
 from odradek.storage.partition_log import PartitionLog
 from odradek.storage.region import FileRegion
 from odradek.txn.producer_state import ProducerStateTable, SequenceVerdict, Verdict
@@ -75,6 +76,8 @@ class Partition:
         self._fs = fs
         self._log = log
         self.leader_epoch = leader_epoch
+        self.epochs = LeaderEpochCache.load(fs, log.directory)
+        """Where each leader epoch starts in this log (`odradek.storage.leader_epochs`)."""
         self.producers = ProducerStateTable()
         """The idempotent producers of this partition (read it; `append` changes it)."""
         self.loaded_batches = 0
@@ -84,8 +87,10 @@ class Partition:
 
     @classmethod
     def open(cls, fs: FileSystem, log: PartitionLog, *, leader_epoch: int) -> Partition:
-        """Take ownership of ``log``: load the producer state (snapshot + tail) and observe it."""
+        """Take ownership of ``log`` as its leader at ``leader_epoch``: record the epoch in the
+        leader epoch cache, load the producer state (snapshot + tail) and observe the log."""
         partition = cls(fs, log, leader_epoch)
+        partition.epochs.lead(leader_epoch, log.log_start_offset, log.log_end_offset)
         partition._load_producers()
         log.observer = partition
         return partition
@@ -198,6 +203,10 @@ class Partition:
 
         return cancel
 
+    def wake_waiters(self) -> None:
+        """Wake every waiting fetch now (the partition's log is being replaced)."""
+        self._wake()
+
     def _wake(self) -> None:
         waiters, self._waiters = self._waiters, {}
         for wake in waiters.values():
@@ -253,6 +262,7 @@ class Partition:
         self.take_snapshot()
 
     def log_start_moved(self, log_start_offset: int) -> None:
+        self.epochs.truncate_from_start(log_start_offset)
         self.producers.truncate_head(log_start_offset)
         self._delete_snapshots_below(log_start_offset)
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from odradek.storage.region import FileRegion
 from odradek.wire.errors import ErrorCode
 
-__all__ = ["AppendResult", "Leadership", "OffsetResult", "ReadResult"]
+__all__ = ["AppendResult", "EpochEndOffset", "Leadership", "OffsetResult", "ReadResult"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +38,17 @@ class ReadResult:
     last_stable_offset: int = -1
     log_start_offset: int = -1
     records: FileRegion | None = None
+    diverging_epoch: EpochEndOffset | None = None
+    """Set (with no records) when the client's last fetched epoch ends before its fetch offset."""
+
+
+@dataclass(frozen=True, slots=True)
+class EpochEndOffset:
+    """Where a leader epoch ends in the log (OffsetForLeaderEpoch); -1 and -1 when unknown."""
+
+    error: ErrorCode = ErrorCode.NONE
+    leader_epoch: int = -1
+    end_offset: int = -1
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,3 +69,5 @@ class Leadership:
     leader_epoch: int
     replicas: tuple[int, ...]
     isr: tuple[int, ...]
+    offline: tuple[int, ...] = ()
+    """Replicas whose broker is gone (this node, once it unregistered itself)."""

@@ -5,9 +5,12 @@ It owns one `Partition` per partition log of the `LogManager` and keeps that map
 topic creation and deletion.  Answers are typed results carrying Kafka error codes as values
 (`odradek.partition.results`); handlers only translate them to wire fields.
 
-Leadership lives here and only here: this node leads every partition at `LEADER_EPOCH`, with
-itself as the only replica (`leadership`).  A request naming a newer leader epoch than ours gets
-UNKNOWN_LEADER_EPOCH, an older one FENCED_LEADER_EPOCH; -1 skips the check.
+Leadership lives here and only here: this node leads every partition, with itself as the only
+replica (`leadership`), at the epoch the topic catalog keeps for it (0 for a new partition, 2 more
+at every start of the broker, as on a single Kafka node); each `Partition` records it in its
+leader epoch cache.  A node that unregistered itself (`fence`) leads nothing until it restarts.
+A request naming a newer leader epoch than ours gets UNKNOWN_LEADER_EPOCH, an older one
+FENCED_LEADER_EPOCH; -1 skips the check.
 
 Long polls (`wait_for_data`) register a waker on each named partition; the first append to any
 of them wakes the fetch.  Its deadline is a timer on the broker's `Scheduler`, so with a manual
@@ -24,7 +27,7 @@ from typing import Protocol
 from odradek.cluster.topics import TopicInfo
 from odradek.partition.partition import Partition
 from odradek.partition.produce_checks import check_produce
-from odradek.partition.results import AppendResult, Leadership, OffsetResult, ReadResult
+from odradek.partition.results import AppendResult, EpochEndOffset, Leadership, OffsetResult, ReadResult
 from odradek.scheduler import Scheduler
 from odradek.storage.errors import OffsetOutOfRange, StorageError
 from odradek.storage.filesystem import FileSystem
@@ -38,14 +41,11 @@ __all__ = [
     "EARLIEST_LOCAL",
     "LATEST",
     "LATEST_TIERED",
-    "LEADER_EPOCH",
     "MAX_TIMESTAMP",
     "Partitions",
     "TopicLookup",
 ]
 
-LEADER_EPOCH = 0
-"""The epoch at which this node leads every partition (one node: it never changes)."""
 NO_EPOCH = -1
 HIGH_WATERMARK = -1
 LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -1, -2, -3, -4, -5
@@ -77,6 +77,7 @@ class Partitions:
         self._node_id = node_id
         self._scheduler = scheduler
         self._partitions: dict[tuple[str, int], Partition] = {}
+        self._fenced = False
         logs.set_retained_batches(self.retained_batches)
         for log in logs.logs():
             self._adopt(log)
@@ -85,8 +86,15 @@ class Partitions:
         key = (log.topic, log.partition)
         partition = self._partitions.get(key)
         if partition is None or partition.log is not log:
-            partition = self._partitions[key] = Partition.open(self._fs, log, leader_epoch=LEADER_EPOCH)
+            epoch = self._catalog_epoch(log.topic, log.partition)
+            partition = self._partitions[key] = Partition.open(self._fs, log, leader_epoch=epoch)
         return partition
+
+    def _catalog_epoch(self, topic: str, partition: int) -> int:
+        info = self._topics.get(topic)
+        if info is None or partition >= len(info.leader_epochs):
+            return 0
+        return info.leader_epochs[partition]
 
     # ------------------------------------------------------------- lifecycle
 
@@ -95,6 +103,14 @@ class Partitions:
     ) -> Partition:
         """A new partition (an existing log with this topic id is adopted as it is)."""
         return self._adopt(self._logs.create_partition(topic, partition, topic_id, config, durable=durable))
+
+    def relocate(self, log: PartitionLog) -> None:
+        """``log`` replaces its partition's log (moved to another data directory): a new
+        `Partition` takes it over, and fetches waiting on the old one wake to read it."""
+        old = self._partitions.get((log.topic, log.partition))
+        self._adopt(log)
+        if old is not None:
+            old.wake_waiters()
 
     def delete_topic(self, topic: str) -> None:
         """Delete every partition of ``topic`` and its log."""
@@ -108,15 +124,11 @@ class Partitions:
     def __iter__(self) -> Iterator[Partition]:
         return iter(list(self._partitions.values()))
 
-    def partition_sizes(self) -> Iterator[tuple[str, int, int]]:
-        """``(topic, partition, bytes of its segments)`` of every partition."""
+    def sync_leader_epochs(self) -> None:
+        """Make every leader epoch cache written without an fsync durable (safe on a worker
+        thread while the loop opens no partition: fsyncs only)."""
         for partition in list(self._partitions.values()):
-            yield partition.topic, partition.index, partition.log.size_bytes
-
-    @property
-    def log_dir(self) -> str:
-        """The data directory every partition lives in."""
-        return self._logs.data_dir
+            partition.epochs.sync()
 
     def retained_batches(self, log: PartitionLog) -> frozenset[int]:
         """The compaction hook: the batches of ``log`` the cleaner must keep."""
@@ -125,9 +137,19 @@ class Partitions:
 
     # ------------------------------------------------------------- leadership
 
+    def fence(self) -> None:
+        """This node unregistered itself (UnregisterBroker): until it restarts it leads nothing,
+        as a fenced Kafka node: no leader, the epoch one up, the replica offline; appends and
+        reads get NOT_LEADER_OR_FOLLOWER."""
+        self._fenced = True
+
     def leadership(self, topic: str, partition: int) -> Leadership:
         node = self._node_id
-        return Leadership(node, LEADER_EPOCH, (node,), (node,))
+        target = self._partitions.get((topic, partition))
+        epoch = target.leader_epoch if target is not None else self._catalog_epoch(topic, partition)
+        if self._fenced:
+            return Leadership(-1, epoch + 1, (node,), (), (node,))
+        return Leadership(node, epoch, (node,), (node,))
 
     @staticmethod
     def _epoch_error(partition: Partition, current_leader_epoch: int) -> ErrorCode | None:
@@ -146,6 +168,8 @@ class Partitions:
         target = self._partitions.get((topic, partition))
         if info is None or target is None:
             return AppendResult(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+        if self._fenced:
+            return AppendResult(ErrorCode.NOT_LEADER_OR_FOLLOWER)
         if info.internal:
             return AppendResult(ErrorCode.INVALID_TOPIC_EXCEPTION, message=f"Cannot append to internal topic {topic}")
         checked = check_produce(
@@ -204,13 +228,18 @@ class Partitions:
         current_leader_epoch: int,
         first: bool,
         committed: bool,
+        last_fetched_epoch: int = NO_EPOCH,
     ) -> ReadResult:
         """A fetch of one partition: up to ``max_bytes`` from ``offset`` (a whole first batch
         when ``first``, KIP-74), stopping at the last stable offset when ``committed``.
-        Nothing to read yet answers with no records and no error."""
+        Nothing to read yet answers with no records and no error.  A ``last_fetched_epoch``
+        whose end lies before ``offset`` (the client's log diverged from ours) answers with
+        that epoch's end as the diverging epoch and no records, as Kafka's leader does."""
         target = self._partitions.get((topic, partition))
         if target is None:
             return ReadResult(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+        if self._fenced:
+            return ReadResult(ErrorCode.NOT_LEADER_OR_FOLLOWER)
         refused = self._epoch_error(target, current_leader_epoch)
         if refused is not None:
             return ReadResult(refused)
@@ -218,6 +247,13 @@ class Partitions:
             return ReadResult(ErrorCode.KAFKA_STORAGE_ERROR)
         high_watermark, stable = target.high_watermark, target.last_stable_offset
         outcome = ReadResult(ErrorCode.NONE, high_watermark, stable, target.log_start_offset)
+        if last_fetched_epoch >= 0:
+            epoch, end = target.epochs.end_offset_for(last_fetched_epoch, target.log_end_offset)
+            if epoch == NO_EPOCH or end == NO_EPOCH or offset < target.log_start_offset:
+                return ReadResult(ErrorCode.OFFSET_OUT_OF_RANGE)
+            if epoch < last_fetched_epoch or end < offset:
+                outcome.diverging_epoch = EpochEndOffset(leader_epoch=epoch, end_offset=end)
+                return outcome
         upper = stable if committed else high_watermark
         try:
             if upper <= offset <= target.log_end_offset:
@@ -230,6 +266,25 @@ class Partitions:
             return ReadResult(ErrorCode.KAFKA_STORAGE_ERROR)
         return outcome
 
+    def offset_for_leader_epoch(
+        self, topic: str, partition: int, current_leader_epoch: int, leader_epoch: int
+    ) -> EpochEndOffset:
+        """Where ``leader_epoch`` ends in the partition's log, from its leader epoch cache
+        (`odradek.storage.leader_epochs.LeaderEpochCache.end_offset_for`; the latest epoch ends
+        at the log end offset), after the same current-leader-epoch check as a read."""
+        target = self._partitions.get((topic, partition))
+        if target is None:
+            return EpochEndOffset(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+        if self._fenced:
+            return EpochEndOffset(ErrorCode.NOT_LEADER_OR_FOLLOWER)
+        refused = self._epoch_error(target, current_leader_epoch)
+        if refused is not None:
+            return EpochEndOffset(refused)
+        if target.offline:
+            return EpochEndOffset(ErrorCode.KAFKA_STORAGE_ERROR)
+        epoch, end = target.epochs.end_offset_for(leader_epoch, target.log_end_offset)
+        return EpochEndOffset(ErrorCode.NONE, epoch, end)
+
     def list_offset(self, topic: str, partition: int, timestamp: int, current_leader_epoch: int) -> OffsetResult:
         """ListOffsets for one partition: the special timestamps (`LATEST` is the high
         watermark, `EARLIEST` and `EARLIEST_LOCAL` the log start, `MAX_TIMESTAMP` the record with
@@ -238,6 +293,8 @@ class Partitions:
         target = self._partitions.get((topic, partition))
         if target is None:
             return OffsetResult(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+        if self._fenced:
+            return OffsetResult(ErrorCode.NOT_LEADER_OR_FOLLOWER)
         refused = self._epoch_error(target, current_leader_epoch)
         if refused is not None:
             return OffsetResult(refused)
@@ -246,7 +303,8 @@ class Partitions:
         if timestamp == LATEST:
             return OffsetResult(ErrorCode.NONE, -1, target.high_watermark, target.leader_epoch)
         if timestamp in (EARLIEST, EARLIEST_LOCAL):
-            return OffsetResult(ErrorCode.NONE, -1, target.log_start_offset, target.leader_epoch)
+            start = target.log_start_offset
+            return OffsetResult(ErrorCode.NONE, -1, start, target.epochs.epoch_for_offset(start))
         if timestamp == LATEST_TIERED:
             return OffsetResult(ErrorCode.NONE)
         try:

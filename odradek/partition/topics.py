@@ -3,7 +3,8 @@
 Creating a topic writes its catalog entry (durable at once), then creates its partitions without
 fsyncs and asks `sync_soon` to make them durable off the event loop (Kafka flushes partition
 metadata asynchronously too); after a crash before that sync, start-up re-creates or re-adopts
-what the catalog lists (`reconcile`).  Deleting a topic removes the catalog entry, then the
+what the catalog lists (`reconcile`).  Growing a topic (CreatePartitions) works the same way: the
+catalog's new count first, then the new partitions.  Deleting a topic removes the catalog entry, then the
 partitions.  Changing a topic's configs is durable in the catalog first, then applies to its
 partition logs at once.
 
@@ -60,6 +61,18 @@ class Topics:
         config = self._log_config(info)
         for partition in range(partitions):
             self._partitions.create(name, partition, topic_id, config, durable=False)
+        self._sync_soon()
+        return info
+
+    def add_partitions(self, name: str, count: int) -> TopicInfo:
+        """Grow ``name`` to ``count`` partitions: the catalog first (durable at once), then the new
+        partitions, made durable by `sync_soon` like a new topic's (see the module docstring)."""
+        info = self._catalog.set_partition_count(name, count)
+        topic_id = uuid.UUID(bytes=info.topic_id)
+        config = self._log_config(info)
+        for partition in range(count):
+            if self._partitions.get(name, partition) is None:
+                self._partitions.create(name, partition, topic_id, config, durable=False)
         self._sync_soon()
         return info
 

@@ -1,12 +1,23 @@
-"""Every partition log of one data directory.
+"""Every partition log of the broker's data directories (``log.dirs``).
 
-Layout of the data directory (Kafka's)::
+Layout of each data directory (Kafka's)::
 
-    <data dir>/<topic>-<partition>/                 one `PartitionLog` each
+    <data dir>/<topic>-<partition>/                 one `PartitionLog` each, in one data directory
     <data dir>/<topic>-<partition>.<hex id>-delete/  a log being deleted (removed at start-up)
+    <data dir>/<topic>-<partition>.<hex id>-future/  a log being moved here (a move a restart interrupted
+                                                     is dropped at start-up)
     <data dir>/.odradek_cleanshutdown               present only between a clean close and the next open
     <data dir>/log-start-offset-checkpoint           Kafka's; logs whose start is past their first segment
+    <data dir>/recovery-point-offset-checkpoint      Kafka's; offset below which each log was flushed
     <data dir>/cleaner-offset-checkpoint             Kafka's; first dirty offset of each compacted log
+
+Each checkpoint names the logs of its own directory.  A new partition goes to the directory with
+the fewest partitions, ties to the one listed first, counting (as Kafka does) a log being moved
+in.  A move
+(`LogManager.moving`, AlterReplicaLogDirs) copies the log into the target's ``-future`` directory
+off the event loop (`odradek.storage.log_mover`), then closes it, copies the rest, renames the
+copy into place (durably) before renaming the source ``-delete``; a crash between the two renames
+leaves two identical copies, and loading keeps the one in the directory listed first.
 
 Directory names are parsed as Kafka does: the partition is the integer after the LAST ``-``,
 so topic names may hold dots and dashes.  Topic metadata other than the topic id (partition
@@ -14,8 +25,8 @@ count, configs) is the handler layer's to persist; `LogManager.partitions` lists
 disk so the broker can rebuild its metadata at start-up.
 
 Invariants:
-- the clean-shutdown marker is removed (durably) before any log is opened for writing, and
-  written (durably) only after every log has been flushed and closed;
+- in every data directory, the clean-shutdown marker is removed (durably) before any log is
+  opened for writing, and written (durably) only after every log has been flushed and closed;
 - one `PartitionLog` per (topic, partition); all share one list of append listeners;
 - the log start offset checkpoint is rewritten whenever a log start offset moves past its
   first segment (DeleteRecords) and after every retention pass that changed one, so what a
@@ -31,8 +42,9 @@ from __future__ import annotations
 
 import logging
 import os
+import posixpath
 import uuid
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -48,6 +60,7 @@ from odradek.storage.cleaner_config import CleanerConfig
 from odradek.storage.errors import InconsistentTopicId, StorageError
 from odradek.storage.filesystem import FileSystem, write_file_atomic
 from odradek.storage.log_config import LogConfig
+from odradek.storage.log_mover import copy_early, copy_rest
 from odradek.storage.partition_log import AppendListener, PartitionLog
 from odradek.storage.retention import delete_old_segments
 
@@ -65,7 +78,8 @@ __all__ = [
 
 CLEAN_SHUTDOWN_FILE = ".odradek_cleanshutdown"
 _DELETE_SUFFIX = "-delete"
-_IGNORED_SUFFIXES = ("-future", "-stray")
+_FUTURE_SUFFIX = "-future"
+_IGNORED_SUFFIXES = ("-stray",)
 _MAX_NAME = 255
 
 _log = logging.getLogger(__name__)
@@ -92,10 +106,21 @@ def parse_partition_dir_name(name: str) -> tuple[str, int] | None:
     return topic, int(partition)
 
 
-def delete_dir_name(topic: str, partition: int) -> str:
-    """Kafka's ``<topic>-<partition>.<uuid hex>-delete``, the topic cut to keep 255 characters."""
-    suffix = f"-{partition}.{uuid.uuid4().hex}{_DELETE_SUFFIX}"
+def delete_dir_name(topic: str, partition: int, kind: str = _DELETE_SUFFIX) -> str:
+    """Kafka's ``<topic>-<partition>.<uuid hex>-delete`` (or ``-future``), the topic cut to keep
+    255 characters."""
+    suffix = f"-{partition}.{uuid.uuid4().hex}{kind}"
     return topic[: _MAX_NAME - len(suffix)] + suffix
+
+
+DataDirs = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
+"""One data directory, or several in ``log.dirs`` order."""
+
+
+def _dir_list(data_dirs: DataDirs) -> list[str]:
+    if isinstance(data_dirs, str | os.PathLike):
+        return [os.fspath(data_dirs)]
+    return [os.fspath(d) for d in data_dirs]
 
 
 def _default_config(_topic: str) -> LogConfig:
@@ -103,12 +128,12 @@ def _default_config(_topic: str) -> LogConfig:
 
 
 class LogManager:
-    """Creates, loads, finds, deletes and closes the partition logs of one data directory."""
+    """Creates, loads, finds, moves, deletes and closes the partition logs of the data directories."""
 
     def __init__(
         self,
         fs: FileSystem,
-        data_dir: str,
+        data_dirs: DataDirs,
         clock: Clock,
         *,
         clean_shutdown: bool,
@@ -117,16 +142,22 @@ class LogManager:
         self._fs = fs
         self._cleaner_config = cleaner_config or CleanerConfig()
         self._retained_batches: Callable[[PartitionLog], frozenset[int]] = lambda _log: frozenset()
-        self.data_dir = data_dir
+        self.data_dirs = _dir_list(data_dirs)
+        """The data directories, in ``log.dirs`` order."""
+        self.data_dir = self.data_dirs[0]
+        """The first data directory (where the broker keeps its own metadata)."""
         self._clock = clock
         self.clean_shutdown = clean_shutdown
-        """Whether the previous run ended with a clean close."""
+        """Whether the previous run ended with a clean close (of every data directory)."""
         self._logs: dict[tuple[str, int], PartitionLog] = {}
         self._listeners: list[AppendListener] = []
         self._unsynced_creations: list[PartitionLog] = []
-        self._checkpointed: dict[tuple[str, int], int] = {}
+        self._checkpointed: dict[str, dict[tuple[str, int], int]] = {d: {} for d in self.data_dirs}
         self._first_dirty: dict[tuple[str, int], int] = {}
         self._deletion_listener: Callable[[int], None] | None = None
+        self._moving: dict[tuple[str, int], str] = {}
+        self._doomed: list[tuple[int, str, str]] = []
+        """Moved-away logs waiting for ``file.delete.delay.ms``: (due ms, data dir, path)."""
 
     def set_retained_batches(self, provider: Callable[[PartitionLog], frozenset[int]]) -> None:
         """Who names the batches compaction must keep even when empty (the partitions service:
@@ -135,14 +166,16 @@ class LogManager:
 
     def set_deletion_listener(self, listener: Callable[[int], None]) -> None:
         """Call ``listener(due_ms)`` whenever any log, present or future, starts the
-        ``file.delete.delay.ms`` of removed segments that are due at ``due_ms`` (clock ms)."""
+        ``file.delete.delay.ms`` of removed segments (or of a moved-away log) due at ``due_ms``."""
         self._deletion_listener = listener
         for log in self._logs.values():
             log.on_deletion_scheduled = listener
 
     def next_deletion_due(self) -> int | None:
         """The earliest due time (clock ms) of any removed segment's files; None: none wait."""
-        return min((due for log in self._logs.values() if (due := log.next_deletion_due) is not None), default=None)
+        dues = [due for log in self._logs.values() if (due := log.next_deletion_due) is not None]
+        dues += [due for due, _, _ in self._doomed]
+        return min(dues, default=None)
 
     def set_cleaner_config(self, config: CleanerConfig) -> None:
         """New cleaner settings (a dynamic broker config changed); the next pass uses them."""
@@ -152,47 +185,57 @@ class LogManager:
     def open(
         cls,
         fs: FileSystem,
-        data_dir: str | os.PathLike[str],
+        data_dirs: DataDirs,
         clock: Clock,
         *,
         config_for: Callable[[str], LogConfig] = _default_config,
         cleaner_config: CleanerConfig | None = None,
     ) -> LogManager:
         """Load every partition directory; ``config_for(topic)`` gives each topic's settings."""
-        path = os.fspath(data_dir)
+        paths = _dir_list(data_dirs)
+        clean_dirs = {path: cls._take_clean_marker(fs, path) for path in paths}
+        manager = cls(fs, paths, clock, clean_shutdown=all(clean_dirs.values()), cleaner_config=cleaner_config)
+        for path in paths:
+            manager._load_dir(path, clean_dirs[path], config_for)
+        for path in paths:
+            manager._checkpoint(path)
+        return manager
+
+    @staticmethod
+    def _take_clean_marker(fs: FileSystem, path: str) -> bool:
+        """Whether ``path`` was closed cleanly; its marker is removed (durably) before any open."""
         fs.makedirs(path)
         marker = f"{path}/{CLEAN_SHUTDOWN_FILE}"
         clean = fs.exists(marker)
         if clean:
             fs.remove(marker)
             fs.fsync_dir(path)
-        manager = cls(fs, path, clock, clean_shutdown=clean, cleaner_config=cleaner_config)
-        try:
-            start_offsets = read_offset_checkpoint(fs, manager._checkpoint_path)
-        except StorageError as exc:
-            _log.warning("ignoring the log start offset checkpoint: %s", exc)
-            start_offsets = {}
-        manager._checkpointed = dict(start_offsets)
-        recovery_points: dict[tuple[str, int], int] = {}
-        if not clean:
-            try:
-                recovery_points = read_offset_checkpoint(fs, f"{path}/{RECOVERY_POINT_CHECKPOINT}")
-            except StorageError as exc:
-                _log.warning("ignoring the recovery point checkpoint (recovering every segment): %s", exc)
-        try:
-            manager._first_dirty = read_offset_checkpoint(fs, f"{path}/{CLEANER_OFFSET_CHECKPOINT}")
-        except StorageError as exc:
-            _log.warning("ignoring the cleaner offset checkpoint: %s", exc)
+        return clean
+
+    def _load_dir(self, path: str, clean: bool, config_for: Callable[[str], LogConfig]) -> None:
+        fs = self._fs
+        start_offsets = self._read_checkpoint(f"{path}/{LOG_START_OFFSET_CHECKPOINT}", "log start offset")
+        self._checkpointed[path] = dict(start_offsets)
+        recovery_points = (
+            {} if clean else self._read_checkpoint(f"{path}/{RECOVERY_POINT_CHECKPOINT}", "recovery point")
+        )
+        self._first_dirty.update(self._read_checkpoint(f"{path}/{CLEANER_OFFSET_CHECKPOINT}", "cleaner offset"))
         for name in fs.listdir(path):
             child = f"{path}/{name}"
             if not fs.is_dir(child) or name.endswith(_IGNORED_SUFFIXES):
                 continue
-            if name.endswith(_DELETE_SUFFIX):
+            if name.endswith((_DELETE_SUFFIX, _FUTURE_SUFFIX)):
+                if name.endswith(_FUTURE_SUFFIX):
+                    _log.warning("dropping %s: a move to this directory did not finish before the restart", child)
                 fs.rmtree(child)
                 continue
             parsed = parse_partition_dir_name(name)
             if parsed is None:
                 _log.warning("ignoring %s: not a <topic>-<partition> directory", child)
+                continue
+            if parsed in self._logs:
+                _log.warning("dropping %s: %s holds the same partition", child, self._logs[parsed].directory)
+                self._remove_dir(path, child, *parsed)
                 continue
             topic, partition = parsed
             log = PartitionLog.open(
@@ -201,11 +244,11 @@ class LogManager:
                 topic,
                 partition,
                 config_for(topic),
-                clock,
+                self._clock,
                 clean_shutdown=clean,
                 log_start_offset=start_offsets.get(parsed, 0),
                 recovery_point=recovery_points.get(parsed, 0),
-                listeners=manager._listeners,
+                listeners=self._listeners,
             )
             if not clean:
                 _log.info(
@@ -216,24 +259,41 @@ class LogManager:
                     log.recovered_bytes,
                     log.log_end_offset,
                 )
-            manager._logs[(topic, partition)] = log
-        manager._checkpoint()
-        return manager
+            self._logs[parsed] = log
 
-    @property
-    def _checkpoint_path(self) -> str:
-        return f"{self.data_dir}/{LOG_START_OFFSET_CHECKPOINT}"
+    def _read_checkpoint(self, path: str, what: str) -> dict[tuple[str, int], int]:
+        try:
+            return read_offset_checkpoint(self._fs, path)
+        except StorageError as exc:
+            _log.warning("ignoring the %s checkpoint: %s", what, exc)
+            return {}
 
-    def _checkpoint(self) -> None:
-        """Rewrite the log start offset checkpoint when it no longer matches the logs."""
+    @staticmethod
+    def dir_of(log: PartitionLog) -> str:
+        """The data directory ``log`` lives in."""
+        return posixpath.dirname(log.directory)
+
+    def _logs_in(self, data_dir: str) -> dict[tuple[str, int], PartitionLog]:
+        return {key: log for key, log in self._logs.items() if self.dir_of(log) == data_dir}
+
+    def _checkpoint(self, data_dir: str) -> None:
+        """Rewrite ``data_dir``'s log start offset checkpoint when it no longer matches its logs."""
         offsets = {
             key: log.log_start_offset
-            for key, log in self._logs.items()
+            for key, log in self._logs_in(data_dir).items()
             if log.log_start_offset > log.segments[0].base_offset
         }
-        if offsets != self._checkpointed:
-            write_offset_checkpoint(self._fs, self._checkpoint_path, offsets)
-            self._checkpointed = offsets
+        if offsets != self._checkpointed.get(data_dir):
+            write_offset_checkpoint(self._fs, f"{data_dir}/{LOG_START_OFFSET_CHECKPOINT}", offsets)
+            self._checkpointed[data_dir] = offsets
+
+    def _checkpoint_all(self) -> None:
+        for data_dir in self.data_dirs:
+            self._checkpoint(data_dir)
+
+    def _write_cleaner_checkpoint(self, data_dir: str) -> None:
+        live = {key: offset for key, offset in self._first_dirty.items() if key in self._logs_in(data_dir)}
+        write_offset_checkpoint(self._fs, f"{data_dir}/{CLEANER_OFFSET_CHECKPOINT}", live)
 
     def increment_log_start_offset(self, topic: str, partition: int, offset: int) -> int:
         """Move a log's start up to ``offset`` durably; return the log start offset.
@@ -242,12 +302,13 @@ class LogManager:
         """
         log = self._logs[(topic, partition)]
         if log.increment_log_start_offset(offset):
-            self._checkpoint()
+            self._checkpoint(self.dir_of(log))
         return log.log_start_offset
 
     def compacted_logs(self) -> list[tuple[str, int]]:
-        """The (topic, partition) of every log whose ``cleanup.policy`` has ``compact``."""
-        return [key for key, log in self._logs.items() if log.config.compact]
+        """The (topic, partition) of every log whose ``cleanup.policy`` has ``compact`` (and
+        that is not being moved)."""
+        return [key for key, log in self._logs.items() if log.config.compact and key not in self._moving]
 
     def cleaning(self, topic: str, partition: int) -> Generator[Job, object, bool]:
         """One compaction pass over one log at the clock's time, as the steps of
@@ -257,7 +318,7 @@ class LogManager:
 
         key = (topic, partition)
         log = self._logs.get(key)
-        if log is None or not log.config.compact:
+        if log is None or not log.config.compact or key in self._moving:
             return False
         try:
             result = yield from clean_steps(
@@ -274,8 +335,7 @@ class LogManager:
         if result is None or self._logs.get(key) is not log:
             return False
         self._first_dirty[key] = result.end_offset
-        live = {k: v for k, v in self._first_dirty.items() if k in self._logs}
-        write_offset_checkpoint(self._fs, f"{self.data_dir}/{CLEANER_OFFSET_CHECKPOINT}", live)
+        self._write_cleaner_checkpoint(self.dir_of(log))
         return True
 
     def clean_logs(self) -> int:
@@ -286,7 +346,8 @@ class LogManager:
         return sum(run_inline(self.cleaning(topic, partition)) for topic, partition in self.compacted_logs())
 
     def delete_expired_segments(self) -> int:
-        """Delete the files of removed segments whose ``file.delete.delay.ms`` has passed."""
+        """Delete the files of removed segments (and moved-away logs) whose
+        ``file.delete.delay.ms`` has passed."""
         now_ms = self._clock.time_ms()
         deleted = 0
         for log in list(self._logs.values()):
@@ -294,18 +355,27 @@ class LogManager:
                 deleted += log.delete_expired_segments(now_ms)
             except OSError:
                 _log.exception("deleting removed segments failed for %s", log.directory)
+        for entry in [entry for entry in self._doomed if entry[0] <= now_ms]:
+            self._doomed.remove(entry)
+            try:
+                self._fs.rmtree(entry[2])
+            except OSError:
+                _log.exception("deleting %s failed", entry[2])
         return deleted
 
     def delete_old_segments(self) -> int:
-        """One retention pass over every log at the clock's time; return segments deleted."""
+        """One retention pass over every log (but those being moved) at the clock's time;
+        return segments deleted."""
         now_ms = self._clock.time_ms()
         deleted = 0
-        for log in list(self._logs.values()):
+        for key, log in list(self._logs.items()):
+            if key in self._moving:
+                continue
             try:
                 deleted += delete_old_segments(log, now_ms)
             except (OSError, StorageError):
                 _log.exception("retention failed for %s", log.directory)
-        self._checkpoint()
+        self._checkpoint_all()
         return deleted
 
     def add_append_listener(self, listener: AppendListener) -> None:
@@ -322,16 +392,27 @@ class LogManager:
         return list(self._logs.values())
 
     def partitions(self) -> list[StoredPartition]:
-        """Every partition in the data directory, sorted by topic then partition."""
+        """Every partition in the data directories, sorted by topic then partition."""
         return [
             StoredPartition(log.topic, log.partition, log.topic_id)
             for _, log in sorted(self._logs.items(), key=lambda item: item[0])
         ]
 
+    def next_data_dir(self) -> str:
+        """Where a new partition goes: the data directory with the fewest partitions (a log
+        moving in counts too), ties to the first listed."""
+        counts = dict.fromkeys(self.data_dirs, 0)
+        for log in self._logs.values():
+            counts[self.dir_of(log)] = counts.get(self.dir_of(log), 0) + 1
+        for target in self._moving.values():
+            counts[target] += 1
+        return min(self.data_dirs, key=lambda d: counts[d])
+
     def create_partition(
         self, topic: str, partition: int, topic_id: uuid.UUID, config: LogConfig, *, durable: bool = True
     ) -> PartitionLog:
-        """A new empty log; an existing log with the same topic id is returned as it is.
+        """A new empty log in `next_data_dir`; an existing log with the same topic id is
+        returned as it is.
 
         ``durable=False`` defers the fsyncs to `sync_creations` (see `PartitionLog.create`).
         """
@@ -344,7 +425,8 @@ class LogManager:
                     f"{topic}-{partition} exists with topic id {existing.topic_id}, not {topic_id}"
                 )
             return existing
-        directory = f"{self.data_dir}/{partition_dir_name(topic, partition)}"
+        data_dir = self.next_data_dir()
+        directory = f"{data_dir}/{partition_dir_name(topic, partition)}"
         if self._fs.exists(directory):
             raise StorageError(f"{directory} exists but is not a loaded log")
         log = PartitionLog.create(
@@ -360,7 +442,7 @@ class LogManager:
         )
         log.on_deletion_scheduled = self._deletion_listener
         if durable:
-            self._fs.fsync_dir(self.data_dir)
+            self._fs.fsync_dir(data_dir)
         else:
             self._unsynced_creations.append(log)
         self._logs[(topic, partition)] = log
@@ -371,8 +453,8 @@ class LogManager:
         pending, self._unsynced_creations = self._unsynced_creations, []
         for log in pending:
             log.sync_creation(parent=False)
-        if pending:
-            self._fs.fsync_dir(self.data_dir)
+        for data_dir in sorted({self.dir_of(log) for log in pending}):
+            self._fs.fsync_dir(data_dir)
 
     def set_topic_config(self, topic: str, config: LogConfig) -> None:
         for (name, _), log in self._logs.items():
@@ -384,15 +466,19 @@ class LogManager:
         log = self._logs.pop((topic, partition), None)
         if log is None:
             return False
+        data_dir = self.dir_of(log)
         if self._first_dirty.pop((topic, partition), None) is not None:
-            write_offset_checkpoint(self._fs, f"{self.data_dir}/{CLEANER_OFFSET_CHECKPOINT}", self._first_dirty)
+            self._write_cleaner_checkpoint(data_dir)
         log.discard()
-        doomed = f"{self.data_dir}/{delete_dir_name(topic, partition)}"
-        self._fs.rename(log.directory, doomed)
-        self._fs.fsync_dir(self.data_dir)
-        self._fs.rmtree(doomed)
-        self._checkpoint()
+        self._remove_dir(data_dir, log.directory, topic, partition)
+        self._checkpoint(data_dir)
         return True
+
+    def _remove_dir(self, data_dir: str, directory: str, topic: str, partition: int) -> None:
+        doomed = f"{data_dir}/{delete_dir_name(topic, partition)}"
+        self._fs.rename(directory, doomed)
+        self._fs.fsync_dir(data_dir)
+        self._fs.rmtree(doomed)
 
     def delete_topic(self, topic: str) -> int:
         """Delete every partition of ``topic``; return how many there were."""
@@ -401,16 +487,102 @@ class LogManager:
             self.delete_partition(topic, partition)
         return len(partitions)
 
+    def moving(
+        self, topic: str, partition: int, target_dir: str, reopen: Callable[[PartitionLog], None]
+    ) -> Generator[Job, object, PartitionLog | None]:
+        """Move a log into ``target_dir`` (one of the data directories), as steps whose one job
+        (the early copy, `odradek.storage.log_mover.copy_early`) may run on a worker thread;
+        the log keeps serving until the last step, which runs where the generator is driven:
+        the log is closed, the copy finished, renamed into place and reopened, the source
+        renamed ``-delete`` and deleted after ``file.delete.delay.ms``.  ``reopen(new_log)``
+        is called with the moved log before anything else can use it.  Returns the moved log,
+        or None when there was nothing to move (the log is gone or already in ``target_dir``)."""
+        key = (topic, partition)
+        log = self._logs.get(key)
+        if log is None or self.dir_of(log) == target_dir or key in self._moving:
+            return None
+        source_dir = self.dir_of(log)
+        future = f"{target_dir}/{delete_dir_name(topic, partition, _FUTURE_SUFFIX)}"
+        self._moving[key] = target_dir
+        closed = False
+        try:
+            copied = yield lambda: copy_early(self._fs, log.directory, future)
+            if self._logs.get(key) is not log or log.offline:
+                self._fs.rmtree(future)
+                return None
+            start, recovery = log.log_start_offset, log.log_end_offset
+            log.close()
+            closed = True
+            copy_rest(self._fs, log.directory, future, copied if isinstance(copied, dict) else {})
+            final = f"{target_dir}/{partition_dir_name(topic, partition)}"
+            self._fs.rename(future, final)
+            self._fs.fsync_dir(target_dir)
+        except BaseException:
+            if self._fs.exists(future):
+                self._fs.rmtree(future)
+            if closed:
+                self._reopen_in_place(log, reopen)
+            raise
+        finally:
+            self._moving.pop(key, None)
+        doomed = f"{source_dir}/{delete_dir_name(topic, partition)}"
+        self._fs.rename(log.directory, doomed)
+        self._fs.fsync_dir(source_dir)
+        moved = PartitionLog.open(
+            self._fs,
+            final,
+            topic,
+            partition,
+            log.config,
+            self._clock,
+            clean_shutdown=True,
+            log_start_offset=start,
+            recovery_point=recovery,
+            listeners=self._listeners,
+        )
+        moved.on_deletion_scheduled = self._deletion_listener
+        self._logs[key] = moved
+        reopen(moved)
+        due = self._clock.time_ms() + log.config.file_delete_delay_ms
+        self._doomed.append((due, source_dir, doomed))
+        if self._deletion_listener is not None:
+            self._deletion_listener(due)
+        for data_dir in (source_dir, target_dir):
+            self._checkpoint(data_dir)
+            self._write_cleaner_checkpoint(data_dir)
+        self.checkpoint_recovery_points()
+        return moved
+
+    def _reopen_in_place(self, log: PartitionLog, reopen: Callable[[PartitionLog], None]) -> None:
+        """A move failed after closing ``log``: open it again where it is."""
+        again = PartitionLog.open(
+            self._fs,
+            log.directory,
+            log.topic,
+            log.partition,
+            log.config,
+            self._clock,
+            clean_shutdown=True,
+            log_start_offset=log.log_start_offset,
+            recovery_point=log.log_end_offset,
+            listeners=self._listeners,
+        )
+        again.on_deletion_scheduled = self._deletion_listener
+        self._logs[(log.topic, log.partition)] = again
+        reopen(again)
+
     def flush(self) -> None:
         for log in self._logs.values():
             log.flush()
         self.checkpoint_recovery_points()
 
     def checkpoint_recovery_points(self) -> None:
-        """Write Kafka's ``recovery-point-offset-checkpoint``: per partition, the offset below
-        which everything was flushed, so that a restart after a crash scans only past it."""
-        points = {key: log.recovery_point for key, log in self._logs.items()}
-        write_offset_checkpoint(self._fs, f"{self.data_dir}/{RECOVERY_POINT_CHECKPOINT}", points)
+        """Write Kafka's ``recovery-point-offset-checkpoint`` in each data directory: per
+        partition, the offset below which everything was flushed, so that a restart after a crash
+        scans only past it."""
+        for data_dir in self.data_dirs:
+            points = {key: log.recovery_point for key, log in self._logs_in(data_dir).items()}
+            write_offset_checkpoint(self._fs, f"{data_dir}/{RECOVERY_POINT_CHECKPOINT}", points)
 
     def discard(self) -> None:
         """Close every log without flushing or writing anything: the caller throws the whole
@@ -420,9 +592,9 @@ class LogManager:
         self._logs.clear()
 
     def close(self) -> None:
-        """Flush and close every log, then leave the clean-shutdown marker (not when a log is
-        offline: its tail needs recovery at the next start)."""
-        self._checkpoint()
+        """Flush and close every log, then leave the clean-shutdown marker in each data directory
+        (in none when a log is offline: its tail needs recovery at the next start)."""
+        self._checkpoint_all()
         offline = [log.directory for log in self._logs.values() if log.offline]
         for log in self._logs.values():
             log.close()
@@ -432,4 +604,5 @@ class LogManager:
         if offline:
             _log.warning("no clean-shutdown marker: %s went offline", ", ".join(offline))
             return
-        write_file_atomic(self._fs, f"{self.data_dir}/{CLEAN_SHUTDOWN_FILE}", b"")
+        for data_dir in self.data_dirs:
+            write_file_atomic(self._fs, f"{data_dir}/{CLEAN_SHUTDOWN_FILE}", b"")

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from tests.cli.harness import Cli
 from tests.integration.conftest import BrokerProcess
 
@@ -76,7 +74,6 @@ def test_partitions_may_only_grow(cli: Cli, broker: BrokerProcess, topic_name: s
     assert shrink.code == 1 and "has 2 partitions" in shrink.err
 
 
-@pytest.mark.xfail(strict=True, reason="odradek registers no CreatePartitions (key 37) handler yet")
 def test_add_partitions(cli: Cli, broker: BrokerProcess, topic_name: str) -> None:
     b = ("--bootstrap-server", broker.bootstrap)
     cli("topics", "create", "--topic", topic_name, "--partitions", "1", *b)

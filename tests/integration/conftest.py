@@ -42,7 +42,8 @@ class BrokerProcess:
 
     def start(self) -> None:
         command = [sys.executable, "-m", "odradek", "run", "--host", "127.0.0.1", "--port", str(self.port)]
-        command += ["--data-dir", str(self.data_dir)]
+        if not any(item.startswith("log.dirs=") for item in self.overrides):
+            command += ["--data-dir", str(self.data_dir)]
         for item in self.overrides:
             command += ["--override", item]
         # The log goes to a file: a pipe nobody reads would fill up and stall the broker.

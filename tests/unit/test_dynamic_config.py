@@ -259,3 +259,83 @@ def test_a_damaged_store_is_an_error(tmp_path: Path, text: str) -> None:
     path.write_text(text)
     with pytest.raises(ConfigError):
         DynamicConfigStore(OsFileSystem(), str(path)).load()
+
+
+@pytest.mark.parametrize(
+    ("props", "per_broker", "message"),
+    [
+        (
+            {"ssl.keystore.location": "/k"},
+            True,
+            "These security configs can be dynamically updated only per-listener using the listener prefix: "
+            "[ssl.keystore.location]",
+        ),
+        (
+            {"ssl.truststore.type": "JKS"},
+            False,
+            "These security configs can be dynamically updated only per-listener using the listener prefix: "
+            "[ssl.truststore.type]",
+        ),
+        (
+            {"sasl.kerberos.min.time.before.relogin": "60000"},
+            False,
+            "Cannot update these configs at default cluster level, broker id must be specified: "
+            "[sasl.kerberos.min.time.before.relogin]",
+        ),
+        (
+            {"listener.name.plaintext.ssl.keystore.password": "s"},
+            False,
+            "Cannot update these configs at default cluster level, broker id must be specified: "
+            "[listener.name.plaintext.ssl.keystore.password]",
+        ),
+        (
+            {"sasl.login.refresh.buffer.seconds": "x"},
+            False,
+            "Invalid value x for configuration sasl.login.refresh.buffer.seconds: Not a number of type SHORT",
+        ),
+        (
+            {"listener.name.plaintext.ssl.engine.factory.class": "x"},
+            True,
+            "Invalid value x for configuration ssl.engine.factory.class: Class x could not be found.",
+        ),
+        (
+            {"cordoned.log.dirs": "/elsewhere"},
+            True,
+            "requirement failed: All entries in cordoned.log.dirs must be present in log.dirs or log.dir. "
+            "Missing entries : /elsewhere",
+        ),
+        (
+            {"max.connections.per.ip.overrides": "x"},
+            True,
+            "Error parsing configuration property 'max.connections.per.ip.overrides': begin 0, end -1, length 1",
+        ),
+    ],
+)
+def test_security_and_per_broker_keys_are_refused_where_kafka_refuses_them(
+    props: dict[str, str], per_broker: bool, message: str
+) -> None:
+    assert _refusal(props, per_broker=per_broker) == (message, False)
+
+
+@pytest.mark.parametrize(
+    ("props", "per_broker"),
+    [
+        ({"sasl.kerberos.min.time.before.relogin": "61000"}, True),
+        ({"listener.name.plaintext.sasl.kerberos.min.time.before.relogin": "61000"}, True),
+        ({"listener.name.plaintext.ssl.keystore.password": "secret", "ssl.protocol": "TLSv1.2"}, True),
+        ({"min.insync.replicas": "1", "remote.fetch.max.wait.ms": "600", "max.connections": "100"}, False),
+        (
+            {"principal.builder.class": "org.apache.kafka.common.security.authenticator.DefaultKafkaPrincipalBuilder"},
+            True,
+        ),
+    ],
+)
+def test_kafkas_dynamic_keys_are_accepted_in_their_scope(props: dict[str, str], per_broker: bool) -> None:
+    validate_layer(_fresh(), props, per_broker=per_broker)
+
+
+def test_a_broker_level_min_insync_replicas_is_refused_while_elr_is_on() -> None:
+    assert _refusal({"min.insync.replicas": "1"}) == (
+        "Broker-level min.insync.replicas cannot be altered while ELR is enabled.",
+        True,
+    )

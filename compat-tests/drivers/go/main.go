@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"sort"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -184,6 +185,16 @@ func (d *driver) dispatch(s *step) (map[string]any, error) {
 	switch s.Op {
 	case "create_topic":
 		return d.createTopic(s)
+	case "create_partitions":
+		return d.createPartitions(s)
+	case "elect_leaders":
+		return d.electLeaders(s)
+	case "alter_reassignment":
+		return d.alterReassignment(s)
+	case "list_reassignments":
+		return d.listReassignments(s)
+	case "describe_cluster":
+		return d.describeCluster()
 	case "delete_topic":
 		return d.deleteTopic(s)
 	case "list_topics":
@@ -259,6 +270,32 @@ func (d *driver) createTopic(s *step) (map[string]any, error) {
 	}
 	if resp.Err != nil {
 		return nil, resp.Err
+	}
+	return map[string]any{}, nil
+}
+
+// createPartitions grows a topic to the step's partition count (kadm's UpdatePartitions sets the total).
+func (d *driver) createPartitions(s *step) (map[string]any, error) {
+	adm, err := d.adminClient()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := stepContext(30)
+	defer cancel()
+	var partitions int
+	if err := json.Unmarshal(s.Partitions, &partitions); err != nil {
+		return nil, err
+	}
+	resp, err := adm.UpdatePartitions(ctx, partitions, s.Topic)
+	if err != nil {
+		return nil, err
+	}
+	one, err := resp.On(s.Topic, nil)
+	if err != nil {
+		return nil, err
+	}
+	if one.Err != nil {
+		return nil, one.Err
 	}
 	return map[string]any{}, nil
 }
@@ -556,4 +593,121 @@ func (d *driver) consume(s *step) (map[string]any, error) {
 		}
 	}
 	return map[string]any{"records": records}, nil
+}
+
+// partitionAdmin is the fields of the partition administration ops.
+type partitionAdmin struct {
+	Topic      string   `json:"topic"`
+	Partitions []int32  `json:"partitions"`
+	Partition  int32    `json:"partition"`
+	Election   string   `json:"election"`
+	Replicas   *[]int32 `json:"replicas"`
+}
+
+func (d *driver) partitionAdminStep(s *step) (*kadm.Client, *partitionAdmin, error) {
+	adm, err := d.adminClient()
+	if err != nil {
+		return nil, nil, err
+	}
+	var fields partitionAdmin
+	if err := json.Unmarshal(s.raw, &fields); err != nil {
+		return nil, nil, err
+	}
+	return adm, &fields, nil
+}
+
+// electLeaders answers each asked partition with its error name, or null.
+func (d *driver) electLeaders(s *step) (map[string]any, error) {
+	adm, f, err := d.partitionAdminStep(s)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := stepContext(30)
+	defer cancel()
+	how := kadm.ElectPreferredReplica
+	if f.Election == "unclean" {
+		how = kadm.ElectLiveReplica
+	}
+	set := kadm.TopicsSet{}
+	set.Add(f.Topic, f.Partitions...)
+	elected, err := adm.ElectLeaders(ctx, how, set)
+	if err != nil {
+		return nil, err
+	}
+	sorted := append([]int32(nil), f.Partitions...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+	results := []map[string]any{}
+	for _, p := range sorted {
+		var name any
+		if r, ok := elected[f.Topic][p]; ok && r.Err != nil {
+			name = errorName(r.Err)
+		}
+		results = append(results, map[string]any{"partition": p, "error": name})
+	}
+	return map[string]any{"results": results}, nil
+}
+
+// alterReassignment moves one partition to the step's replicas (null: cancels its reassignment).
+func (d *driver) alterReassignment(s *step) (map[string]any, error) {
+	adm, f, err := d.partitionAdminStep(s)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := stepContext(30)
+	defer cancel()
+	req := kadm.AlterPartitionAssignmentsReq{}
+	if f.Replicas == nil {
+		req.CancelAssign(f.Topic, f.Partition)
+	} else {
+		req.Assign(f.Topic, f.Partition, *f.Replicas)
+	}
+	resp, err := adm.AlterPartitionAssignments(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if err := resp.Error(); err != nil {
+		return nil, err
+	}
+	return map[string]any{}, nil
+}
+
+// listReassignments lists the reassignments in progress among the step's partitions.
+func (d *driver) listReassignments(s *step) (map[string]any, error) {
+	adm, f, err := d.partitionAdminStep(s)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := stepContext(30)
+	defer cancel()
+	set := kadm.TopicsSet{}
+	set.Add(f.Topic, f.Partitions...)
+	listed, err := adm.ListPartitionReassignments(ctx, set)
+	if err != nil {
+		return nil, err
+	}
+	out := [][]any{}
+	for _, r := range listed.Sorted() {
+		out = append(out, []any{r.Topic, r.Partition})
+	}
+	return map[string]any{"reassignments": out}, nil
+}
+
+// describeCluster answers the broker ids and the controller id.
+func (d *driver) describeCluster() (map[string]any, error) {
+	adm, err := d.adminClient()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := stepContext(30)
+	defer cancel()
+	meta, err := adm.BrokerMetadata(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := []int32{}
+	for _, b := range meta.Brokers {
+		ids = append(ids, b.NodeID)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return map[string]any{"brokers": ids, "controller": meta.Controller}, nil
 }

@@ -223,6 +223,16 @@ class Driver {
     switch (step.op) {
       case 'create_topic':
         return this.createTopic(step)
+      case 'describe_cluster': {
+        const described = await (await this.getAdmin()).describeCluster()
+        const brokers = described.brokers.map(b => b.nodeId).sort((a, b) => a - b)
+        return { brokers, controller: described.controller }
+      }
+      case 'create_partitions':
+        await (await this.getAdmin()).createPartitions({
+          topicPartitions: [{ topic: step.topic, count: step.partitions }],
+        })
+        return {}
       case 'delete_topic':
         await (await this.getAdmin()).deleteTopics({ topics: [step.topic] })
         return {}

@@ -22,7 +22,7 @@ from typing import Any
 
 import aiokafka
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
-from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.admin import AIOKafkaAdminClient, NewPartitions, NewTopic
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
 from aiokafka.admin.records_to_delete import RecordsToDelete
 from aiokafka.client import AIOKafkaClient
@@ -145,6 +145,17 @@ class AiokafkaClient:
         response = self._run(self.admin.create_topics([topic], timeout_ms=_TIMEOUT_MS))
         _raise_topic_errors(response.topic_errors)
         return {}
+
+    def op_create_partitions(self, step: Json) -> Json:
+        grow = {step["topic"]: NewPartitions(int(step["partitions"]))}
+        response = self._run(self.admin.create_partitions(grow, timeout_ms=_TIMEOUT_MS))
+        _raise_topic_errors(response.topic_errors)
+        return {}
+
+    def op_describe_cluster(self, step: Json) -> Json:
+        described = self._run(self.admin.describe_cluster())
+        brokers = sorted(int(b["node_id"]) for b in described["brokers"])
+        return {"brokers": brokers, "controller": int(described["controller_id"])}
 
     def op_delete_topic(self, step: Json) -> Json:
         response = self._run(self.admin.delete_topics([step["topic"]], timeout_ms=_TIMEOUT_MS))

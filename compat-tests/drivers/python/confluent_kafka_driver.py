@@ -41,12 +41,13 @@ from common import (
     sorted_records,
     wanted_configs,
 )
-from confluent_kafka import Consumer, KafkaError, KafkaException, Message, Producer, TopicPartition
+from confluent_kafka import Consumer, ElectionType, KafkaError, KafkaException, Message, Producer, TopicPartition
 from confluent_kafka.admin import (  # type: ignore[attr-defined]
     AdminClient,
     AlterConfigOpType,
     ConfigEntry,
     ConfigResource,
+    NewPartitions,
     NewTopic,
     OffsetSpec,
     ResourceType,
@@ -138,6 +139,27 @@ class ConfluentClient(ThreadMemberOps):
         futures = self.admin.create_topics([topic], operation_timeout=OPERATION_TIMEOUT_S)
         futures[step["topic"]].result(OPERATION_TIMEOUT_S)
         return {}
+
+    def op_create_partitions(self, step: Json) -> Json:
+        grow = NewPartitions(step["topic"], int(step["partitions"]))
+        futures = self.admin.create_partitions([grow], operation_timeout=OPERATION_TIMEOUT_S)
+        futures[step["topic"]].result(OPERATION_TIMEOUT_S)
+        return {}
+
+    def op_elect_leaders(self, step: Json) -> Json:
+        election = ElectionType.UNCLEAN if step.get("election") == "unclean" else ElectionType.PREFERRED
+        wanted = [TopicPartition(step["topic"], int(p)) for p in sorted(step["partitions"])]
+        outcome = self.admin.elect_leaders(election, wanted).result(OPERATION_TIMEOUT_S)
+        errors = {tp.partition: err for tp, err in outcome.items()}
+        results = []
+        for tp in wanted:
+            err = errors.get(tp.partition)
+            results.append({"partition": tp.partition, "error": None if err is None else self._kafka_error(err)})
+        return {"results": results}
+
+    def op_describe_cluster(self, step: Json) -> Json:
+        described = self.admin.describe_cluster(request_timeout=OPERATION_TIMEOUT_S).result(OPERATION_TIMEOUT_S)
+        return {"brokers": sorted(node.id for node in described.nodes), "controller": described.controller.id}
 
     def op_delete_topic(self, step: Json) -> Json:
         futures = self.admin.delete_topics([step["topic"]], operation_timeout=OPERATION_TIMEOUT_S)

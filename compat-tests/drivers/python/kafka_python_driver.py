@@ -52,7 +52,7 @@ from kafka import (
     OffsetAndMetadata,
     TopicPartition,
 )
-from kafka.admin import AlterConfigOp, ConfigResource, ConfigResourceType, NewTopic, OffsetSpec
+from kafka.admin import AlterConfigOp, ConfigResource, ConfigResourceType, NewPartitions, NewTopic, OffsetSpec
 from kafka.coordinator.assignors.range import RangePartitionAssignor
 from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
 from kafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
@@ -130,6 +130,42 @@ class KafkaPythonClient(ThreadMemberOps):
         )
         self.admin.create_topics([topic], timeout_ms=_TIMEOUT_MS)
         return {}
+
+    def op_create_partitions(self, step: Json) -> Json:
+        self.admin.create_partitions({step["topic"]: NewPartitions(int(step["partitions"]))}, timeout_ms=_TIMEOUT_MS)
+        return {}
+
+    def op_elect_leaders(self, step: Json) -> Json:
+        election = 1 if step.get("election") == "unclean" else 0
+        answer = self.admin.elect_leaders(election, {step["topic"]: list(step["partitions"])}, raise_errors=False)
+        codes = {
+            p.partition_id: p.error_code
+            for result in answer.replica_election_results
+            for p in result.partition_result
+            if result.topic == step["topic"]
+        }
+        results = [
+            {"partition": p, "error": kafka_error_name(codes[p]) if codes.get(p, 0) else None}
+            for p in sorted(step["partitions"])
+        ]
+        return {"results": results}
+
+    def op_alter_reassignment(self, step: Json) -> Json:
+        tp = TopicPartition(step["topic"], int(step["partition"]))
+        outcome = self.admin.alter_partition_reassignments({tp: step.get("replicas")})
+        error = outcome.get(tp)
+        if error is not None:
+            raise error()
+        return {}
+
+    def op_list_reassignments(self, step: Json) -> Json:
+        listed = self.admin.list_partition_reassignments({step["topic"]: list(step["partitions"])})
+        return {"reassignments": sorted([tp.topic, tp.partition] for tp in listed)}
+
+    def op_describe_cluster(self, step: Json) -> Json:
+        described = self.admin.describe_cluster()
+        brokers = sorted(int(b["broker_id"]) for b in described["brokers"])
+        return {"brokers": brokers, "controller": int(described["controller_id"])}
 
     def op_delete_topic(self, step: Json) -> Json:
         self.admin.delete_topics([step["topic"]], timeout_ms=_TIMEOUT_MS)

@@ -1,4 +1,5 @@
-"""Cluster APIs: DescribeCluster (60), DescribeLogDirs (35), SaslHandshake (17).
+"""Cluster APIs: DescribeCluster (60), DescribeLogDirs (35), AlterReplicaLogDirs (34),
+SaslHandshake (17).
 
 Transcribed from Apache Kafka 4.4.0's message definitions.  Invariants: DescribeCluster is flexible
 in every version and v1+ can describe controllers (`endpoint_type`); a null DescribeLogDirs topic
@@ -8,6 +9,8 @@ list asks for every partition; SaslHandshake is never flexible.
 from odradek.wire.schema import BOOL, INT8, INT16, INT32, INT64, STRING, ArrayOf, Field, Kind, Message, Struct
 
 __all__ = [
+    "AlterReplicaLogDirsRequest",
+    "AlterReplicaLogDirsResponse",
     "DescribeClusterRequest",
     "DescribeClusterResponse",
     "DescribeLogDirsRequest",
@@ -143,7 +146,69 @@ SaslHandshakeResponse = Message(
     ],
 )
 
+_ALTER_REPLICA_LOG_DIR_TOPIC = Struct(
+    "AlterReplicaLogDirTopic",
+    [
+        Field("name", STRING, "0+"),
+        Field("partitions", ArrayOf(INT32), "0+"),
+    ],
+)
+
+
+_ALTER_REPLICA_LOG_DIR = Struct(
+    "AlterReplicaLogDir",
+    [
+        Field("path", STRING, "0+"),
+        Field("topics", ArrayOf(_ALTER_REPLICA_LOG_DIR_TOPIC), "0+"),
+    ],
+)
+
+
+AlterReplicaLogDirsRequest = Message(
+    "AlterReplicaLogDirsRequest",
+    api_key=34,
+    kind=Kind.REQUEST,
+    valid="1-2",
+    flexible="2+",
+    fields=[
+        Field("dirs", ArrayOf(_ALTER_REPLICA_LOG_DIR), "0+"),
+    ],
+)
+
+
+_ALTER_REPLICA_LOG_DIR_PARTITION_RESULT = Struct(
+    "AlterReplicaLogDirPartitionResult",
+    [
+        Field("partition_index", INT32, "0+"),
+        Field("error_code", INT16, "0+"),
+    ],
+)
+
+
+_ALTER_REPLICA_LOG_DIR_TOPIC_RESULT = Struct(
+    "AlterReplicaLogDirTopicResult",
+    [
+        Field("topic_name", STRING, "0+"),
+        Field("partitions", ArrayOf(_ALTER_REPLICA_LOG_DIR_PARTITION_RESULT), "0+"),
+    ],
+)
+
+
+AlterReplicaLogDirsResponse = Message(
+    "AlterReplicaLogDirsResponse",
+    api_key=34,
+    kind=Kind.RESPONSE,
+    valid="1-2",
+    flexible="2+",
+    fields=[
+        Field("throttle_time_ms", INT32, "0+"),
+        Field("results", ArrayOf(_ALTER_REPLICA_LOG_DIR_TOPIC_RESULT), "0+"),
+    ],
+)
+
 # The value classes, under the names their generated stub gives them (`odradek.wire.stubgen`).
+AlterReplicaLogDirsRequestValue = AlterReplicaLogDirsRequest.cls
+AlterReplicaLogDirsResponseValue = AlterReplicaLogDirsResponse.cls
 DescribeClusterRequestValue = DescribeClusterRequest.cls
 DescribeClusterResponseValue = DescribeClusterResponse.cls
 DescribeLogDirsRequestValue = DescribeLogDirsRequest.cls

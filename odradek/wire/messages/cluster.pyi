@@ -5,6 +5,8 @@ from typing import TypeAlias
 from odradek.wire.schema import Message, StructValue
 
 __all__ = [
+    "AlterReplicaLogDirsRequest",
+    "AlterReplicaLogDirsResponse",
     "DescribeClusterRequest",
     "DescribeClusterResponse",
     "DescribeLogDirsRequest",
@@ -12,6 +14,83 @@ __all__ = [
     "SaslHandshakeRequest",
     "SaslHandshakeResponse",
 ]
+
+class AlterReplicaLogDirsRequestValue(StructValue):
+    """AlterReplicaLogDirsRequest (api key 34), versions 1-2, flexible 2+."""
+
+    class AlterReplicaLogDir(StructValue):
+        class AlterReplicaLogDirTopic(StructValue):
+            name: str
+            partitions: list[int]
+            def __init__(
+                self, *, name: str = "", partitions: list[int] = ..., unknown_tags: dict[int, bytes] | None = None
+            ) -> None: ...
+
+        path: str
+        topics: list[AlterReplicaLogDirTopic]
+        def __init__(
+            self,
+            *,
+            path: str = "",
+            topics: list[AlterReplicaLogDirTopic] = ...,
+            unknown_tags: dict[int, bytes] | None = None,
+        ) -> None: ...
+
+    dirs: list[AlterReplicaLogDir]
+    def __init__(
+        self, *, dirs: list[AlterReplicaLogDir] = ..., unknown_tags: dict[int, bytes] | None = None
+    ) -> None: ...
+
+class _AlterReplicaLogDirsRequest(Message[AlterReplicaLogDirsRequestValue]):
+    AlterReplicaLogDir: TypeAlias = AlterReplicaLogDirsRequestValue.AlterReplicaLogDir
+    def __call__(
+        self, *, dirs: list[AlterReplicaLogDir] = ..., unknown_tags: dict[int, bytes] | None = None
+    ) -> AlterReplicaLogDirsRequestValue: ...
+
+AlterReplicaLogDirsRequest: _AlterReplicaLogDirsRequest
+
+class AlterReplicaLogDirsResponseValue(StructValue):
+    """AlterReplicaLogDirsResponse (api key 34), versions 1-2, flexible 2+."""
+
+    class AlterReplicaLogDirTopicResult(StructValue):
+        class AlterReplicaLogDirPartitionResult(StructValue):
+            partition_index: int
+            error_code: int
+            def __init__(
+                self, *, partition_index: int = 0, error_code: int = 0, unknown_tags: dict[int, bytes] | None = None
+            ) -> None: ...
+
+        topic_name: str
+        partitions: list[AlterReplicaLogDirPartitionResult]
+        def __init__(
+            self,
+            *,
+            topic_name: str = "",
+            partitions: list[AlterReplicaLogDirPartitionResult] = ...,
+            unknown_tags: dict[int, bytes] | None = None,
+        ) -> None: ...
+
+    throttle_time_ms: int
+    results: list[AlterReplicaLogDirTopicResult]
+    def __init__(
+        self,
+        *,
+        throttle_time_ms: int = 0,
+        results: list[AlterReplicaLogDirTopicResult] = ...,
+        unknown_tags: dict[int, bytes] | None = None,
+    ) -> None: ...
+
+class _AlterReplicaLogDirsResponse(Message[AlterReplicaLogDirsResponseValue]):
+    AlterReplicaLogDirTopicResult: TypeAlias = AlterReplicaLogDirsResponseValue.AlterReplicaLogDirTopicResult
+    def __call__(
+        self,
+        *,
+        throttle_time_ms: int = 0,
+        results: list[AlterReplicaLogDirTopicResult] = ...,
+        unknown_tags: dict[int, bytes] | None = None,
+    ) -> AlterReplicaLogDirsResponseValue: ...
+
+AlterReplicaLogDirsResponse: _AlterReplicaLogDirsResponse
 
 class DescribeClusterRequestValue(StructValue):
     """DescribeClusterRequest (api key 60), versions 0-2, flexible 0+."""

@@ -1,4 +1,5 @@
-"""Config APIs: DescribeConfigs (32), AlterConfigs (33), IncrementalAlterConfigs (44).
+"""Config APIs: DescribeConfigs (32), AlterConfigs (33), IncrementalAlterConfigs (44),
+ListConfigResources (74, KIP-1142; v0 was ListClientMetricsResources and lists only those).
 
 Transcribed from Apache Kafka 4.4.0's message definitions; DescribeConfigs v0 was removed by KIP-896.
 Invariants: config values are nullable strings; `config_operation` is 0 set, 1 delete, 2 append,
@@ -14,6 +15,8 @@ __all__ = [
     "DescribeConfigsResponse",
     "IncrementalAlterConfigsRequest",
     "IncrementalAlterConfigsResponse",
+    "ListConfigResourcesRequest",
+    "ListConfigResourcesResponse",
 ]
 
 _DESCRIBE_CONFIGS_RESOURCE = Struct(
@@ -187,6 +190,40 @@ IncrementalAlterConfigsResponse = Message(
     ],
 )
 
+ListConfigResourcesRequest = Message(
+    "ListConfigResourcesRequest",
+    api_key=74,
+    kind=Kind.REQUEST,
+    valid="0-1",
+    flexible="0+",
+    fields=[
+        Field("resource_types", ArrayOf(INT8), "1+"),
+    ],
+)
+
+
+_CONFIG_RESOURCE = Struct(
+    "ConfigResource",
+    [
+        Field("resource_name", STRING, "0+"),
+        Field("resource_type", INT8, "1+", default=16, ignorable=True),
+    ],
+)
+
+
+ListConfigResourcesResponse = Message(
+    "ListConfigResourcesResponse",
+    api_key=74,
+    kind=Kind.RESPONSE,
+    valid="0-1",
+    flexible="0+",
+    fields=[
+        Field("throttle_time_ms", INT32, "0+"),
+        Field("error_code", INT16, "0+"),
+        Field("config_resources", ArrayOf(_CONFIG_RESOURCE), "0+"),
+    ],
+)
+
 # The value classes, under the names their generated stub gives them (`odradek.wire.stubgen`).
 AlterConfigsRequestValue = AlterConfigsRequest.cls
 AlterConfigsResponseValue = AlterConfigsResponse.cls
@@ -194,3 +231,5 @@ DescribeConfigsRequestValue = DescribeConfigsRequest.cls
 DescribeConfigsResponseValue = DescribeConfigsResponse.cls
 IncrementalAlterConfigsRequestValue = IncrementalAlterConfigsRequest.cls
 IncrementalAlterConfigsResponseValue = IncrementalAlterConfigsResponse.cls
+ListConfigResourcesRequestValue = ListConfigResourcesRequest.cls
+ListConfigResourcesResponseValue = ListConfigResourcesResponse.cls

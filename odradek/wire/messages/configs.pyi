@@ -11,6 +11,8 @@ __all__ = [
     "DescribeConfigsResponse",
     "IncrementalAlterConfigsRequest",
     "IncrementalAlterConfigsResponse",
+    "ListConfigResourcesRequest",
+    "ListConfigResourcesResponse",
 ]
 
 class AlterConfigsRequestValue(StructValue):
@@ -307,3 +309,51 @@ class _IncrementalAlterConfigsResponse(Message[IncrementalAlterConfigsResponseVa
     ) -> IncrementalAlterConfigsResponseValue: ...
 
 IncrementalAlterConfigsResponse: _IncrementalAlterConfigsResponse
+
+class ListConfigResourcesRequestValue(StructValue):
+    """ListConfigResourcesRequest (api key 74), versions 0-1, flexible 0+."""
+
+    resource_types: list[int]  # v1+
+    def __init__(self, *, resource_types: list[int] = ..., unknown_tags: dict[int, bytes] | None = None) -> None: ...
+
+class _ListConfigResourcesRequest(Message[ListConfigResourcesRequestValue]):
+    def __call__(
+        self, *, resource_types: list[int] = ..., unknown_tags: dict[int, bytes] | None = None
+    ) -> ListConfigResourcesRequestValue: ...
+
+ListConfigResourcesRequest: _ListConfigResourcesRequest
+
+class ListConfigResourcesResponseValue(StructValue):
+    """ListConfigResourcesResponse (api key 74), versions 0-1, flexible 0+."""
+
+    class ConfigResource(StructValue):
+        resource_name: str
+        resource_type: int  # v1+
+        def __init__(
+            self, *, resource_name: str = "", resource_type: int = 16, unknown_tags: dict[int, bytes] | None = None
+        ) -> None: ...
+
+    throttle_time_ms: int
+    error_code: int
+    config_resources: list[ConfigResource]
+    def __init__(
+        self,
+        *,
+        throttle_time_ms: int = 0,
+        error_code: int = 0,
+        config_resources: list[ConfigResource] = ...,
+        unknown_tags: dict[int, bytes] | None = None,
+    ) -> None: ...
+
+class _ListConfigResourcesResponse(Message[ListConfigResourcesResponseValue]):
+    ConfigResource: TypeAlias = ListConfigResourcesResponseValue.ConfigResource
+    def __call__(
+        self,
+        *,
+        throttle_time_ms: int = 0,
+        error_code: int = 0,
+        config_resources: list[ConfigResource] = ...,
+        unknown_tags: dict[int, bytes] | None = None,
+    ) -> ListConfigResourcesResponseValue: ...
+
+ListConfigResourcesResponse: _ListConfigResourcesResponse

@@ -78,6 +78,7 @@ class Node:
             fetch_sessions=FetchSessionCache(10),
             producer_ids=None,  # type: ignore[arg-type]
             clock=self.clock,
+            log_dirs=None,  # type: ignore[arg-type]
         )
 
     def add_topic(self, name: str, configs: dict[str, str] | None = None) -> TopicInfo:

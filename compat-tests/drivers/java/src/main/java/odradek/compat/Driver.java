@@ -32,6 +32,12 @@ import org.apache.kafka.clients.admin.DescribeConfigsOptions;
 import org.apache.kafka.clients.admin.DeletedRecords;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
+import org.apache.kafka.clients.admin.NewPartitions;
+import java.util.Optional;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.ElectionType;
+import org.apache.kafka.clients.admin.NewPartitionReassignment;
+import org.apache.kafka.clients.admin.DescribeClusterResult;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -158,6 +164,18 @@ public final class Driver {
         switch (op) {
             case "create_topic":
                 return createTopic(step);
+            case "elect_leaders":
+                return electLeaders(step);
+            case "alter_reassignment":
+                return alterReassignment(step);
+            case "list_reassignments":
+                return listReassignments(step);
+            case "describe_cluster":
+                return describeCluster();
+            case "create_partitions":
+                admin().createPartitions(Map.of(step.get("topic").asText(),
+                        NewPartitions.increaseTo(step.get("partitions").asInt()))).all().get();
+                return JSON.createObjectNode();
             case "delete_topic":
                 admin().deleteTopics(List.of(step.get("topic").asText())).all().get();
                 return JSON.createObjectNode();
@@ -407,6 +425,66 @@ public final class Driver {
         }
         admin().incrementalAlterConfigs(Map.of(resource, ops)).all().get();
         return JSON.createObjectNode();
+    }
+
+    private ObjectNode electLeaders(JsonNode step) throws Exception {
+        ElectionType type = "unclean".equals(step.path("election").asText("preferred"))
+                ? ElectionType.UNCLEAN : ElectionType.PREFERRED;
+        Set<TopicPartition> partitions = new java.util.TreeSet<>(java.util.Comparator.comparingInt(TopicPartition::partition));
+        for (JsonNode p : step.get("partitions")) {
+            partitions.add(new TopicPartition(step.get("topic").asText(), p.asInt()));
+        }
+        Map<TopicPartition, Optional<Throwable>> outcome = admin().electLeaders(type, partitions).partitions().get();
+        ArrayNode results = JSON.createArrayNode();
+        for (TopicPartition tp : partitions) {
+            ObjectNode r = results.addObject();
+            r.put("partition", tp.partition());
+            Optional<Throwable> error = outcome.get(tp);
+            if (error == null || error.isEmpty()) {
+                r.putNull("error");
+            } else {
+                r.put("error", errorName(error.get()));
+            }
+        }
+        ObjectNode reply = JSON.createObjectNode();
+        reply.set("results", results);
+        return reply;
+    }
+
+    private ObjectNode alterReassignment(JsonNode step) throws Exception {
+        TopicPartition tp = new TopicPartition(step.get("topic").asText(), step.get("partition").asInt());
+        Optional<NewPartitionReassignment> target = Optional.empty();
+        if (!step.path("replicas").isNull() && step.has("replicas")) {
+            List<Integer> replicas = new ArrayList<>();
+            step.get("replicas").forEach(r -> replicas.add(r.asInt()));
+            target = Optional.of(new NewPartitionReassignment(replicas));
+        }
+        admin().alterPartitionReassignments(Map.of(tp, target)).all().get();
+        return JSON.createObjectNode();
+    }
+
+    private ObjectNode listReassignments(JsonNode step) throws Exception {
+        Set<TopicPartition> asked = new java.util.HashSet<>();
+        for (JsonNode p : step.get("partitions")) {
+            asked.add(new TopicPartition(step.get("topic").asText(), p.asInt()));
+        }
+        ArrayNode listed = JSON.createArrayNode();
+        for (TopicPartition tp : admin().listPartitionReassignments(asked).reassignments().get().keySet()) {
+            listed.addArray().add(tp.topic()).add(tp.partition());
+        }
+        ObjectNode reply = JSON.createObjectNode();
+        reply.set("reassignments", listed);
+        return reply;
+    }
+
+    private ObjectNode describeCluster() throws Exception {
+        DescribeClusterResult described = admin().describeCluster();
+        ArrayNode brokers = JSON.createArrayNode();
+        described.nodes().get().stream().map(Node::id).sorted().forEach(brokers::add);
+        ObjectNode reply = JSON.createObjectNode();
+        reply.set("brokers", brokers);
+        reply.put("controller", described.controller().get().id());
+        return reply;
     }
 
     private ObjectNode deleteRecords(JsonNode step) throws Exception {
