@@ -20,8 +20,6 @@ from __future__ import annotations
 import asyncio
 import os
 import posixpath
-import shutil
-import tempfile
 import threading
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
@@ -132,6 +130,8 @@ class Runtime:
         if settings.storage == "memory":
             self._root = _MEMORY_DATA_DIR
         elif settings.data_dir is None:
+            import tempfile  # disk storage's helpers (tempfile, shutil) load only for disk storage
+
             self._root = tempfile.mkdtemp(prefix="odradek-")
         else:
             self._root = os.path.abspath(settings.data_dir)
@@ -195,6 +195,8 @@ class Runtime:
         for removal in self._removals:
             removal.join()
         if self._temporary:
+            import shutil
+
             shutil.rmtree(self._root, ignore_errors=True)
 
     async def _new_broker(self, snapshot: Snapshot | None) -> InternalBroker:
@@ -214,6 +216,8 @@ class Runtime:
 
     def _remove_soon(self, directory: str) -> None:
         """Move ``directory`` aside at once and delete it on a worker thread."""
+        import shutil
+
         doomed = f"{directory}.deleted-{self._generation}"
         os.replace(directory, doomed)
         removal = threading.Thread(target=shutil.rmtree, args=(doomed, True), daemon=True)
