@@ -19,6 +19,10 @@ Each figure is the median of ``--runs`` runs (with the spread), measured in fres
   linger 0) for ``odradek run`` without the control endpoint, with it and the journal off, and
   with the journal on.
 
+With ``--baseline-src DIR`` (a source tree of the build before), ``first_broker``,
+``run_exec_to_ready`` and ``journal`` alternate their runs between that tree and this one and report
+both (the baseline's under ``<figure>_baseline``).
+
 Results go to ``DIR/testdouble-<date>.json`` (default ``benchmarks/results``) and are printed.
 """
 
@@ -185,14 +189,26 @@ def _child(code: str, *args: str, cwd: Path = REPO) -> str:
     return result.stdout.strip().splitlines()[-1]
 
 
-def first_broker(runs: int) -> dict[str, Any]:
-    _child(FIRST)  # byte-compile once
-    walls, cpus = [], []
-    for _ in range(runs):
-        wall, cpu = map(float, _child(FIRST).split())
-        walls.append(wall * 1000)
-        cpus.append(cpu * 1000)
-    return {"wall_ms": _median(walls), "cpu_ms": _median(cpus)}
+def _alternating(sources: list[Path], runs: int, measure: Callable[[Path], dict[str, float]]) -> list[dict[str, Any]]:
+    """``measure(source)`` ``runs`` times for each source tree, alternating A B A B after one
+    unrecorded warm-up round (it byte-compiles); the medians of each figure, per source."""
+    samples: list[dict[str, list[float]]] = [{} for _ in sources]
+    for index in range(runs + 1):
+        for source, figures in zip(sources, samples, strict=True):
+            measured = measure(source)
+            if index:
+                for name, value in measured.items():
+                    figures.setdefault(name, []).append(value)
+    return [{name: _median(values) for name, values in figures.items()} for figures in samples]
+
+
+def _first_broker_once(source: Path) -> dict[str, float]:
+    wall, cpu = map(float, _child(FIRST, cwd=source).split())
+    return {"wall_ms": wall * 1000, "cpu_ms": cpu * 1000}
+
+
+def first_broker(runs: int, sources: list[Path]) -> list[dict[str, Any]]:
+    return _alternating(sources, runs, _first_broker_once)
 
 
 def later_broker(runs: int) -> dict[str, Any]:
@@ -216,11 +232,11 @@ def _answers(port: int) -> bool:
         return False
 
 
-def _exec_to_ready(
-    argv: list[str], port: int, env: dict[str, str] | None = None
-) -> tuple[float, subprocess.Popen[bytes]]:
+def _exec_to_ready(argv: list[str], port: int, source: Path = REPO) -> tuple[float, subprocess.Popen[bytes]]:
+    """Start ``argv`` in ``source`` (so ``python -m odradek`` runs that tree's code) and wait until
+    it answers ApiVersions on ``port``."""
     started = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env or ENV)
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV, cwd=source)
     while not _answers(port):
         if proc.poll() is not None:
             raise RuntimeError(f"{argv[:4]} exited with {proc.returncode}")
@@ -237,22 +253,20 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
 
 
-def run_exec_to_ready(runs: int) -> dict[str, Any]:
-    walls, cpus, rss = [], [], []
-    for index in range(runs + 1):
-        with tempfile.TemporaryDirectory(prefix="odradek-bench-") as tmp:
-            port = _free_port()
-            argv = [PYTHON, "-m", "odradek", "run", "--port", str(port), "--data-dir", f"{tmp}/data"]
-            elapsed, proc = _exec_to_ready(argv, port)
-            cpu = cpu_seconds(proc.pid)
-            time.sleep(2)
-            idle = rss_mib(proc.pid)
-            _stop(proc)
-        if index:  # the first run byte-compiles
-            walls.append(elapsed * 1000)
-            cpus.append(cpu * 1000)
-            rss.append(idle)
-    return {"wall_ms": _median(walls), "cpu_ms": _median(cpus), "idle_rss_mib": _median(rss)}
+def _run_once(source: Path) -> dict[str, float]:
+    with tempfile.TemporaryDirectory(prefix="odradek-bench-") as tmp:
+        port = _free_port()
+        argv = [PYTHON, "-m", "odradek", "run", "--port", str(port), "--data-dir", f"{tmp}/data"]
+        elapsed, proc = _exec_to_ready(argv, port, source)
+        cpu = cpu_seconds(proc.pid)
+        time.sleep(2)
+        idle = rss_mib(proc.pid)
+        _stop(proc)
+    return {"wall_ms": elapsed * 1000, "cpu_ms": cpu * 1000, "idle_rss_mib": idle}
+
+
+def run_exec_to_ready(runs: int, sources: list[Path]) -> list[dict[str, Any]]:
+    return _alternating(sources, runs, _run_once)
 
 
 def kafka_exec_to_ready(runs: int) -> dict[str, Any]:
@@ -330,14 +344,14 @@ def journal_cost(records: int, rounds: int, baseline: Path | None) -> dict[str, 
     samples: dict[str, list[float]] = {name: [] for name in setups}
     for _ in range(rounds):
         for name, extra in setups.items():
-            env = {**ENV, "PYTHONPATH": str(baseline)} if name == "baseline" and baseline is not None else ENV
+            source = baseline if name == "baseline" and baseline is not None else REPO
             with tempfile.TemporaryDirectory(prefix="journal-bench-") as tmp:
                 port = _free_port()
                 port_file = Path(tmp) / "ports"
                 argv = [PYTHON, "-m", "odradek", "run", *extra(port, f"{tmp}/data"), "-o", "num.partitions=1"]
                 if name != "baseline":
                     argv += ["--port-file", str(port_file)]
-                _, proc = _exec_to_ready(argv, port, env)
+                _, proc = _exec_to_ready(argv, port, source)
                 try:
                     if name == "double_journal_on":
                         while not port_file.exists():  # the control endpoint starts after the listener
@@ -362,7 +376,9 @@ def main() -> int:
     parser.add_argument("--suite", type=int, default=200, help="tests in the small-test suite (0: skip)")
     parser.add_argument("--journal-records", type=int, default=10_000, help="0: skip the journal's cost")
     parser.add_argument("--no-kafka", action="store_true", help="skip every Apache Kafka figure")
-    parser.add_argument("--baseline-src", type=Path, help="a source tree of the build before, for the journal's cost")
+    parser.add_argument(
+        "--baseline-src", type=Path, help="a source tree of the build before, measured alternately (see above)"
+    )
     parser.add_argument("--only", help="comma-separated figures to measure (default: all)")
     parser.add_argument("--out", type=Path, default=HERE / "results")
     args = parser.parse_args()
@@ -377,9 +393,21 @@ def main() -> int:
         results[name] = fn()
         print(f"  {json.dumps(results[name])}", flush=True)
 
-    step("first_broker", lambda: first_broker(args.runs))
+    sources = [REPO] if args.baseline_src is None else [REPO, args.baseline_src.resolve()]
+
+    def compared(name: str, fn: Callable[[int, list[Path]], list[dict[str, Any]]]) -> None:
+        def both() -> dict[str, Any]:
+            figures = fn(args.runs, sources)
+            if len(figures) > 1:
+                results[f"{name}_baseline"] = figures[1]
+                print(f"  baseline: {json.dumps(figures[1])}", flush=True)
+            return figures[0]
+
+        step(name, both)
+
+    compared("first_broker", first_broker)
     step("later_broker", lambda: later_broker(args.runs))
-    step("run_exec_to_ready", lambda: run_exec_to_ready(args.runs))
+    compared("run_exec_to_ready", run_exec_to_ready)
     step("reset", lambda: reset(max(3, args.runs // 2)))
     step("idle_rss_added", lambda: idle_rss(args.runs))
     if args.journal_records:

@@ -4,9 +4,10 @@ Start-up order: data dir and ``meta.properties`` (cluster id, node id) -> topic 
 leader epoch 2 up: this node leads its partitions again, as a restarted Kafka node does) ->
 partition logs (recovered by the storage layer) -> partitions (producer state from snapshots)
 -> reconcile catalog with what is on disk -> group coordinator (replays ``__consumer_offsets``,
-pending transactional offsets included) -> transaction coordinator (replays
-``__transaction_state``; transactions a crash left prepared get their markers) -> the
-handlers' services -> listener.  Shutdown reverses it and closes every log cleanly (each partition snapshots its
+pending transactional offsets included; only when that topic exists: otherwise the first request
+that needs a group builds it) -> transaction coordinator (replays ``__transaction_state``;
+transactions a crash left prepared get their markers) -> the handlers' services -> listener.
+Shutdown reverses it and closes every log cleanly (each partition snapshots its
 producer state), so the next start skips recovery.
 
 Handlers never see the broker: they get the narrow services of `odradek.handlers.context`
@@ -20,7 +21,7 @@ import dataclasses
 import logging
 from collections.abc import Generator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from odradek.clock import Clock, SystemClock
 from odradek.cluster.feature_store import FEATURES_FILE, FeatureStore
@@ -30,9 +31,7 @@ from odradek.cluster.topics import TopicCatalog, TopicInfo
 from odradek.config import BrokerConfig, log_config_for, with_layer
 from odradek.config.dynamic_store import DYNAMIC_CONFIGS_FILE, DynamicConfigStore
 from odradek.config.groups import GROUP_CONFIGS_FILE, GroupConfigStore
-from odradek.coordinator.coordinator import CoordinatorSettings, GroupCoordinator
-from odradek.coordinator.placement import OFFSETS_TOPIC
-from odradek.coordinator.runtime import OFFSETS_TOPIC_CONFIGS, CoordinatorRuntime
+from odradek.coordinator.placement import OFFSETS_TOPIC, partition_for
 from odradek.fetch_sessions import FetchSessionCache
 from odradek.handlers import load_handlers
 from odradek.handlers.context import Services
@@ -43,12 +42,9 @@ from odradek.partition.log_dirs import LogDirs
 from odradek.partition.service import Partitions
 from odradek.partition.topics import Topics
 from odradek.scheduler import Scheduler, Timer
-from odradek.security.limits import ConnectionLimits
-from odradek.security.listener_setup import ListenerSecurity
-from odradek.security.listeners import listener_specs
 from odradek.security.services import SecurityServices
 from odradek.server.listener import Listener
-from odradek.storage.cleaner import CleanerConfig, Job
+from odradek.storage.cleaner_config import CleanerConfig
 from odradek.storage.filesystem import FileSystem, OsFileSystem
 from odradek.storage.log_config import LogConfig
 from odradek.storage.log_manager import LogManager
@@ -62,7 +58,10 @@ from odradek.txn.producer_ids import ProducerIdAllocator
 from odradek.wire.errors import ErrorCode
 
 if TYPE_CHECKING:
+    from odradek.coordinator.runtime import CoordinatorRuntime
     from odradek.emulation import ReleaseApis
+    from odradek.security.listener_setup import ListenerSecurity
+    from odradek.storage.cleaner import Job
 
 __all__ = ["Broker"]
 
@@ -168,6 +167,18 @@ class _MarkerWriter:
         return error
 
 
+class _GroupsOnFirstUse:
+    """The handlers' `GroupsView` before the group coordinator exists: the first attribute a
+    request asks for builds it (`Broker.group_coordinator`), so a broker that serves no group
+    never imports the coordinator's state machine, records and rebalance logic."""
+
+    def __init__(self, broker: Broker) -> None:
+        self._broker = broker
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._broker.group_coordinator, name)
+
+
 class Broker:
     """One broker.  Use ``await start()`` / ``await stop()``, or ``async with``."""
 
@@ -209,7 +220,7 @@ class Broker:
         self.fetch_sessions = FetchSessionCache(config.max_incremental_fetch_session_cache_slots)
         self._background_syncs: set[asyncio.Future[None]] = set()
         self.producer_ids: ProducerIdAllocator
-        self.group_coordinator: CoordinatorRuntime
+        self._group_coordinator: CoordinatorRuntime | None = None
         self.transactions: TransactionRuntime
         self._cleaner_task: asyncio.Task[None] | None = None
         self._deletion_timer: Timer | None = None
@@ -257,24 +268,15 @@ class Broker:
         self.log_dirs = LogDirs(self.logs, self.partitions, _run_offloaded)
         self.topics.reconcile()
         self._sync_creations_soon()
-        offsets_partitions = self.config.offsets_topic_num_partitions
-        self.group_coordinator = CoordinatorRuntime(
-            GroupCoordinator(CoordinatorSettings.from_config(self.config), self.clock),
-            InternalTopicLog(
-                OFFSETS_TOPIC, OFFSETS_TOPIC_CONFIGS, self.topics, self.partitions, self.clock, offsets_partitions
-            ),
-            offsets_partitions,
-            self.scheduler,
-        )
-        self.group_coordinator.load()
-        self.group_coordinator.start_timers()
+        if self.catalog.get(OFFSETS_TOPIC) is not None:
+            self._start_group_coordinator()
         self._start_transactions()
         self._start_log_timers()
         services = Services(
             partitions=self.partitions,
             topics=self.topics,
             cluster=_ClusterInfo(self),
-            groups=self.group_coordinator,
+            groups=_GroupsOnFirstUse(self),
             fetch_sessions=self.fetch_sessions,
             producer_ids=self.producer_ids,
             clock=self.clock,
@@ -291,9 +293,46 @@ class Broker:
         if listen:
             await self._start_listeners(dispatcher)
 
+    @property
+    def group_coordinator(self) -> CoordinatorRuntime:
+        """The group coordinator's runtime: built at start-up when ``__consumer_offsets`` exists,
+        else by the first request that needs a group."""
+        if self._group_coordinator is None:
+            return self._start_group_coordinator()
+        return self._group_coordinator
+
+    def _start_group_coordinator(self) -> CoordinatorRuntime:
+        """Build the group coordinator, replay ``__consumer_offsets`` into it and start its timers
+        (the offsets expiry runs every ``offsets.retention.check.interval.ms`` from now on)."""
+        from odradek.coordinator.coordinator import CoordinatorSettings, GroupCoordinator
+        from odradek.coordinator.runtime import OFFSETS_TOPIC_CONFIGS, CoordinatorRuntime
+
+        partitions = self.config.offsets_topic_num_partitions
+        runtime = CoordinatorRuntime(
+            GroupCoordinator(CoordinatorSettings.from_config(self.config), self.clock),
+            InternalTopicLog(
+                OFFSETS_TOPIC, OFFSETS_TOPIC_CONFIGS, self.topics, self.partitions, self.clock, partitions
+            ),
+            partitions,
+            self.scheduler,
+        )
+        runtime.load()
+        runtime.start_timers()
+        self._group_coordinator = runtime
+        return runtime
+
+    def _offsets_partition_for(self, group_id: str) -> int:
+        """The ``__consumer_offsets`` partition of a group, without building the group coordinator."""
+        return partition_for(group_id, self.config.offsets_topic_num_partitions)
+
     async def _start_listeners(self, dispatcher: Dispatcher) -> None:
         """One `Listener` per configured listener, each with its TLS context and connection set-up;
-        a listener asked to bind port 0 advertises the port it got."""
+        a listener asked to bind port 0 advertises the port it got.  (Listener security is imported
+        here: an embedding that owns its listener, `start(listen=False)`, never loads it.)"""
+        from odradek.security.limits import ConnectionLimits
+        from odradek.security.listener_setup import ListenerSecurity
+        from odradek.security.listeners import listener_specs
+
         max_request = self.config.socket_request_max_bytes
         idle_ms = int(self.config.security.get("connections.max.idle.ms", "600000"))
         limits = ConnectionLimits(self.config.security)
@@ -347,7 +386,7 @@ class Broker:
             transaction_version=transaction_version,
         )
         coordinator = TransactionCoordinator(
-            settings, self.clock, self.producer_ids.allocate, self.group_coordinator.partition_for
+            settings, self.clock, self.producer_ids.allocate, self._offsets_partition_for
         )
         partitions = config.transaction_state_log_num_partitions
         state_log = InternalTopicLog(

@@ -29,6 +29,8 @@ from odradek.clock import Clock
 from odradek.config import BrokerConfig
 from odradek.coordinator.group import Group, JoinWaiter, Member
 from odradek.coordinator.messages import (
+    CommitIdentity,
+    CommitPartition,
     HeartbeatRequest,
     JoinRequest,
     LeaveMember,
@@ -36,7 +38,7 @@ from odradek.coordinator.messages import (
     SyncRequest,
     SyncResult,
 )
-from odradek.coordinator.offsets import CommitIdentity, OffsetStore, subscribed_topics, validate_commit
+from odradek.coordinator.offsets import OffsetStore, subscribed_topics, validate_commit
 from odradek.coordinator.rebalance import GroupSettings, Rebalancer
 from odradek.coordinator.records import (
     CoordinatorRecord,
@@ -52,7 +54,6 @@ from odradek.wire.errors import ErrorCode
 
 __all__ = [
     "CLASSIC_GROUP_TYPE",
-    "CommitPartition",
     "CoordinatorSettings",
     "DeadlineListener",
     "DescribedGroup",
@@ -89,15 +90,6 @@ class CoordinatorSettings:
             offsets_retention_check_interval_ms=config.offsets_retention_check_interval_ms,
             offset_metadata_max_bytes=config.offset_metadata_max_bytes,
         )
-
-
-@dataclass(frozen=True, slots=True)
-class CommitPartition:
-    topic: str
-    partition: int
-    offset: int
-    leader_epoch: int
-    metadata: str | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,8 @@
 """What handlers hand the coordinator and what it answers: domain values, not wire messages.
 
+Handlers import this module alone of the coordinator's: the broker builds the coordinator itself
+(and so imports the rest of the package) when a request first needs it.
+
 A call that may have to wait (JoinGroup until the others rejoin, SyncGroup until the leader's
 assignment) takes a ``respond`` callback that the coordinator calls exactly once, maybe later
 (from another request or from a timer).  Every state-changing call returns a
@@ -13,6 +16,8 @@ from dataclasses import dataclass
 from odradek.wire.errors import ErrorCode
 
 __all__ = [
+    "CommitIdentity",
+    "CommitPartition",
     "HeartbeatRequest",
     "JoinRequest",
     "JoinResult",
@@ -105,3 +110,22 @@ class LeaveResult:
 
     error: ErrorCode
     members: tuple[LeaveMember, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CommitIdentity:
+    """Who commits: ``generation_id`` -1 and an empty member id for a standalone consumer."""
+
+    group_id: str
+    generation_id: int
+    member_id: str
+    group_instance_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class CommitPartition:
+    topic: str
+    partition: int
+    offset: int
+    leader_epoch: int
+    metadata: str | None

@@ -22,29 +22,19 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from odradek.coordinator.group import CONSUMER_PROTOCOL_TYPE, Group
+from odradek.coordinator.messages import CommitIdentity
 from odradek.coordinator.records import OffsetCommitRecord, OffsetCommitValue
 from odradek.coordinator.state import GroupState
 from odradek.wire.errors import ErrorCode
 
-__all__ = ["CommitIdentity", "OffsetStore", "subscribed_topics", "validate_commit"]
+__all__ = ["OffsetStore", "subscribed_topics", "validate_commit"]
 
 _I16 = struct.Struct(">h")
 _I32 = struct.Struct(">i")
 
 TopicPartition = tuple[str, int]
-
-
-@dataclass(frozen=True, slots=True)
-class CommitIdentity:
-    """Who commits: ``generation_id`` -1 and an empty member id for a standalone consumer."""
-
-    group_id: str
-    generation_id: int
-    member_id: str
-    group_instance_id: str | None
 
 
 def validate_commit(

@@ -23,8 +23,10 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from typing import Protocol, TypeVar
 
-from odradek.coordinator.coordinator import CommitPartition, GroupCoordinator
+from odradek.coordinator.coordinator import GroupCoordinator
 from odradek.coordinator.messages import (
+    CommitIdentity,
+    CommitPartition,
     JoinRequest,
     JoinResult,
     LeaveMember,
@@ -32,7 +34,6 @@ from odradek.coordinator.messages import (
     SyncRequest,
     SyncResult,
 )
-from odradek.coordinator.offsets import CommitIdentity
 from odradek.coordinator.placement import OFFSETS_TOPIC, partition_for
 from odradek.coordinator.records import CoordinatorRecord, decode_record, encode_record
 from odradek.coordinator.results import Result, settle

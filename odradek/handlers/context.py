@@ -20,15 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from odradek.clock import Clock
 from odradek.cluster.features import FeatureLevels
 from odradek.cluster.topics import TopicInfo
 from odradek.config import BrokerConfig
-from odradek.coordinator.coordinator import CommitPartition, GroupCoordinator
-from odradek.coordinator.messages import JoinRequest, JoinResult, LeaveMember, LeaveResult, SyncRequest, SyncResult
-from odradek.coordinator.offsets import CommitIdentity
 from odradek.fetch_sessions import FetchSessionCache
 from odradek.partition.log_dirs import StoredReplica
 from odradek.partition.results import AppendResult, EpochEndOffset, Leadership, OffsetResult, ReadResult
@@ -40,6 +37,19 @@ from odradek.txn.messages import DescribedTransaction, EndTxnResult, InitProduce
 from odradek.txn.producer_state import ProducerView
 from odradek.wire.api import RequestHeader
 from odradek.wire.errors import ErrorCode
+
+if TYPE_CHECKING:
+    from odradek.coordinator.coordinator import GroupCoordinator
+    from odradek.coordinator.messages import (
+        CommitIdentity,
+        CommitPartition,
+        JoinRequest,
+        JoinResult,
+        LeaveMember,
+        LeaveResult,
+        SyncRequest,
+        SyncResult,
+    )
 
 __all__ = [
     "ClientConnection",

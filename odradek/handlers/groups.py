@@ -3,7 +3,9 @@ LeaveGroup (13) v0-5, SyncGroup (14) v0-5, DescribeGroups (15) v0-6, ListGroups 
 DeleteGroups (42) v0-2 (v3 arrives with Kafka 4.4; the reference broker is 4.3.1).
 
 The work is `odradek.coordinator` (see its docstrings for the protocol and error codes); these
-handlers translate wire messages to its domain values and back.
+handlers translate wire messages to its domain values and back.  Each imports the domain values it
+builds when it first runs, so a broker imports nothing of the coordinator before its first group
+request.
 
 - An empty group id: INVALID_GROUP_ID (JoinGroup, SyncGroup, Heartbeat, LeaveGroup).
 - JoinGroup v0 has no rebalance timeout: the session timeout stands in for it.  Before v7 a
@@ -17,8 +19,6 @@ handlers translate wire messages to its domain values and back.
 
 from __future__ import annotations
 
-from odradek.coordinator.messages import HeartbeatRequest as Heartbeat
-from odradek.coordinator.messages import JoinRequest, LeaveMember, SyncRequest
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
 from odradek.security.acl import AclOperation, ResourceType
@@ -79,6 +79,8 @@ def _join_error(request: JoinGroupRequestValue, code: ErrorCode) -> JoinGroupRes
 
 @registry.api(JoinGroupRequest, JoinGroupResponse, "0-9", _join_error)
 async def join_group(ctx: RequestContext, request: JoinGroupRequestValue) -> JoinGroupResponseValue:
+    from odradek.coordinator.messages import JoinRequest
+
     version = ctx.version
     if not ctx.authorize(AclOperation.READ, ResourceType.GROUP, request.group_id):
         return _join_error(request, ErrorCode.GROUP_AUTHORIZATION_FAILED)
@@ -130,6 +132,8 @@ def _sync_error(request: SyncGroupRequestValue, code: ErrorCode) -> SyncGroupRes
 
 @registry.api(SyncGroupRequest, SyncGroupResponse, "0-5", _sync_error)
 async def sync_group(ctx: RequestContext, request: SyncGroupRequestValue) -> SyncGroupResponseValue:
+    from odradek.coordinator.messages import SyncRequest
+
     if not ctx.authorize(AclOperation.READ, ResourceType.GROUP, request.group_id):
         return _sync_error(request, ErrorCode.GROUP_AUTHORIZATION_FAILED)
     if not request.group_id:
@@ -161,11 +165,13 @@ def _heartbeat_error(request: HeartbeatRequestValue, code: ErrorCode) -> Heartbe
 
 @registry.api(HeartbeatRequest, HeartbeatResponse, "0-4", _heartbeat_error)
 async def heartbeat(ctx: RequestContext, request: HeartbeatRequestValue) -> HeartbeatResponseValue:
+    from odradek.coordinator.messages import HeartbeatRequest
+
     if not ctx.authorize(AclOperation.READ, ResourceType.GROUP, request.group_id):
         return _heartbeat_error(request, ErrorCode.GROUP_AUTHORIZATION_FAILED)
     if not request.group_id:
         return _heartbeat_error(request, ErrorCode.INVALID_GROUP_ID)
-    beat = Heartbeat(request.group_id, request.member_id, request.generation_id, request.group_instance_id)
+    beat = HeartbeatRequest(request.group_id, request.member_id, request.generation_id, request.group_instance_id)
     return HeartbeatResponse(error_code=ctx.groups.coordinator.heartbeat(beat))
 
 
@@ -178,6 +184,8 @@ def _leave_error(request: LeaveGroupRequestValue, code: ErrorCode) -> LeaveGroup
 
 @registry.api(LeaveGroupRequest, LeaveGroupResponse, "0-5", _leave_error)
 async def leave_group(ctx: RequestContext, request: LeaveGroupRequestValue) -> LeaveGroupResponseValue:
+    from odradek.coordinator.messages import LeaveMember
+
     if not ctx.authorize(AclOperation.READ, ResourceType.GROUP, request.group_id):
         return _leave_error(request, ErrorCode.GROUP_AUTHORIZATION_FAILED)
     if not request.group_id:

@@ -1,7 +1,9 @@
 """Committed offsets: OffsetCommit (8) v2-10, OffsetFetch (9) v1-10, OffsetDelete (47) v0.
 
 The rules are the coordinator's (`odradek.coordinator.offsets`); these handlers check topics
-against the catalog and translate to and from the wire messages.
+against the catalog and translate to and from the wire messages.  OffsetCommit imports the
+coordinator's values when it first runs, so a broker imports nothing of the coordinator before its
+first group request.
 
 - OffsetCommit: an empty group id gives INVALID_GROUP_ID for every partition; a partition of an
   unknown topic UNKNOWN_TOPIC_OR_PARTITION (v10, by topic id: UNKNOWN_TOPIC_ID); v2-4 may set a
@@ -20,9 +22,8 @@ against the catalog and translate to and from the wire messages.
 
 from __future__ import annotations
 
-from odradek.coordinator.coordinator import CommitPartition
-from odradek.coordinator.offsets import CommitIdentity
-from odradek.coordinator.records import OffsetCommitValue
+from typing import TYPE_CHECKING
+
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
 from odradek.security.acl import AclOperation, ResourceType
@@ -42,6 +43,9 @@ from odradek.wire.messages.offsets import (
     OffsetFetchResponseValue,
 )
 from odradek.wire.schema import ZERO_UUID
+
+if TYPE_CHECKING:
+    from odradek.coordinator.records import OffsetCommitValue
 
 _CommitTopic = OffsetCommitResponse.OffsetCommitResponseTopic
 _CommitPartition = _CommitTopic.OffsetCommitResponsePartition
@@ -94,6 +98,8 @@ def _commit_error(request: OffsetCommitRequestValue, code: ErrorCode) -> OffsetC
 
 @registry.api(OffsetCommitRequest, OffsetCommitResponse, "2-10", _commit_error)
 async def offset_commit(ctx: RequestContext, request: OffsetCommitRequestValue) -> OffsetCommitResponseValue:
+    from odradek.coordinator.messages import CommitIdentity, CommitPartition
+
     if not ctx.authorize(AclOperation.READ, ResourceType.GROUP, request.group_id):
         return _commit_error(request, ErrorCode.GROUP_AUTHORIZATION_FAILED)
     if not request.group_id:

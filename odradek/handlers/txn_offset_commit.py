@@ -16,8 +16,8 @@ error answers every partition the coordinator saw.
 
 from __future__ import annotations
 
-from odradek.coordinator.coordinator import CommitPartition
-from odradek.coordinator.offsets import CommitIdentity
+from typing import TYPE_CHECKING
+
 from odradek.coordinator.placement import OFFSETS_TOPIC
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
@@ -30,6 +30,10 @@ from odradek.wire.messages.txn import (
     TxnOffsetCommitResponse,
     TxnOffsetCommitResponseValue,
 )
+
+if TYPE_CHECKING:
+    from odradek.coordinator.messages import CommitPartition
+
 
 _Topic = TxnOffsetCommitResponse.TxnOffsetCommitResponseTopic
 _Partition = _Topic.TxnOffsetCommitResponsePartition
@@ -63,6 +67,8 @@ def _error(request: TxnOffsetCommitRequestValue, code: ErrorCode) -> TxnOffsetCo
 
 @registry.api(TxnOffsetCommitRequest, TxnOffsetCommitResponse, "0-6", _error)
 async def txn_offset_commit(ctx: RequestContext, request: TxnOffsetCommitRequestValue) -> TxnOffsetCommitResponseValue:
+    from odradek.coordinator.messages import CommitPartition
+
     if not ctx.authorize(AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactional_id):
         return _error(request, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
     if not ctx.authorize(AclOperation.READ, ResourceType.GROUP, request.group_id):
@@ -100,6 +106,8 @@ async def txn_offset_commit(ctx: RequestContext, request: TxnOffsetCommitRequest
 def _commit(
     ctx: RequestContext, request: TxnOffsetCommitRequestValue, accepted: list[tuple[tuple[int, int], CommitPartition]]
 ) -> list[ErrorCode]:
+    from odradek.coordinator.messages import CommitIdentity
+
     if not request.group_id:
         return [ErrorCode.INVALID_GROUP_ID] * len(accepted)
     if ctx.topics.get(OFFSETS_TOPIC) is None:

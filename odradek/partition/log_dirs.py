@@ -19,18 +19,21 @@ import logging
 import os
 from collections.abc import Awaitable, Callable, Generator, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from odradek.partition.service import Partitions
-from odradek.storage.cleaner import Job
 from odradek.storage.log_manager import LogManager
 from odradek.storage.partition_log import PartitionLog
 from odradek.wire.errors import ErrorCode
+
+if TYPE_CHECKING:
+    from odradek.storage.cleaner import Job
 
 __all__ = ["LogDirs", "StoredReplica"]
 
 log = logging.getLogger("odradek.partition.log_dirs")
 
-RunOffloaded = Callable[[Generator[Job, object, PartitionLog | None]], Awaitable[PartitionLog | None]]
+RunOffloaded = Callable[[Generator["Job", object, PartitionLog | None]], Awaitable[PartitionLog | None]]
 
 
 @dataclass(frozen=True, slots=True)

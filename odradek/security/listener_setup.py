@@ -5,6 +5,9 @@ Built once per listener at start-up from the broker's settings; a setting that c
 is given (`prepare`): its `ClientIdentity` (listener, protocol, advertised endpoint, and on a TLS
 listener with ``ssl.client.auth`` requested/required the certificate subject mapped by
 ``ssl.principal.mapping.rules``) and, on a SASL listener, a `SaslGate`.
+
+The SASL machinery and the certificate principal mapping are imported by the listeners that use
+them, so a broker with plain listeners only never loads them.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import logging
 import ssl
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from odradek.clock import Clock
 from odradek.config.broker import ConfigError
@@ -20,16 +23,14 @@ from odradek.security.java_order import hashmap_order, string_hash
 from odradek.security.limits import ConnectionLimits
 from odradek.security.listeners import ListenerSpec, listener_setting
 from odradek.security.principal import ClientIdentity, KafkaPrincipal
-from odradek.security.sasl.authenticator import SaslGate, SaslSettings
-from odradek.security.sasl.jaas import parse_jaas
-from odradek.security.sasl.mechanism import SaslServer
-from odradek.security.sasl.oauthbearer import OAuthBearerServer
-from odradek.security.sasl.plain import PlainServer
-from odradek.security.sasl.scram import ScramCredential, ScramServer
-from odradek.security.ssl_principal import MappingRules, subject_name
-from odradek.security.tls import client_auth, server_context
 from odradek.wire.errors import ErrorCode
 from odradek.wire.primitives import Part
+
+if TYPE_CHECKING:
+    from odradek.security.sasl.authenticator import SaslSettings
+    from odradek.security.sasl.mechanism import SaslServer
+    from odradek.security.sasl.scram import ScramCredential
+    from odradek.security.ssl_principal import MappingRules
 
 __all__ = ["SUPPORTED_MECHANISMS", "ListenerSecurity", "PreparedConnection"]
 
@@ -54,13 +55,15 @@ class PreparedConnection(Protocol):
     def abort(self, reason: str) -> None: ...
 
 
-ScramLookup = Callable[[str, str], ScramCredential | None]
+ScramLookup = Callable[[str, str], "ScramCredential | None"]
 ErrorAnswer = Callable[[bytearray, ErrorCode], list[Part] | None]
 
 
 def _jaas_options(security: Mapping[str, str], listener: str, mechanism: str) -> dict[str, str]:
     """Options of the JAAS config for ``mechanism`` on ``listener`` (Kafka's
     ``listener.name.<l>.<mechanism>.sasl.jaas.config``, then the unprefixed forms)."""
+    from odradek.security.sasl.jaas import parse_jaas
+
     key = f"{mechanism.lower()}.sasl.jaas.config"
     text = listener_setting(security, listener, key) or listener_setting(security, listener, "sasl.jaas.config")
     if text is None:
@@ -93,6 +96,9 @@ class ListenerSecurity:
         self._rules: MappingRules | None = None
         name = spec.name
         if spec.protocol.tls:
+            from odradek.security.ssl_principal import MappingRules
+            from odradek.security.tls import client_auth, server_context
+
             self.ssl_context = server_context(security, name)
             if client_auth(security, name) != "none":
                 self._rules = MappingRules(listener_setting(security, name, "ssl.principal.mapping.rules") or "DEFAULT")
@@ -106,6 +112,11 @@ class ListenerSecurity:
         max_request_bytes: int,
         scram: ScramLookup,
     ) -> SaslSettings:
+        from odradek.security.sasl.authenticator import SaslSettings
+        from odradek.security.sasl.oauthbearer import OAuthBearerServer
+        from odradek.security.sasl.plain import PlainServer
+        from odradek.security.sasl.scram import ScramServer
+
         name = self.spec.name
         text = listener_setting(security, name, "sasl.enabled.mechanisms", "GSSAPI") or ""
         wanted = [m.strip().upper() for m in text.split(",") if m.strip()]
@@ -163,10 +174,14 @@ class ListenerSecurity:
             ssl_object = connection.transport.get_extra_info("ssl_object") if connection.transport else None
             der = ssl_object.getpeercert(binary_form=True) if ssl_object is not None else None
             if der:
+                from odradek.security.ssl_principal import subject_name
+
                 try:
                     identity.principal = KafkaPrincipal("User", self._rules.map(subject_name(der)))
                 except ValueError as exc:
                     connection.abort(f"no principal for the client certificate: {exc}")
                     return
         if self._sasl is not None:
+            from odradek.security.sasl.authenticator import SaslGate
+
             connection.gate = SaslGate(connection, self._sasl, self._clock)

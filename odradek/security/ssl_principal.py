@@ -12,15 +12,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from cryptography import x509
-
 from odradek.config.broker import ConfigError
 
 __all__ = ["MappingRules", "subject_name"]
 
 
 def subject_name(der: bytes) -> str:
-    """The certificate's subject in RFC 2253/4514 form."""
+    """The certificate's subject in RFC 2253/4514 form.  (``cryptography`` is imported here, on the
+    first client certificate, so a broker without mutual TLS never loads it.)"""
+    from cryptography import x509
+
     return x509.load_der_x509_certificate(der).subject.rfc4514_string()
 
 

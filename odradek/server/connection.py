@@ -35,16 +35,18 @@ import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
-from odradek.security.gate import GateAnswer
 from odradek.security.principal import ClientIdentity
 from odradek.server.zerocopy import BUFFER_TYPES, SocketLike, write_parts
 from odradek.wire.errors import ProtocolViolation
 from odradek.wire.framing import FrameDecoder, FrameError
 from odradek.wire.primitives import Part
 
-__all__ = ["Connection", "Dispatch", "FrameGate", "GateAnswer", "Prepare"]
+if TYPE_CHECKING:
+    from odradek.security.gate import GateAnswer
+
+__all__ = ["Connection", "Dispatch", "FrameGate", "Prepare"]
 
 log = logging.getLogger("odradek.server")
 

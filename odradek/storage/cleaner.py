@@ -11,9 +11,9 @@ One pass over a log (`clean_steps`), as Kafka's cleaner does it:
    the first dirty batch is older than ``max.compaction.lag.ms``.
 3. Offset map: the last offset of every key in the dirty part, bounded like Kafka's
    (``log.cleaner.dedupe.buffer.size`` at 24 bytes per entry, filled up to
-   ``log.cleaner.io.buffer.load.factor``; see `CleanerConfig`).  When the dirty part holds
-   more keys, the map stops at the first record whose key does not fit, and that record's
-   offset ends this pass (the checkpoint): the next pass goes on from there.
+   ``log.cleaner.io.buffer.load.factor``; see `odradek.storage.cleaner_config`).  When the
+   dirty part holds more keys, the map stops at the first record whose key does not fit,
+   and that record's offset ends this pass (the checkpoint): the next pass goes on from there.
 4. Groups: the segments below the end are cut into runs of consecutive segments whose
    summed sizes fit ``segment.bytes``, whose summed index sizes fit ``segment.index.bytes``,
    and whose offsets stay within 2^31-1 of the run's base offset (Kafka's grouping); each
@@ -61,6 +61,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TypeVar, cast
 
+from odradek.storage.cleaner_config import CleanerConfig
 from odradek.storage.errors import CorruptSegmentError
 from odradek.storage.filesystem import FileHandle, FileSystem
 from odradek.storage.index_file import INT32_MAX
@@ -84,7 +85,7 @@ from odradek.wire.records.batch import BATCH_OVERHEAD, BatchHeader, iter_batches
 from odradek.wire.records.builder import ControlRecordType, build_batch, decode_batch, parse_control_record
 from odradek.wire.records.record import Record
 
-__all__ = ["BYTES_PER_ENTRY", "CleanResult", "CleanSteps", "CleanerConfig", "clean", "clean_steps", "run_inline"]
+__all__ = ["CleanResult", "CleanSteps", "Job", "clean", "clean_steps", "run_inline"]
 
 _log = logging.getLogger(__name__)
 _READ_CHUNK = 8 << 20
@@ -93,28 +94,9 @@ _FILE_SUFFIXES = (INDEX_SUFFIX, TIME_INDEX_SUFFIX, LOG_SUFFIX)
 _SWAPPED_SUFFIXES = (INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX, LOG_SUFFIX)
 """Every file a swap may rename (the transaction index exists only when it has entries)."""
 
-BYTES_PER_ENTRY = 24
-"""What one offset map entry costs in Kafka's accounting (a 16-byte MD5 of the key and an
-8-byte offset).  The map here holds the keys themselves, so its real memory use differs."""
-
 T = TypeVar("T")
 Job = Callable[[], object]
 CleanSteps = Generator[Job, object, "CleanResult | None"]
-
-
-@dataclass(frozen=True, slots=True)
-class CleanerConfig:
-    """The broker's cleaner settings (Kafka's names and defaults, one cleaner thread)."""
-
-    dedupe_buffer_size: int = 128 * 1024 * 1024
-    """``log.cleaner.dedupe.buffer.size``."""
-    load_factor: float = 0.9
-    """``log.cleaner.io.buffer.load.factor``: how full the offset map may get."""
-
-    @property
-    def max_keys(self) -> int:
-        """Distinct keys one pass may map (at least one, so every pass progresses)."""
-        return max(1, int(self.dedupe_buffer_size // BYTES_PER_ENTRY * self.load_factor))
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,6 @@ from __future__ import annotations
 import errno
 import os
 import posixpath
-import shutil
 from typing import Protocol
 
 __all__ = [
@@ -253,6 +252,8 @@ class OsFileSystem:
         os.remove(path)
 
     def rmtree(self, path: str) -> None:
+        import shutil  # with its archive codecs, only when a directory tree goes (not at start-up)
+
         shutil.rmtree(path)
 
     def rename(self, src: str, dst: str) -> None:

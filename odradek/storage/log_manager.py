@@ -46,6 +46,7 @@ import posixpath
 import uuid
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from odradek.clock import Clock
 from odradek.storage.checkpoint import (
@@ -55,7 +56,7 @@ from odradek.storage.checkpoint import (
     read_offset_checkpoint,
     write_offset_checkpoint,
 )
-from odradek.storage.cleaner import CleanerConfig, Job, clean_steps, run_inline
+from odradek.storage.cleaner_config import CleanerConfig
 from odradek.storage.errors import InconsistentTopicId, StorageError
 from odradek.storage.filesystem import FileSystem, write_file_atomic
 from odradek.storage.log_config import LogConfig
@@ -63,6 +64,9 @@ from odradek.storage.log_mover import copy_early, copy_rest
 from odradek.storage.partition_log import AppendListener, PartitionLog
 from odradek.storage.retention import delete_old_segments
 from odradek.storage.txn_cleaning import CleaningHints
+
+if TYPE_CHECKING:
+    from odradek.storage.cleaner import Job
 
 __all__ = [
     "CLEAN_SHUTDOWN_FILE",
@@ -311,6 +315,8 @@ class LogManager:
         """One compaction pass over one log at the clock's time, as the steps of
         `odradek.storage.cleaner.clean_steps` (its jobs may run on a worker thread); True when
         the log was cleaned.  The first dirty offset is checkpointed afterwards."""
+        from odradek.storage.cleaner import clean_steps  # imported by the first pass, not at start-up
+
         key = (topic, partition)
         log = self._logs.get(key)
         if log is None or not log.config.compact or key in self._moving:
@@ -336,6 +342,8 @@ class LogManager:
     def clean_logs(self) -> int:
         """One compaction pass over every compacted log, every step on this thread; return
         how many logs were cleaned."""
+        from odradek.storage.cleaner import run_inline
+
         return sum(run_inline(self.cleaning(topic, partition)) for topic, partition in self.compacted_logs())
 
     def delete_expired_segments(self) -> int:

@@ -20,10 +20,8 @@ from __future__ import annotations
 import asyncio
 import os
 import posixpath
-import shutil
-import tempfile
 import threading
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
@@ -36,6 +34,7 @@ from odradek.handlers.dispatch import Dispatcher
 from odradek.server.connection import Connection
 from odradek.server.listener import Listener
 from odradek.storage.filesystem import FileSystem, MemoryFileSystem, OsFileSystem, read_file
+from odradek.testing.loop_thread import LoopThread
 
 if TYPE_CHECKING:
     from odradek.emulation import ReleaseApis
@@ -131,6 +130,8 @@ class Runtime:
         if settings.storage == "memory":
             self._root = _MEMORY_DATA_DIR
         elif settings.data_dir is None:
+            import tempfile  # disk storage's helpers (tempfile, shutil) load only for disk storage
+
             self._root = tempfile.mkdtemp(prefix="odradek-")
         else:
             self._root = os.path.abspath(settings.data_dir)
@@ -194,6 +195,8 @@ class Runtime:
         for removal in self._removals:
             removal.join()
         if self._temporary:
+            import shutil
+
             shutil.rmtree(self._root, ignore_errors=True)
 
     async def _new_broker(self, snapshot: Snapshot | None) -> InternalBroker:
@@ -213,6 +216,8 @@ class Runtime:
 
     def _remove_soon(self, directory: str) -> None:
         """Move ``directory`` aside at once and delete it on a worker thread."""
+        import shutil
+
         doomed = f"{directory}.deleted-{self._generation}"
         os.replace(directory, doomed)
         removal = threading.Thread(target=shutil.rmtree, args=(doomed, True), daemon=True)
@@ -296,51 +301,24 @@ def _topic_names(broker: InternalBroker) -> Callable[[bytes], str | None]:
     return name
 
 
-class ThreadedRuntime:
+class ThreadedRuntime(LoopThread):
     """A `Runtime` on an event loop of its own thread; every method blocks the calling thread."""
 
     def __init__(self, settings: RuntimeSettings, timeout_s: float = 60.0) -> None:
-        self.runtime = Runtime(settings)
-        self._timeout_s = timeout_s
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="odradek-broker", daemon=True)
-
-    @property
-    def loop(self) -> asyncio.AbstractEventLoop:
-        return self._loop
+        self.runtime = Runtime(settings)  # first: bad settings raise before a loop exists
+        super().__init__("odradek-broker", timeout_s=timeout_s)
 
     def start(self) -> None:
-        self._thread.start()
+        super().start()
         try:
             self.run(self.runtime.open)
         except BaseException:
             self.stop()
             raise
 
-    def run(self, coroutine: Callable[[], Coroutine[Any, Any, T]]) -> T:
-        """``coroutine()`` on the broker's loop; its result (or exception) here."""
-        if threading.current_thread() is self._thread:
-            raise RuntimeError("a blocking broker call from the broker's own event loop thread")
-        return asyncio.run_coroutine_threadsafe(coroutine(), self._loop).result(self._timeout_s)
-
-    async def run_async(self, coroutine: Callable[[], Coroutine[Any, Any, T]]) -> T:
-        """``coroutine()`` on the broker's loop, awaited from another event loop."""
-        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coroutine(), self._loop))
-
-    def call(self, fn: Callable[[], T]) -> T:
-        """``fn()`` on the broker's loop (broker state is only touched there)."""
-
-        async def run() -> T:
-            return fn()
-
-        return self.run(run)
-
     def stop(self) -> None:
-        if self._thread.is_alive():
-            try:
+        try:
+            if self.running:
                 self.run(self.runtime.close)
-            finally:
-                self._loop.call_soon_threadsafe(self._loop.stop)
-                self._thread.join(self._timeout_s)
-        if not self._loop.is_closed() and not self._loop.is_running():
-            self._loop.close()
+        finally:
+            super().stop()

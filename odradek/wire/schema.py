@@ -18,6 +18,7 @@ Invariants:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -95,13 +96,16 @@ _PRIMITIVE_DEFAULTS: dict[Primitive, Any] = {
 class Versions:
     """An inclusive version range; ``high`` None means open-ended; an empty range has low > high.
 
-    Parsed from Kafka's notation: ``"3+"``, ``"0-12"``, ``"5"``, ``"none"``.
+    Parsed from Kafka's notation: ``"3+"``, ``"0-12"``, ``"5"``, ``"none"``.  The message
+    definitions parse the same few texts thousands of times at import, so each text is parsed once
+    and its (immutable) range shared.
     """
 
     low: int
     high: int | None
 
     @classmethod
+    @functools.cache
     def parse(cls, text: str) -> Versions:
         text = text.strip()
         if text == "none":

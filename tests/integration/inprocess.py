@@ -7,7 +7,8 @@ when the clock reaches its ``max_wait_ms``, so a consumer that reassigns partiti
 fetch is parked waits for the test too.  By default the broker runs on the system clock.
 
 ``call(fn)`` runs ``fn()`` on the broker's loop and returns its result, so a test never
-touches broker state from its own thread.  ``loop_factory`` picks the event loop (asyncio's by
+touches broker state from its own thread (the loop thread is `odradek.testing.loop_thread`'s,
+the one the embedded broker runs on).  ``loop_factory`` picks the event loop (asyncio's by
 default; ``uvloop.new_event_loop`` runs the broker on the loop ``odradek run`` uses); ``fs``
 replaces the disk under the partition logs (a test's injected faults).
 """
@@ -15,23 +16,23 @@ replaces the disk under the partition logs (a test's injected faults).
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
 
 from odradek.broker import Broker
 from odradek.clock import ManualClock, SystemClock
 from odradek.config import load_config
 from odradek.storage.filesystem import FileSystem
+from odradek.testing.loop_thread import LoopThread
 from tests.integration.rawclient import RawConnection
 
-T = TypeVar("T")
 
+class InProcessBroker(LoopThread):
+    """The broker itself (`odradek.broker.Broker`, with its own listeners) on the loop thread the
+    embedded broker runs on; ``broker`` is reached from the test through `call`."""
 
-class InProcessBroker:
     def __init__(
         self,
         data_dir: Path,
@@ -44,28 +45,21 @@ class InProcessBroker:
         self.clock = ManualClock(time.time_ns() // 1_000_000) if manual_clock else SystemClock()
         config = load_config(None, ["port=0", f"log.dirs={data_dir}", *(overrides or [])])
         self.broker = Broker(config, self.clock, fs)
-        self._loop = loop_factory()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        super().__init__("in-process-broker", timeout_s=30, loop_factory=loop_factory)
 
     def start(self) -> None:
-        self._thread.start()
-        asyncio.run_coroutine_threadsafe(self.broker.start(), self._loop).result(timeout=30)
+        super().start()
+        self.run(self.broker.start)
 
     @property
     def bootstrap(self) -> str:
         return f"127.0.0.1:{self.broker.port}"
 
-    def call(self, fn: Callable[[], T]) -> T:
-        async def run() -> T:
-            return fn()
-
-        return asyncio.run_coroutine_threadsafe(run(), self._loop).result(timeout=30)
-
     def stop(self) -> None:
-        asyncio.run_coroutine_threadsafe(self.broker.stop(), self._loop).result(timeout=30)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(timeout=30)
-        self._loop.close()
+        try:
+            self.run(self.broker.stop)
+        finally:
+            super().stop()
 
 
 @contextmanager

@@ -1,5 +1,6 @@
-"""Virtual time: the test freezes the broker's clock and advances it; group sessions expire at
-once, with no sleeping, for a raw member and for a real client's member."""
+"""Virtual time: the test freezes the broker's clock and advances it; group sessions, rebalance
+timeouts (``max.poll.interval.ms``), retention and offsets retention expire at once, with no
+sleeping, for raw members and for real clients."""
 
 from __future__ import annotations
 
@@ -7,23 +8,27 @@ from collections.abc import Callable
 from typing import Any
 
 import confluent_kafka
+import pytest
+from confluent_kafka.admin import AdminClient
 
 from odradek.wire.api import ApiKey
 from odradek.wire.errors import ErrorCode
-from odradek.wire.messages.groups import DeleteGroupsRequest, JoinGroupRequest, SyncGroupRequest
+from odradek.wire.messages.groups import DeleteGroupsRequest, HeartbeatRequest, JoinGroupRequest, SyncGroupRequest
 from tests.integration.rawclient import RawConnection
 from tests.testdouble.clients import consume
 
 SESSION_MS = 10_000
 
 
-def _stable_member(conn: RawConnection, group: str) -> None:
-    """One member, leader, synced (JoinGroup v3 needs no member id round trip)."""
+def _stable_member(
+    conn: RawConnection, group: str, session_ms: int = SESSION_MS, rebalance_ms: int = SESSION_MS
+) -> tuple[str, int]:
+    """One member, leader, synced (JoinGroup v3 needs no member id round trip): its id and generation."""
     Protocol = JoinGroupRequest.JoinGroupRequestProtocol
     join = JoinGroupRequest(
         group_id=group,
-        session_timeout_ms=SESSION_MS,
-        rebalance_timeout_ms=SESSION_MS,
+        session_timeout_ms=session_ms,
+        rebalance_timeout_ms=rebalance_ms,
         member_id="",
         protocol_type="consumer",
         protocols=[Protocol(name="range", metadata=b"")],
@@ -38,6 +43,7 @@ def _stable_member(conn: RawConnection, group: str) -> None:
         assignments=[Assignment(member_id=joined.member_id, assignment=b"a")],
     )
     assert conn.request(ApiKey.SYNC_GROUP, 1, sync).error_code == ErrorCode.NONE
+    return joined.member_id, joined.generation_id
 
 
 def _delete_group(conn: RawConnection, group: str) -> ErrorCode:
@@ -108,4 +114,89 @@ def test_retention_deletes_old_records_when_the_test_advances_past_it(
     assert reader.get_watermark_offsets(partition, timeout=10) == (0, 2)
     kafka_clean.clock.advance(6 * 60)  # past retention.ms and the next retention check (every 5 min)
     assert reader.get_watermark_offsets(partition, timeout=10) == (2, 2)
+    kafka_clean.clock.resume()
+
+
+def _heartbeat(conn: RawConnection, group: str, member_id: str, generation: int) -> ErrorCode:
+    beat = HeartbeatRequest(group_id=group, generation_id=generation, member_id=member_id)
+    return ErrorCode(conn.request(ApiKey.HEARTBEAT, 1, beat).error_code)
+
+
+def test_a_member_that_misses_the_rebalance_is_dropped_when_the_test_advances_past_max_poll_interval(
+    kafka_clean: Any,
+    kafka_topic: Callable[..., str],
+    group_id: str,
+    producer_factory: Callable[..., confluent_kafka.Producer],
+    consumer_factory: Callable[..., confluent_kafka.Consumer],
+) -> None:
+    """A consumer's ``max.poll.interval.ms`` is its rebalance timeout: a rebalance waits that long
+    for every member to rejoin, then goes on without the ones that did not (a consumer stuck
+    between two polls), on the broker's clock."""
+    topic = kafka_topic()
+    producer = producer_factory(kafka_clean.bootstrap_servers)
+    producer.produce(topic, b"for-whoever-owns-it")
+    assert producer.flush(10) == 0
+    conn = RawConnection(kafka_clean.bootstrap_servers)
+    try:
+        stuck, generation = _stable_member(conn, group_id, session_ms=60_000, rebalance_ms=20_000)
+        kafka_clean.clock.freeze()
+        settings = {
+            "group.id": group_id,
+            "max.poll.interval.ms": 20_000,
+            "session.timeout.ms": 10_000,
+            "heartbeat.interval.ms": 500,
+        }
+        newcomer = consumer_factory(kafka_clean.bootstrap_servers, **settings)
+        newcomer.subscribe([topic])
+        for _ in range(20):  # its JoinGroup starts a rebalance that waits for the stuck member
+            assert newcomer.poll(0.1) is None
+        kafka_clean.clock.advance(15)  # within the 20 s rebalance timeout: still waiting
+        for _ in range(10):
+            assert newcomer.poll(0.1) is None
+        assert _heartbeat(conn, group_id, stuck, generation) is ErrorCode.REBALANCE_IN_PROGRESS
+        kafka_clean.clock.advance(6)  # past it: the stuck member is dropped, the rebalance completes
+        assert consume(newcomer, 1) == [b"for-whoever-owns-it"]
+        assert _heartbeat(conn, group_id, stuck, generation) is ErrorCode.UNKNOWN_MEMBER_ID
+        kafka_clean.clock.resume()
+        newcomer.close()
+    finally:
+        conn.close()
+
+
+def _groups(bootstrap: str) -> set[str]:
+    admin = AdminClient({"bootstrap.servers": bootstrap})  # kept alive until the answer is in
+    listed = admin.list_consumer_groups(request_timeout=10).result()
+    assert not listed.errors, listed.errors
+    return {group.group_id for group in listed.valid}
+
+
+@pytest.mark.kafka(config={"offsets.retention.minutes": 1, "offsets.retention.check.interval.ms": 5000})
+def test_committed_offsets_expire_when_the_test_advances_past_offsets_retention(
+    kafka_clean: Any,
+    kafka_topic: Callable[..., str],
+    group_id: str,
+    producer_factory: Callable[..., confluent_kafka.Producer],
+    consumer_factory: Callable[..., confluent_kafka.Consumer],
+) -> None:
+    """An Empty group's offsets expire ``offsets.retention.minutes`` after it emptied, at the next
+    ``offsets.retention.check.interval.ms`` task; the group, left with none, goes with them."""
+    topic = kafka_topic()
+    producer = producer_factory(kafka_clean.bootstrap_servers)
+    producer.produce(topic, b"read-and-committed")
+    assert producer.flush(10) == 0
+    member = consumer_factory(kafka_clean.bootstrap_servers, **{"group.id": group_id, "enable.auto.commit": False})
+    member.subscribe([topic])
+    assert consume(member, 1) == [b"read-and-committed"]
+    member.commit(asynchronous=False)
+    member.close()  # the group is Empty from now on
+    kafka_clean.clock.freeze()
+    reader = consumer_factory(kafka_clean.bootstrap_servers, **{"group.id": group_id})
+    partition = confluent_kafka.TopicPartition(topic, 0)
+    assert reader.committed([partition], timeout=10)[0].offset == 1
+    kafka_clean.clock.advance(50)  # within the minute of retention
+    assert reader.committed([partition], timeout=10)[0].offset == 1
+    assert group_id in _groups(kafka_clean.bootstrap_servers)
+    kafka_clean.clock.advance(20)  # past it, and past the next check
+    assert reader.committed([partition], timeout=10)[0].offset == confluent_kafka.OFFSET_INVALID
+    assert group_id not in _groups(kafka_clean.bootstrap_servers)
     kafka_clean.clock.resume()

@@ -14,7 +14,8 @@ token is checked one of two ways, as Kafka's broker does:
 
 A refused token is answered, as Kafka does, with a JSON error challenge (``{"status":"invalid_token"}``);
 the client acknowledges it with ``\\x01`` and the exchange then fails with that JSON as the message.
-The token's expiry bounds the session (KIP-368).
+The token's expiry bounds the session (KIP-368).  ``pyjwt`` (and ``cryptography`` behind it) is
+imported by the first token checked, so a broker whose listeners offer no OAUTHBEARER never loads it.
 """
 
 from __future__ import annotations
@@ -24,8 +25,6 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import unquote, urlparse
-
-import jwt
 
 from odradek.clock import Clock
 from odradek.security.sasl.mechanism import SaslAuthenticationError
@@ -92,6 +91,8 @@ class OAuthBearerServer:
         return self._unsecured(token)
 
     def _unsecured(self, token: str) -> tuple[str, int] | None:
+        import jwt
+
         try:
             header = jwt.get_unverified_header(token)
             claims = jwt.decode(token, options={"verify_signature": False, "verify_exp": False})
@@ -116,6 +117,8 @@ class OAuthBearerServer:
         return name, expires_ms
 
     def _signed(self, token: str) -> tuple[str, int] | None:
+        import jwt
+
         url = urlparse(self._settings["sasl.oauthbearer.jwks.endpoint.url"])
         try:
             keys = jwt.PyJWKSet.from_json(Path(unquote(url.path)).read_text())

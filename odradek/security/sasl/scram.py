@@ -5,16 +5,16 @@ derived from the salted password a client sends in AlterUserScramCredentials (th
 sees or keeps a password).  Kafka's rules: the user name is the SCRAM ``saslname`` with ``=2C`` and
 ``=3D`` decoded; an authorization id, if any, must equal it; an unknown user, a wrong proof, a
 replayed or altered final message all fail with Kafka's generic message.
+
+``scramp`` (and what it brings: asn1crypto, importlib.metadata) is imported by the first exchange,
+so a broker whose listeners offer no SCRAM never loads it; deriving a credential imports only
+``hashlib`` and ``hmac``, when the first one is altered.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 from collections.abc import Callable
 from dataclasses import dataclass
-
-from scramp import ScramException, ScramMechanism
 
 from odradek.security.sasl.mechanism import SaslAuthenticationError
 
@@ -29,7 +29,7 @@ __all__ = [
 
 #: Kafka's ScramMechanism codes (DescribeUserScramCredentials, AlterUserScramCredentials).
 MECHANISMS = {1: "SCRAM-SHA-256", 2: "SCRAM-SHA-512"}
-_HASHES = {"SCRAM-SHA-256": hashlib.sha256, "SCRAM-SHA-512": hashlib.sha512}
+_HASHES = {"SCRAM-SHA-256": "sha256", "SCRAM-SHA-512": "sha512"}
 MIN_ITERATIONS = 4096
 MAX_ITERATIONS = 16384
 
@@ -47,10 +47,13 @@ def credential_from_salted_password(
 ) -> ScramCredential:
     """RFC 5802: ClientKey = HMAC(SaltedPassword, "Client Key"), StoredKey = H(ClientKey),
     ServerKey = HMAC(SaltedPassword, "Server Key")."""
+    import hashlib
+    import hmac
+
     digest = _HASHES[mechanism]
     client_key = hmac.new(salted_password, b"Client Key", digest).digest()
     server_key = hmac.new(salted_password, b"Server Key", digest).digest()
-    return ScramCredential(salt, digest(client_key).digest(), server_key, iterations)
+    return ScramCredential(salt, hashlib.new(digest, client_key).digest(), server_key, iterations)
 
 
 def _username(saslname: str) -> str:
@@ -61,6 +64,8 @@ class ScramServer:
     """One SCRAM exchange: client-first -> server-first, client-final -> server-final."""
 
     def __init__(self, mechanism: str, lookup: Callable[[str, str], ScramCredential | None]) -> None:
+        from scramp import ScramMechanism
+
         self.mechanism = mechanism
         self._lookup = lookup
         self._server = ScramMechanism(mechanism).make_server(self._auth_info)
@@ -86,6 +91,8 @@ class ScramServer:
         return None
 
     def evaluate(self, token: bytes) -> bytes:
+        from scramp import ScramException
+
         try:
             text = token.decode("utf-8")
         except UnicodeDecodeError:

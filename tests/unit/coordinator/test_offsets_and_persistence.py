@@ -5,8 +5,8 @@ from __future__ import annotations
 from harness import Harness
 
 from odradek.clock import ManualClock
-from odradek.coordinator.coordinator import CommitPartition, CoordinatorSettings, GroupCoordinator
-from odradek.coordinator.offsets import CommitIdentity
+from odradek.coordinator.coordinator import CoordinatorSettings, GroupCoordinator
+from odradek.coordinator.messages import CommitIdentity, CommitPartition
 from odradek.coordinator.rebalance import GroupSettings
 from odradek.coordinator.runtime import CoordinatorRuntime
 from odradek.coordinator.state import GroupState

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 from harness import Harness
 
-from odradek.coordinator.coordinator import CommitPartition
-from odradek.coordinator.offsets import CommitIdentity
+from odradek.coordinator.messages import CommitIdentity, CommitPartition
 from odradek.coordinator.results import Result, response_error, settle
 from odradek.coordinator.state import GroupState
 from odradek.wire.errors import ErrorCode

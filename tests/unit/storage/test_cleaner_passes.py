@@ -13,7 +13,8 @@ import pytest
 
 from odradek.clock import ManualClock
 from odradek.storage.checkpoint import CLEANER_OFFSET_CHECKPOINT, read_offset_checkpoint
-from odradek.storage.cleaner import BYTES_PER_ENTRY, CleanerConfig, Job, clean, clean_steps, run_inline
+from odradek.storage.cleaner import Job, clean, clean_steps, run_inline
+from odradek.storage.cleaner_config import BYTES_PER_ENTRY, CleanerConfig
 from odradek.storage.filesystem import write_file_atomic
 from odradek.storage.log_config import LogConfig
 from odradek.storage.log_manager import LogManager
