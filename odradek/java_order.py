@@ -12,14 +12,17 @@ answer entry for entry as Kafka does, odradek lists them in the same order.  Two
 - Scala 2.13's ``mutable.HashMap``: the same bucket index, but a bucket keeps its keys sorted by
   their spread hash (a signed int), and the table doubles as the size reaches three quarters.
 
-Hashes are Java's: ``String.hashCode`` (`odradek.java_hash`), ``Long.hashCode`` and Kafka's
-``TopicPartition.hashCode``.  Buckets that grow past eight keys become trees in Java; with the
-handful of keys an answer holds that never happens, and it is not modelled.
+Hashes are Java's: ``String.hashCode`` (`odradek.java_hash`; `string_hash` takes null as 0, as
+``Objects.hashCode`` does), ``Long.hashCode``, Kafka's ``TopicPartition.hashCode`` and
+``Map.hashCode`` (`map_hash`, which a ``ClientQuotaEntity`` uses as its own).  Buckets that grow
+past eight keys become trees in Java; with the handful of keys an answer holds that never
+happens, and it is not modelled.  The security layer (SASL mechanisms, quota entities, SCRAM
+users) and the transaction answers share this one module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TypeVar
 
 from odradek.java_hash import java_string_hash
@@ -27,7 +30,9 @@ from odradek.java_hash import java_string_hash
 __all__ = [
     "java_hash_order",
     "java_long_hash",
+    "map_hash",
     "scala_mutable_hash_order",
+    "string_hash",
     "topic_partition_hash",
 ]
 
@@ -44,6 +49,19 @@ def _int32(value: int) -> int:
 def topic_partition_hash(topic: str, partition: int) -> int:
     """Kafka's ``TopicPartition.hashCode``: ``31 * (31 + partition) + topic.hashCode()``."""
     return _int32(31 * (31 + partition) + java_string_hash(topic))
+
+
+def string_hash(text: str | None) -> int:
+    """``Objects.hashCode`` of a string: Java's ``String.hashCode``, 0 for null."""
+    return 0 if text is None else java_string_hash(text)
+
+
+def map_hash(entries: Mapping[str, str | None]) -> int:
+    """Java's ``Map.hashCode`` of a map of strings: the sum of ``key.hashCode() ^ value.hashCode()``."""
+    total = 0
+    for key, value in entries.items():
+        total += string_hash(key) ^ string_hash(value)
+    return _int32(total)
 
 
 def java_long_hash(value: int) -> int:

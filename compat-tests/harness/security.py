@@ -27,7 +27,7 @@ from harness.net import HOST, free_port
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.integration.certs import Certificates, make_certificates  # noqa: E402
+from tests.integration.certs import Certificates, make_certificates
 
 __all__ = ["PASSWORDS", "SCRAM_USERS", "SecuredProfile"]
 
@@ -46,7 +46,8 @@ _PROTOCOLS = {
 
 def _plain_jaas() -> str:
     users = " ".join(f'user_{name}="{password}"' for name, password in PASSWORDS.items())
-    return f'org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="admin-secret" {users};'
+    module = "org.apache.kafka.common.security.plain.PlainLoginModule"
+    return f'{module} required username="admin" password="admin-secret" {users};'
 
 
 @dataclass

@@ -12,7 +12,7 @@ As Kafka 4 answers them (checked with compat-tests/probes/security.py):
   entity, whole numbers for the byte rates, values above 0, a key once per entity and an entity once
   per request, else "Ignoring duplicate entity"); an accepted entity's changes apply durably at once
   unless ``validate_only``.  The answer
-  lists the entities in the order of Kafka's map of entities (`hashmap_order` of their hashes), each
+  lists the entities in the order of Kafka's map of entities (`java_hash_order` of their hashes), each
   entity's types in the order of its own map.  Needs ALTER_CONFIGS on the cluster.
 """
 
@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
+from odradek.java_order import java_hash_order, map_hash, string_hash
 from odradek.security.acl import AclOperation
-from odradek.security.java_order import hashmap_order, map_hash, string_hash
 from odradek.security.quota_store import INTEGER_KEYS, KEYS_BY_TYPE, Entity, entity_text, validate_entity
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.quotas import (
@@ -98,7 +98,7 @@ def _parse_filter(request: DescribeClientQuotasRequestValue) -> tuple[dict[str, 
 
 def _entity_list(entity: Entity) -> list[tuple[str, str | None]]:
     entries = dict(entity)
-    return [(kind, entries[kind]) for kind in hashmap_order(entries, string_hash)]
+    return [(kind, entries[kind]) for kind in java_hash_order(entries, string_hash)]
 
 
 @registry.api(DescribeClientQuotasRequest, DescribeClientQuotasResponse, "0-1", _describe_error)
@@ -124,7 +124,7 @@ async def describe_client_quotas(
             _DescribeEntry(
                 entity=[_DescribeEntry.EntityData(entity_type=k, entity_name=n) for k, n in _entity_list(entity)],
                 values=[
-                    _DescribeEntry.ValueData(key=key, value=values[key]) for key in hashmap_order(values, string_hash)
+                    _DescribeEntry.ValueData(key=key, value=values[key]) for key in java_hash_order(values, string_hash)
                 ],
             )
         )
@@ -187,7 +187,7 @@ async def alter_client_quotas(
             changes[entity] = ops
     if changes and not request.validate_only:
         ctx.security.quotas.apply(changes)
-    ordered = hashmap_order(outcome, lambda entity: map_hash(dict(entity)))
+    ordered = java_hash_order(outcome, lambda entity: map_hash(dict(entity)))
     return AlterClientQuotasResponse(
         entries=[
             _AlterEntry(

@@ -9,7 +9,7 @@ As Kafka 4's controller and metadata cache answer them (checked with compat-test
   first (empty name UNACCEPTABLE_CREDENTIAL, unknown mechanism UNSUPPORTED_SASL_MECHANISM, a credential
   that does not exist RESOURCE_NOT_FOUND), then upsertions (iterations 4096..16384, an empty salted
   password UNKNOWN_SERVER_ERROR as Kafka's key derivation fails on it); the results come in the order
-  of Kafka's map of users (`hashmap_order`).  Needs ALTER on the cluster.  Every accepted change is
+  of Kafka's map of users (`java_hash_order`).  Needs ALTER on the cluster.  Every accepted change is
   applied at once, durably, then answered.
 """
 
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
+from odradek.java_order import java_hash_order, string_hash
 from odradek.security.acl import AclOperation
-from odradek.security.java_order import hashmap_order, string_hash
 from odradek.security.sasl.scram import (
     MAX_ITERATIONS,
     MECHANISMS,
@@ -61,7 +61,7 @@ async def describe_user_scram_credentials(
     users = ctx.security.scram.users()
     results = []
     if not request.users:
-        for user in hashmap_order(users, string_hash):
+        for user in java_hash_order(users, string_hash):
             results.append(_described(user, users[user]))
     else:
         names = [u.name for u in request.users]
@@ -159,6 +159,6 @@ async def alter_user_scram_credentials(
     return AlterUserScramCredentialsResponse(
         results=[
             _AlterResult(user=name, error_code=errors[name][0], error_message=errors[name][1])
-            for name in hashmap_order(errors, string_hash)
+            for name in java_hash_order(errors, string_hash)
         ]
     )

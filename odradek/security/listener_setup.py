@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from odradek.clock import Clock
 from odradek.config.broker import ConfigError
-from odradek.security.java_order import hashmap_order, string_hash
+from odradek.java_order import java_hash_order, string_hash
 from odradek.security.limits import ConnectionLimits
 from odradek.security.listeners import ListenerSpec, listener_setting
 from odradek.security.principal import ClientIdentity, KafkaPrincipal
@@ -121,7 +121,7 @@ class ListenerSecurity:
         text = listener_setting(security, name, "sasl.enabled.mechanisms", "GSSAPI") or ""
         wanted = [m.strip().upper() for m in text.split(",") if m.strip()]
         # Kafka offers them in the order of its map of mechanisms.
-        mechanisms = tuple(hashmap_order(dict.fromkeys(m for m in wanted if m in SUPPORTED_MECHANISMS), string_hash))
+        mechanisms = tuple(java_hash_order(dict.fromkeys(m for m in wanted if m in SUPPORTED_MECHANISMS), string_hash))
         for dropped in (m for m in wanted if m not in SUPPORTED_MECHANISMS):
             log.warning("listener %s: SASL mechanism %s is not supported and is not offered", name, dropped)
         if not mechanisms:

@@ -18,7 +18,7 @@ import json
 from collections.abc import Mapping
 
 from odradek.config.broker import ConfigError
-from odradek.security.java_order import hashmap_order, string_hash
+from odradek.java_order import java_hash_order, string_hash
 from odradek.storage.filesystem import FileSystem, read_file, write_file_atomic
 
 __all__ = ["INTEGER_KEYS", "KEYS_BY_TYPE", "QUOTAS_FILE", "Entity", "QuotaStore", "entity_text", "validate_entity"]
@@ -37,7 +37,7 @@ Entity = tuple[tuple[str, str | None], ...]
 def entity_text(entity: Entity) -> str:
     """Kafka's ``ClientQuotaEntity.toString``: ``ClientQuotaEntity(entries={type=name, ...})``."""
     entries = dict(entity)
-    inside = ", ".join(f"{kind}={entries[kind]}" for kind in hashmap_order(entries, string_hash))
+    inside = ", ".join(f"{kind}={entries[kind]}" for kind in java_hash_order(entries, string_hash))
     return f"ClientQuotaEntity(entries={{{inside}}})"
 
 

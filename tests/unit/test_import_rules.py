@@ -55,6 +55,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "odradek.config",
         "odradek.storage.filesystem",
         "odradek.java_hash",
+        "odradek.java_order",
     ),
     "odradek.coordinator": (
         "odradek.wire",

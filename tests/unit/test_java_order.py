@@ -1,0 +1,51 @@
+"""The Java hash-table orders odradek answers in, against what a JVM printed for the same keys."""
+
+from __future__ import annotations
+
+from odradek.java_hash import java_string_hash
+from odradek.java_order import java_hash_order, map_hash, string_hash
+
+
+def test_a_hash_set_of_strings_iterates_as_java_does() -> None:
+    keys = [
+        "topic-10",
+        "topic-2",
+        "Aa",
+        "BB",
+        "zeta",
+        "alpha",
+        "SCRAM-SHA-512",
+        "PLAIN",
+        "OAUTHBEARER",
+        "SCRAM-SHA-256",
+    ]
+    # java.util.HashSet after adding the keys in this order, as printed by Java 17
+    expected = [
+        "Aa",
+        "BB",
+        "zeta",
+        "SCRAM-SHA-512",
+        "PLAIN",
+        "SCRAM-SHA-256",
+        "alpha",
+        "OAUTHBEARER",
+        "topic-2",
+        "topic-10",
+    ]
+    assert java_hash_order(keys, java_string_hash) == expected
+
+
+def test_a_set_past_three_quarters_of_sixteen_doubles_its_table() -> None:
+    keys = [f"t{i}" for i in range(20)]
+    expected = "t4 t5 t6 t7 t8 t9 t10 t12 t11 t14 t13 t16 t15 t18 t17 t0 t1 t19 t2 t3".split()
+    assert java_hash_order(keys, java_string_hash) == expected
+
+
+def test_a_repeated_key_keeps_its_first_place() -> None:
+    assert java_hash_order(["b", "a", "b"], java_string_hash) == java_hash_order(["b", "a"], java_string_hash)
+
+
+def test_map_hash_is_javas_with_null_values() -> None:
+    assert map_hash({"user": "alice", "client-id": None}) == -1807702104
+    assert map_hash({"user": None}) == 3599307
+    assert string_hash(None) == 0
