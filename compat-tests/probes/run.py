@@ -28,6 +28,7 @@ sys.path[:0] = [str(COMPAT), str(COMPAT.parent)]
 
 from harness.broker import launchers  # noqa: E402
 
+from probes.batch_shapes import SEQUENCES as BATCH_SHAPE_SEQUENCES  # noqa: E402
 from probes.configs import SEQUENCES as CONFIG_SEQUENCES  # noqa: E402
 from probes.fetch_sessions import SEQUENCES as FETCH_SEQUENCES  # noqa: E402
 from probes.groups import SEQUENCES as GROUP_SEQUENCES  # noqa: E402
@@ -47,6 +48,7 @@ SEQUENCES = {
     **CONFIG_SEQUENCES,
     **IDEMPOTENCE_SEQUENCES,
     **VERSION_SEQUENCES,
+    **BATCH_SHAPE_SEQUENCES,
 }
 REPORT_DIR = COMPAT / "report"
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")

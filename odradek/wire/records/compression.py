@@ -72,6 +72,10 @@ GZIP_DEFAULT_LEVEL = 6
 LZ4_DEFAULT_LEVEL = 9
 ZSTD_DEFAULT_LEVEL = 3
 
+# The gzip header's OS byte (RFC 1952): zlib writes its build's OS, Java (and so Kafka) 255.
+_GZIP_OS_OFFSET = 9
+_GZIP_OS_UNKNOWN = 0xFF
+
 _XERIAL_MAGIC = b"\x82SNAPPY\x00"
 _XERIAL_HEADER = struct.Struct(">8sii")
 _XERIAL_VERSION = 1
@@ -84,7 +88,9 @@ def compress(codec: int, data: Data, level: int | None = None) -> bytes:
     if codec == CompressionType.NONE:
         return bytes(data)
     if codec == CompressionType.GZIP:
-        return zlib.compress(data, GZIP_DEFAULT_LEVEL if level is None else level, wbits=31)
+        member = bytearray(zlib.compress(data, GZIP_DEFAULT_LEVEL if level is None else level, wbits=31))
+        member[_GZIP_OS_OFFSET] = _GZIP_OS_UNKNOWN  # as Java's GZIPOutputStream writes it
+        return bytes(member)
     if codec == CompressionType.SNAPPY:
         return _snappy_xerial_compress(data)
     if codec == CompressionType.LZ4:
