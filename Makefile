@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DATA_DIR ?= ./data
 
-.PHONY: run test lint typecheck compat compat-deps probes bench clean
+.PHONY: run test lint typecheck compat compat-deps probes bench fuzz clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -69,5 +69,11 @@ emulation-capture: $(STAMP)
 bench: $(STAMP) $(BENCH_STAMP)
 	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
 
+# Coverage-guided fuzzing of every decoder family (atheris), FUZZ_RUNS executions each (a short run
+# is part of `make test`); crash inputs and logs land in .fuzz/<family>/, the summary in .fuzz/summary.json.
+FUZZ_RUNS ?= 1000000
+fuzz: $(STAMP)
+	$(BIN)/python -m tests.fuzz.campaign --runs $(FUZZ_RUNS) --summary .fuzz/summary.json $(FUZZ_ARGS)
+
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache
+	rm -rf $(VENV) .mypy_cache .ruff_cache .fuzz
