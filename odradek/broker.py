@@ -33,6 +33,7 @@ from odradek.handlers.registry import Registry
 from odradek.partition.service import Partitions
 from odradek.partition.topics import Topics
 from odradek.scheduler import Scheduler, Timer
+from odradek.server.backpressure import RequestMemory
 from odradek.server.listener import Listener
 from odradek.storage.cleaner import CleanerConfig, Job
 from odradek.storage.filesystem import FileSystem, OsFileSystem
@@ -114,6 +115,8 @@ class Broker:
         self.topics: Topics
         self._listener: Listener | None = None
         self._listen_on = (config.host, config.port, config.socket_request_max_bytes)
+        #: Bytes of requests received and not yet answered, over every connection (``queued.max.request.bytes``).
+        self.request_memory = RequestMemory(config.queued_max_request_bytes)
         self.fetch_sessions = FetchSessionCache(config.max_incremental_fetch_session_cache_slots)
         self._background_syncs: set[asyncio.Future[None]] = set()
         self.producer_ids: ProducerIdAllocator
@@ -162,7 +165,7 @@ class Broker:
             clock=self.clock,
         )
         dispatcher = Dispatcher(services, self.registry)
-        self._listener = Listener(dispatcher, dispatcher.may_wait, *self._listen_on)
+        self._listener = Listener(dispatcher, dispatcher.may_wait, *self._listen_on, memory=self.request_memory)
         await self._listener.start()
         if self.config.advertised_port is None and self.config.port == 0:
             self.config = dataclasses.replace(self.config, advertised_port=self.port)

@@ -5,11 +5,13 @@ request is received into its own bytearray without intermediate copies.
 
 Kafka answers the requests of one connection strictly in the order they arrived; this
 connection processes its frames one at a time from a queue, which gives that order and lets a
-client pipeline as many requests as it likes.  Reading pauses while too many bytes of frames
-wait, so a fast producer cannot make the broker buffer without bound.  Writing is bounded the
-same way: while the transport says its buffer is full (`pause_writing`), the next request waits,
-as Kafka mutes a connection until its answer is sent, so a client that pipelines fetches but
-reads slowly holds at most one answer beyond the transport's high-water mark.
+client pipeline requests.  Reading pauses (`odradek.server.backpressure`) while the queue is
+long, while request memory is spent, and while the transport says its write buffer is full
+(`pause_writing`): then the next request also waits, as Kafka mutes a connection until its
+answer is sent, so a client that pipelines without reading holds at most one answer beyond the
+transport's high-water mark and a bounded queue, and the rest stays in its own socket buffers.
+Every frame's bytes are reserved in the listener's `RequestMemory` from its size prefix
+(`odradek.wire.framing`) until its answer is built.
 
 A frame the dispatcher refuses (ProtocolViolation) closes this connection only, with one log line.
 
@@ -28,6 +30,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import cast
 
+from odradek.server.backpressure import MAX_QUEUED_BYTES, MAX_QUEUED_FRAMES, Hold, ReadHolds, RequestMemory
 from odradek.server.zerocopy import BUFFER_TYPES, SocketLike, write_parts
 from odradek.wire.errors import ProtocolViolation
 from odradek.wire.framing import FrameDecoder, FrameError
@@ -36,8 +39,6 @@ from odradek.wire.primitives import Part
 __all__ = ["Connection", "Dispatch"]
 
 log = logging.getLogger("odradek.server")
-
-_PAUSE_AT_BYTES = 64 * 1024 * 1024
 
 
 Dispatch = Callable[[bytearray, "Connection"], Awaitable[list[Part] | None]]
@@ -53,16 +54,25 @@ class Connection(asyncio.BufferedProtocol):
     """asyncio protocol for one socket; see the module docstring for the ordering invariant."""
 
     def __init__(
-        self, dispatch: Dispatch, may_wait: MayWait, max_frame_bytes: int, on_close: Callable[[Connection], None]
+        self,
+        dispatch: Dispatch,
+        may_wait: MayWait,
+        max_frame_bytes: int,
+        on_close: Callable[[Connection], None],
+        *,
+        read_buffer: bytearray | None = None,
+        memory: RequestMemory | None = None,
     ) -> None:
         self._dispatch = dispatch
         self._may_wait = may_wait
-        self._decoder = FrameDecoder(max_frame_bytes)
+        self._memory = RequestMemory(-1) if memory is None else memory
+        self._decoder = FrameDecoder(max_frame_bytes, read_buffer, self._memory.try_reserve)
+        self._holds = ReadHolds()
         self._on_close = on_close
         self._pending: deque[bytearray] = deque()
         self._pending_bytes = 0
+        self._in_hand = 0  # bytes of the frame taken off the queue and not answered yet
         self._worker: asyncio.Task[None] | None = None
-        self._paused = False
         self._writable = asyncio.Event()
         self._writable.set()
         self.transport: asyncio.Transport | None = None
@@ -72,13 +82,16 @@ class Connection(asyncio.BufferedProtocol):
 
     def pause_writing(self) -> None:
         self._writable.clear()
+        self._holds.hold(Hold.ANSWERS)
 
     def resume_writing(self) -> None:
         self._writable.set()
+        self._holds.release(Hold.ANSWERS)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # uvloop's transports implement asyncio.Transport without subclassing it.
         self.transport = cast(asyncio.Transport, transport)
+        self._holds.attach(self.transport)
         if transport.get_extra_info("sslcontext") is None:  # a TLS transport's socket is not ours to write
             self._socket = transport.get_extra_info("socket")
         peer = transport.get_extra_info("peername")
@@ -93,16 +106,47 @@ class Connection(asyncio.BufferedProtocol):
         except FrameError as exc:
             self.abort(str(exc))
             return
-        if not frames:
+        self._enqueue(frames)
+        if self._decoder.blocked and not self._holds.holds(Hold.MEMORY):
+            self._holds.hold(Hold.MEMORY)
+            self._memory.wait(self._memory_available)
+
+    def _enqueue(self, frames: list[bytearray]) -> None:
+        if not frames or self.closed:
             return
         for body in frames:
             self._pending.append(body)
             self._pending_bytes += len(body)
-        if self._pending_bytes > _PAUSE_AT_BYTES and not self._paused and self.transport is not None:
-            self.transport.pause_reading()
-            self._paused = True
+        if len(self._pending) >= MAX_QUEUED_FRAMES or self._pending_bytes >= MAX_QUEUED_BYTES:
+            self._holds.hold(Hold.QUEUE)
         if self._worker is None or self._worker.done():
             self._worker = asyncio.get_running_loop().create_task(self._work())
+
+    def _dequeued(self, body: bytearray) -> None:
+        self._pending_bytes -= len(body)
+        self._in_hand = len(body)
+        if len(self._pending) <= MAX_QUEUED_FRAMES // 2 and self._pending_bytes <= MAX_QUEUED_BYTES // 2:
+            self._holds.release(Hold.QUEUE)
+
+    def _answered(self) -> None:
+        """The frame in hand is answered (or dropped): its bytes go back to request memory."""
+        self._memory.release(self._in_hand)
+        self._in_hand = 0
+
+    def _memory_available(self) -> None:
+        """Request memory was released: the frame held back may now be received."""
+        if self.closed:
+            return
+        try:
+            frames = self._decoder.resume()
+        except FrameError as exc:
+            self.abort(str(exc))
+            return
+        self._enqueue(frames)
+        if self._decoder.blocked:
+            self._memory.wait(self._memory_available)
+        else:
+            self._holds.release(Hold.MEMORY)
 
     async def _work(self) -> None:
         """Answer the queued requests in order.  Responses to pipelined requests are written
@@ -114,10 +158,7 @@ class Connection(asyncio.BufferedProtocol):
         try:
             while self._pending and not self.closed:
                 body = self._pending.popleft()
-                self._pending_bytes -= len(body)
-                if self._paused and self._pending_bytes < _PAUSE_AT_BYTES // 2 and self.transport is not None:
-                    self.transport.resume_reading()
-                    self._paused = False
+                self._dequeued(body)
                 if out and (self._may_wait(body) or not self._writable.is_set()):
                     self._send(out)
                     out, out_bytes = [], 0
@@ -126,7 +167,10 @@ class Connection(asyncio.BufferedProtocol):
                     if self.closed:
                         return
                 try:
-                    response = await self._dispatch(body, self)
+                    try:
+                        response = await self._dispatch(body, self)
+                    finally:
+                        self._answered()
                 except ProtocolViolation as exc:
                     self.abort(str(exc))
                     return
@@ -176,6 +220,14 @@ class Connection(asyncio.BufferedProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
         self._writable.set()
+        self._return_request_memory()
         if self._worker is not None and not self._worker.done():
             self._worker.cancel()
         self._on_close(self)
+
+    def _return_request_memory(self) -> None:
+        """Release what the frames never dispatched, and the one being received, reserved."""
+        self._memory.forget(self._memory_available)
+        self._memory.release(self._pending_bytes + self._in_hand + self._decoder.reserved_in_progress())
+        self._pending.clear()
+        self._pending_bytes = self._in_hand = 0

@@ -1,11 +1,16 @@
-"""The TCP listener: accepts connections and hands each one a `Connection`."""
+"""The TCP listener: accepts connections and hands each one a `Connection`.
+
+Its connections share one read buffer (`odradek.wire.framing`: the loop runs one read at a time)
+and the broker's `RequestMemory`."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 
+from odradek.server.backpressure import RequestMemory
 from odradek.server.connection import Connection, Dispatch, MayWait
+from odradek.wire.framing import DEFAULT_READ_BYTES
 
 __all__ = ["Listener"]
 
@@ -13,7 +18,18 @@ log = logging.getLogger("odradek.server")
 
 
 class Listener:
-    def __init__(self, dispatch: Dispatch, may_wait: MayWait, host: str, port: int, max_frame_bytes: int) -> None:
+    def __init__(
+        self,
+        dispatch: Dispatch,
+        may_wait: MayWait,
+        host: str,
+        port: int,
+        max_frame_bytes: int,
+        *,
+        memory: RequestMemory | None = None,
+    ) -> None:
+        self.memory = RequestMemory(-1) if memory is None else memory
+        self._read_buffer = bytearray(DEFAULT_READ_BYTES)
         self._dispatch = dispatch
         self._may_wait = may_wait
         self._host = host
@@ -30,7 +46,14 @@ class Listener:
         return int(self._server.sockets[0].getsockname()[1])
 
     def _new_connection(self) -> Connection:
-        conn = Connection(self._dispatch, self._may_wait, self._max_frame_bytes, self.connections.discard)
+        conn = Connection(
+            self._dispatch,
+            self._may_wait,
+            self._max_frame_bytes,
+            self.connections.discard,
+            read_buffer=self._read_buffer,
+            memory=self.memory,
+        )
         self.connections.add(conn)
         return conn
 

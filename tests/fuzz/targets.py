@@ -347,7 +347,8 @@ def fuzz_compression(data: bytes) -> bytes | None:
 # ---- frames --------------------------------------------------------------------------------
 
 _FRAME_LIMIT = 300
-_SCRATCH = 64
+_READ_BUFFER = 64
+_CHUNK = 40
 
 
 def _reference_frames(stream: bytes) -> tuple[list[bytes], bool]:
@@ -366,19 +367,32 @@ def _reference_frames(stream: bytes) -> tuple[list[bytes], bool]:
 
 
 def fuzz_frames(data: bytes) -> bytes | None:
-    """One byte seeding how reads are split, then a byte stream: the frames cut from reads of
-    those sizes (through a small scratch buffer, so frames larger than it take the in-place
-    path) must be the frames of the whole stream, and a bad size prefix must be refused."""
+    """One byte seeding how reads are split and which reservations are refused, then a byte
+    stream: the frames cut from reads of those sizes (through a small read buffer and small
+    chunks, so every path is taken: whole in a read, read in place, chunked, held back by a
+    refused reservation and resumed) must be the frames of the whole stream, their
+    reservations must add up to their sizes, and a bad size prefix must be refused."""
     if not data:
         return None
     rng = random.Random(data[0])
     stream = data[1:]
     expected, refused = _reference_frames(stream)
-    decoder = FrameDecoder(_FRAME_LIMIT, scratch_bytes=_SCRATCH)
+    granted: list[int] = []
+
+    def reserve(size: int) -> bool:
+        if rng.random() < 0.2:
+            return False
+        granted.append(size)
+        return True
+
+    decoder = FrameDecoder(_FRAME_LIMIT, read_buffer=bytearray(_READ_BUFFER), reserve=reserve, chunk_bytes=_CHUNK)
     got: list[bytes] = []
     view = memoryview(stream)
     try:
-        while view:
+        while view or decoder.blocked:
+            if decoder.blocked:
+                got.extend(bytes(f) for f in decoder.resume())
+                continue
             target = decoder.get_buffer()
             if not target:
                 raise RoundTripError("the frame decoder offered an empty buffer")
@@ -396,6 +410,8 @@ def fuzz_frames(data: bytes) -> bytes | None:
         raise RoundTripError("a bad size prefix was accepted")
     if got != expected:
         raise RoundTripError(f"cut {len(got)} frames, expected {len(expected)}")
+    if sum(granted) != sum(len(f) for f in got) + decoder.reserved_in_progress():
+        raise RoundTripError("reservations do not add up to the frames received")
     return b"".join(expected)
 
 

@@ -1,0 +1,107 @@
+"""When a connection stops reading: its answers back up, its queue is long, or request memory is spent.
+
+`ReadHolds` keeps, per connection, the reasons reading is paused; the transport reads again
+only when none is left, so the reasons never undo each other:
+
+- ``ANSWERS``: the transport's write buffer is over its high-water mark (the client does not read
+  its answers).  Kafka mutes such a channel; a client that pipelines without reading then fills
+  its own socket buffers, not the broker's memory.
+- ``QUEUE``: the requests read but not yet answered reach `MAX_QUEUED_FRAMES` or
+  `MAX_QUEUED_BYTES`; released at half of each.
+- ``MEMORY``: the broker-wide `RequestMemory` refused to reserve the next frame's bytes.
+
+`RequestMemory` is Kafka's ``queued.max.request.bytes``: the bytes of requests being received,
+queued or processed, over every connection.  A reservation is granted while the total is under
+the limit, so it exceeds the limit by at most one reservation (a frame up to
+``socket.request.max.bytes``, or one chunk of a larger one, `odradek.wire.framing`); a refused
+connection waits, in arrival order, until released bytes bring the total under the limit.  The
+limit -1 (Kafka's default), or any limit of 0 or less, grants everything and only counts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import deque
+from collections.abc import Callable
+from enum import Enum
+
+__all__ = ["MAX_QUEUED_BYTES", "MAX_QUEUED_FRAMES", "Hold", "ReadHolds", "RequestMemory"]
+
+MAX_QUEUED_FRAMES = 128
+MAX_QUEUED_BYTES = 4 * 1024 * 1024
+
+
+class Hold(Enum):
+    ANSWERS = "answers back up"
+    QUEUE = "queue full"
+    MEMORY = "request memory spent"
+
+
+class ReadHolds:
+    """The reasons one connection's transport is not reading (module docstring)."""
+
+    __slots__ = ("_held", "_transport")
+
+    def __init__(self) -> None:
+        self._transport: asyncio.Transport | None = None
+        self._held: set[Hold] = set()
+
+    def attach(self, transport: asyncio.Transport) -> None:
+        self._transport = transport
+        if self._held:
+            transport.pause_reading()
+
+    def hold(self, reason: Hold) -> None:
+        if reason in self._held:
+            return
+        if not self._held and self._transport is not None and not self._transport.is_closing():
+            self._transport.pause_reading()
+        self._held.add(reason)
+
+    def release(self, reason: Hold) -> None:
+        if reason not in self._held:
+            return
+        self._held.discard(reason)
+        if not self._held and self._transport is not None and not self._transport.is_closing():
+            self._transport.resume_reading()
+
+    def holds(self, reason: Hold) -> bool:
+        return reason in self._held
+
+    @property
+    def reading(self) -> bool:
+        return not self._held
+
+
+class RequestMemory:
+    """Bytes of requests held over every connection, against ``queued.max.request.bytes``."""
+
+    __slots__ = ("_waiters", "limit", "used")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.used = 0
+        self._waiters: deque[Callable[[], None]] = deque()
+
+    def try_reserve(self, size: int) -> bool:
+        """Reserve ``size`` bytes if the total is under the limit (Kafka's non-strict pool)."""
+        if self.limit > 0 and self.used >= self.limit:
+            return False
+        self.used += size
+        return True
+
+    def release(self, size: int) -> None:
+        """Give ``size`` reserved bytes back and wake waiters while the total is under the limit."""
+        self.used -= size
+        while self._waiters and (self.limit <= 0 or self.used < self.limit):
+            self._waiters.popleft()()
+
+    def wait(self, wake: Callable[[], None]) -> None:
+        """Call ``wake`` (once) when released bytes bring the total under the limit."""
+        self._waiters.append(wake)
+
+    def forget(self, wake: Callable[[], None]) -> None:
+        """Drop a waiter that no longer wants waking (its connection closed)."""
+        with contextlib.suppress(ValueError):
+            self._waiters.remove(wake)
