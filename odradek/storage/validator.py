@@ -22,8 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import Enum
 
-from odradek.wire.records.batch import BatchHeader
-from odradek.wire.records.builder import build_batch, decode_batch
+from odradek.wire.records.batch import BatchHeader, verify_batch
+from odradek.wire.records.builder import build_batch, decode_batch, iter_records
 
 __all__ = ["RecordRefusal", "Refusal", "batch_shape_error", "check_records", "recompress", "target_codec"]
 
@@ -82,19 +82,16 @@ def check_records(
     needs_records = too_new or (check_time and before_max_ms != UNBOUNDED) or compacted
     if not needs_records:
         return None
-    _, records = decode_batch(batch)
-    if compacted and not header.is_control:
-        keyless = tuple(
-            (i, f"Compacted topic cannot accept message without key in topic partition {partition_name}")
-            for i, record in enumerate(records)
-            if record.key is None
-        )
-        if keyless:
-            return RecordRefusal(Refusal.INVALID_RECORD, _summary(keyless), keyless)
-    if not check_time:
-        return None
+    verify_batch(batch)
+    keyless: list[tuple[int, str]] = []
+    no_key = f"Compacted topic cannot accept message without key in topic partition {partition_name}"
     bad = []
-    for i, record in enumerate(records):
+    # One record at a time: a batch of millions of tiny records is never held as objects.
+    for i, record in enumerate(iter_records(batch, header)):
+        if compacted and not header.is_control and record.key is None:
+            keyless.append((i, no_key))
+        if not check_time:
+            continue
         timestamp = header.base_timestamp + record.timestamp_delta
         if timestamp - now_ms > after_max_ms or now_ms - timestamp > before_max_ms:
             bad.append(
@@ -105,6 +102,8 @@ def check_records(
                     f"{now_ms + after_max_ms}]",
                 )
             )
+    if keyless:
+        return RecordRefusal(Refusal.INVALID_RECORD, _summary(tuple(keyless)), tuple(keyless))
     if bad:
         return RecordRefusal(
             Refusal.INVALID_TIMESTAMP, "One or more records have been rejected due to invalid timestamp", tuple(bad)

@@ -52,7 +52,13 @@ from odradek.wire.records.batch import (
     CorruptBatchError,
 )
 from odradek.wire.records.builder import build_batch, decode_batch, parse_control_record
-from odradek.wire.records.compression import CompressionError, CompressionType, compress, decompress
+from odradek.wire.records.compression import (
+    CompressionError,
+    CompressionType,
+    DecompressedTooLargeError,
+    compress,
+    decompress,
+)
 from odradek.wire.records.record import Record, decode_record, encode_record_into
 from odradek.wire.schema import Message, StructValue
 
@@ -328,16 +334,29 @@ def fuzz_records(data: bytes) -> bytes | None:
     return bytes(again)
 
 
+_FUZZ_OUTPUT_LIMIT = 16 * 1024 * 1024
+
+
 def fuzz_compression(data: bytes) -> bytes | None:
-    """One byte naming the codec (its low three bits, as in batch attributes), then compressed
-    bytes as a producer sent them."""
+    """One byte naming the codec (its low three bits, as in batch attributes) and an output limit
+    (its high five bits, in 64-byte steps), then compressed bytes as a producer sent them: the
+    output within the limit is the whole output, or the limit is refused, and the output
+    round-trips through the codec."""
     if not data:
         return None
-    codec = data[0] & 0x07
+    codec, limit = data[0] & 0x07, (data[0] >> 3) * 64
     try:
-        plain = decompress(codec, data[1:])
+        plain = decompress(codec, data[1:], _FUZZ_OUTPUT_LIMIT)
     except CompressionError:
         return None
+    try:
+        bounded = decompress(codec, data[1:], limit)
+    except DecompressedTooLargeError:
+        if len(plain) <= limit:
+            raise RoundTripError(f"codec {codec}: {len(plain)} bytes refused under a limit of {limit}") from None
+    else:
+        if bounded != plain:
+            raise RoundTripError(f"codec {codec}: a limit of {limit} changed the output")
     packed = compress(codec, plain)
     if decompress(codec, packed) != plain:
         raise RoundTripError(f"codec {codec} does not round-trip {len(plain)} bytes")

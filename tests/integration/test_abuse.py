@@ -8,6 +8,8 @@
   until memory is released; a connection that closes gives its reservations back.
 - Slow-loris connections (a partial size prefix each) and connection churn leave no memory,
   file descriptors or connections behind.
+- A compressed batch a few KiB long that stands for a GiB is refused (CORRUPT_MESSAGE) once its
+  records pass ``MAX_DECOMPRESSED_BYTES``, instead of being decompressed whole.
 
 Memory is the broker process's resident set (``/proc/PID/status``); the bounds asserted are
 loose multiples of what the design allows and far below what the abuse would cost without it.
@@ -15,6 +17,7 @@ loose multiples of what the design allows and far below what the abuse would cos
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import select
 import socket
@@ -24,13 +27,19 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import zstandard
 
 from odradek.server.backpressure import MAX_QUEUED_FRAMES, Hold
 from odradek.wire.api import ApiKey, RequestHeader, encode_request_header
 from odradek.wire.codec import encode_into
+from odradek.wire.errors import ErrorCode
 from odradek.wire.framing import DEFAULT_READ_BYTES
 from odradek.wire.messages.api_versions import ApiVersionsRequest
+from odradek.wire.messages.produce import ProduceRequest
 from odradek.wire.primitives import Writer
+from odradek.wire.records.batch import BATCH_OVERHEAD, read_header, write_header
+from odradek.wire.records.builder import MAX_DECOMPRESSED_BYTES, build_batch
+from odradek.wire.records.varint import write_varint, write_varlong
 from tests.integration.conftest import BrokerProcess
 from tests.integration.inprocess import InProcessBroker
 from tests.integration.rawclient import RawConnection
@@ -231,3 +240,57 @@ def test_slow_loris_and_churn_leave_nothing_behind(process_broker: BrokerProcess
         sock.close()
     _ping(process_broker.bootstrap)
     _wait_for(lambda: _open_fds(pid) <= fds_before, "descriptors were left open")
+
+
+def _zstd_bomb_batch(value_bytes: int) -> bytes:
+    """A batch of one record whose value is ``value_bytes`` zeros, zstd-compressed as it is
+    written (the test never holds the zeros): a few KiB that stand for ``value_bytes``."""
+    body = bytearray([0])  # attributes
+    write_varlong(body, 0)  # timestamp delta
+    write_varint(body, 0)  # offset delta
+    write_varint(body, 3)
+    body += b"key"
+    write_varint(body, value_bytes)
+    record_head = bytearray()
+    write_varint(record_head, len(body) + value_bytes + 1)  # + the header count after the value
+    compressor = zstandard.ZstdCompressor().compressobj()
+    packed = bytearray(compressor.compress(bytes(record_head + body)))
+    zeros = b"\x00" * MIB
+    for _ in range(value_bytes // MIB):
+        packed += compressor.compress(zeros)
+    packed += compressor.compress(b"\x00")  # no headers
+    packed += compressor.flush()
+    batch = bytearray(BATCH_OVERHEAD) + packed
+    header = read_header(build_batch([], base_timestamp=int(time.time() * 1000)))
+    write_header(
+        batch,
+        0,
+        dataclasses.replace(header, batch_length=len(batch) - 12, attributes=4, records_count=1, last_offset_delta=0),
+    )
+    return bytes(batch)
+
+
+def test_a_compressed_batch_claiming_gibibytes_is_refused_not_decompressed(process_broker: BrokerProcess) -> None:
+    assert process_broker.process is not None
+    pid = process_broker.process.pid
+    conn = RawConnection(process_broker.bootstrap)
+    try:
+        conn.create_topic("bombed", configs={"cleanup.policy": "compact"})  # keys are checked: records decoded
+        batch = _zstd_bomb_batch(1024 * MIB)
+        assert len(batch) < 64 * 1024
+        before = _rss_mib(pid)
+        request = ProduceRequest(
+            acks=-1,
+            timeout_ms=5000,
+            topic_data=[
+                ProduceRequest.TopicProduceData(
+                    name="bombed",
+                    partition_data=[ProduceRequest.TopicProduceData.PartitionProduceData(index=0, records=batch)],
+                )
+            ],
+        )
+        answer = conn.request(ApiKey.PRODUCE, 9, request)
+        assert answer.responses[0].partition_responses[0].error_code == ErrorCode.CORRUPT_MESSAGE
+        assert _rss_mib(pid) - before < MAX_DECOMPRESSED_BYTES / MIB + 32
+    finally:
+        conn.close()

@@ -17,15 +17,20 @@ LZ4 is the LZ4 frame format with independent 64 KiB blocks, no content size and 
 checksums, as Kafka's own writer produces.  zstd frames written by streaming clients carry
 no content size, so decompression streams and accepts several concatenated frames.
 
+Bounded output.  A few bytes of zstd (an RLE block) stand for 128 KiB, so a 1 MiB batch can
+claim tens of GiB.  `decompress` never produces more than ``max_bytes``: gzip and lz4 are read
+with the libraries' output limits, a snappy block's declared length is checked before it is
+decoded, and zstd input is fed in slices too short to expand past what is left of the limit.
+
 Invariants:
 - ``decompress(c, compress(c, data)) == data`` for every codec ``c``;
-- an unknown codec raises `UnknownCodecError`; corrupt input raises `CorruptCompressedDataError`;
-  both are `CompressionError`, a `ValueError`.
+- an unknown codec raises `UnknownCodecError`; corrupt input raises `CorruptCompressedDataError`,
+  and so does output that would exceed ``max_bytes`` (`DecompressedTooLargeError`); all are
+  `CompressionError`, a `ValueError`.
 """
 
 from __future__ import annotations
 
-import gzip
 import struct
 import zlib
 from enum import IntEnum
@@ -38,6 +43,7 @@ __all__ = [
     "CompressionError",
     "CompressionType",
     "CorruptCompressedDataError",
+    "DecompressedTooLargeError",
     "UnknownCodecError",
     "compress",
     "decompress",
@@ -66,6 +72,10 @@ class UnknownCodecError(CompressionError):
 
 class CorruptCompressedDataError(CompressionError):
     """The compressed bytes cannot be decoded by their codec."""
+
+
+class DecompressedTooLargeError(CorruptCompressedDataError):
+    """The compressed bytes stand for more than the caller's limit."""
 
 
 GZIP_DEFAULT_LEVEL = 6
@@ -110,32 +120,66 @@ def compress(codec: int, data: Data, level: int | None = None) -> bytes:
     raise UnknownCodecError(f"unknown compression codec {codec}")
 
 
-def decompress(codec: int, data: Data) -> bytes:
-    """Decompress ``data`` written with ``codec``."""
+def decompress(codec: int, data: Data, max_bytes: int | None = None) -> bytes:
+    """Decompress ``data`` written with ``codec``, into at most ``max_bytes`` (None: no limit)."""
+    limit = _UNLIMITED if max_bytes is None else max_bytes
     if codec == CompressionType.NONE:
+        if len(data) > limit:
+            raise DecompressedTooLargeError(f"{len(data)} bytes exceed the limit of {limit}")
         return bytes(data)
     if codec == CompressionType.GZIP:
         try:
-            return gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as exc:
+            return _gzip_decompress(data, limit)
+        except zlib.error as exc:
             raise CorruptCompressedDataError(f"corrupt gzip data: {exc}") from exc
     if codec == CompressionType.SNAPPY:
         try:
-            return _snappy_decompress(data)
+            return _snappy_decompress(data, limit)
         except cramjam.DecompressionError as exc:
             raise CorruptCompressedDataError(f"corrupt snappy data: {exc}") from exc
     if codec == CompressionType.LZ4:
         try:
-            plain: bytes = lz4.frame.decompress(data)
-            return plain
+            return _lz4_decompress(data, limit)
         except RuntimeError as exc:
             raise CorruptCompressedDataError(f"corrupt lz4 data: {exc}") from exc
     if codec == CompressionType.ZSTD:
         try:
-            return _zstd_decompress(data)
+            return _zstd_decompress(data, limit)
         except zstandard.ZstdError as exc:
             raise CorruptCompressedDataError(f"corrupt zstd data: {exc}") from exc
     raise UnknownCodecError(f"unknown compression codec {codec}")
+
+
+_UNLIMITED = 1 << 62
+
+
+def _too_large(limit: int) -> DecompressedTooLargeError:
+    return DecompressedTooLargeError(f"the data decompresses to more than {limit} bytes")
+
+
+def _gzip_decompress(data: Data, limit: int) -> bytes:
+    """Every gzip member in turn (a producer may concatenate several), as `gzip.decompress`."""
+    out = bytearray()
+    view = memoryview(data)
+    while view:
+        member = zlib.decompressobj(wbits=31)
+        out += member.decompress(view, limit + 1 - len(out))
+        if len(out) > limit or member.unconsumed_tail:
+            raise _too_large(limit)
+        if not member.eof:
+            raise CorruptCompressedDataError("corrupt gzip data: truncated member")
+        view = memoryview(member.unused_data)
+    return bytes(out)
+
+
+def _lz4_decompress(data: Data, limit: int) -> bytes:
+    frame = lz4.frame.LZ4FrameDecompressor()
+    out: bytes = frame.decompress(data, max_length=-1 if limit == _UNLIMITED else limit + 1)
+    if len(out) > limit or (not frame.eof and not frame.needs_input):
+        raise _too_large(limit)
+    if not frame.eof:
+        raise CorruptCompressedDataError("corrupt lz4 data: truncated frame")
+    return out
 
 
 def _snappy_xerial_compress(data: Data) -> bytes:
@@ -148,11 +192,12 @@ def _snappy_xerial_compress(data: Data) -> bytes:
     return bytes(out)
 
 
-def _snappy_decompress(data: Data) -> bytes:
+def _snappy_decompress(data: Data, limit: int) -> bytes:
     view = memoryview(data)
     if len(view) < _XERIAL_HEADER.size or view[: len(_XERIAL_MAGIC)] != _XERIAL_MAGIC:
-        return bytes(cramjam.snappy.decompress_raw(view))
+        return _snappy_block(view, limit)
     chunks: list[bytes] = []
+    produced = 0
     pos = _XERIAL_HEADER.size
     end = len(view)
     while pos < end:
@@ -162,21 +207,49 @@ def _snappy_decompress(data: Data) -> bytes:
         pos += _CHUNK_LENGTH.size
         if length < 0 or length > end - pos:
             raise CorruptCompressedDataError(f"xerial snappy chunk length {length} exceeds the data")
-        chunks.append(bytes(cramjam.snappy.decompress_raw(view[pos : pos + length])))
+        chunk = _snappy_block(view[pos : pos + length], limit - produced)
+        produced += len(chunk)
+        chunks.append(chunk)
         pos += length
     return b"".join(chunks)
 
 
-def _zstd_decompress(data: Data) -> bytes:
+def _snappy_block(block: memoryview, limit: int) -> bytes:
+    """One raw snappy block: it starts with its decompressed length (an unsigned varint, at most
+    32 bits), checked against ``limit`` before the library allocates it."""
+    declared, shift = 0, 0
+    for position in range(min(len(block), 5)):
+        declared |= (block[position] & 0x7F) << shift
+        if not block[position] & 0x80:
+            break
+        shift += 7
+    if declared > limit:
+        raise _too_large(limit)
+    return bytes(cramjam.snappy.decompress_raw(block))
+
+
+# One input byte of zstd never stands for more than one 128 KiB block.
+_ZSTD_MAX_EXPANSION = 128 * 1024
+
+
+def _zstd_decompress(data: Data, limit: int) -> bytes:
+    """Every frame in turn (streaming writers leave out the content size, and some concatenate
+    frames); input goes in slices short enough that their output cannot pass the limit."""
     decompressor = zstandard.ZstdDecompressor()
     view = memoryview(data)
-    chunks: list[bytes] = []
-    while True:
+    out = bytearray()
+    while True:  # at least one frame: empty input is a truncated frame
         stream = decompressor.decompressobj()
-        chunks.append(stream.decompress(view))
+        rest = b""
+        while view and not stream.eof:
+            step = max(1, (limit - len(out)) // _ZSTD_MAX_EXPANSION)
+            out += stream.decompress(view[:step])
+            if len(out) > limit:
+                raise _too_large(limit)
+            view = view[step:]
+            rest = stream.unused_data
         if not stream.eof:
             raise CorruptCompressedDataError("truncated zstd frame")
-        rest = stream.unused_data
-        if not rest:
-            return b"".join(chunks)
-        view = memoryview(rest)
+        view = memoryview(rest + bytes(view)) if rest else view
+        if not view:
+            return bytes(out)
