@@ -35,7 +35,7 @@ _SIZE = struct.Struct(">i")
 _STAMP = struct.Struct(">q")
 
 
-def _frame(api_key: int, version: int, correlation_id: int, value: StructValue) -> bytes:
+def request_frame(api_key: int, version: int, correlation_id: int, value: StructValue) -> bytes:
     request = ALL_MESSAGES[api_key][0]
     writer = Writer()
     header = RequestHeader(api_key, version, correlation_id, "scale")
@@ -72,7 +72,7 @@ class RawClient:
 
     async def call(self, api_key: int, version: int, value: StructValue) -> bytes:
         self.correlation += 1
-        self.writer.write(_frame(api_key, version, self.correlation, value))
+        self.writer.write(request_frame(api_key, version, self.correlation, value))
         (size,) = _SIZE.unpack(await self.reader.readexactly(4))
         return await self.reader.readexactly(size)
 
@@ -80,12 +80,12 @@ class RawClient:
         self.writer.close()
 
 
-def _emit(document: dict[str, Any]) -> None:
+def emit(document: dict[str, Any]) -> None:
     print(json.dumps(document), flush=True)
 
 
 async def _wait_for_parent(phase: str) -> None:
-    _emit({"ready": phase})
+    emit({"ready": phase})
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
 
 
@@ -139,7 +139,7 @@ async def connections(args: argparse.Namespace) -> None:
         client = await RawClient.open(args.bootstrap)
         await client.call(18, 3, _api_versions())
         clients.append(client)
-    _emit({"opened": len(clients), "seconds": round(time.perf_counter() - started, 3)})
+    emit({"opened": len(clients), "seconds": round(time.perf_counter() - started, 3)})
     await _wait_for_parent("idle")
     samples: list[float] = []
     interval = len(clients) / args.rate
@@ -154,7 +154,7 @@ async def connections(args: argparse.Namespace) -> None:
             await asyncio.sleep(max(0.0, interval - (time.perf_counter() - began)))
 
     await asyncio.gather(*(active(client) for client in clients))
-    _emit({"active_metadata_ms": percentiles(samples), "rate": round(len(samples) / args.seconds, 1)})
+    emit({"active_metadata_ms": percentiles(samples), "rate": round(len(samples) / args.seconds, 1)})
     await _wait_for_parent("active-done")
     for client in clients:
         client.close()
@@ -179,7 +179,7 @@ async def latency(args: argparse.Namespace) -> None:
             samples.append((time.perf_counter() - began) * 1000)
         results[name] = {**percentiles(samples), "answer_bytes": len(answer) + 4}
     client.close()
-    _emit(results)
+    emit(results)
 
 
 async def groups(args: argparse.Namespace) -> None:
@@ -208,7 +208,7 @@ async def groups(args: argparse.Namespace) -> None:
         while not consumer.assignment():
             await asyncio.sleep(0.01)
         join_samples.append((time.perf_counter() - started) * 1000)
-    _emit({"groups": len(consumers), "all_joined_s": round(time.perf_counter() - started, 3)})
+    emit({"groups": len(consumers), "all_joined_s": round(time.perf_counter() - started, 3)})
     await _wait_for_parent("joined")
     samples: list[float] = []
     deadline = time.perf_counter() + args.seconds
@@ -222,7 +222,7 @@ async def groups(args: argparse.Namespace) -> None:
             await asyncio.sleep(1.0)
 
     await asyncio.gather(*(commit_loop(consumer, topic) for consumer, topic in consumers))
-    _emit({"commit_ms": percentiles(samples)})
+    emit({"commit_ms": percentiles(samples)})
     for consumer, _ in consumers:
         await consumer.stop()
 
@@ -278,7 +278,7 @@ def traffic(args: argparse.Namespace) -> None:
         receive(0.05)
     consumer.close()
     warm_up = None if measuring_from is None else round(measuring_from / 1e9 - started, 2)
-    _emit({"produced": produced, "first_record_s": warm_up, "end_to_end_ms": percentiles(samples)})
+    emit({"produced": produced, "first_record_s": warm_up, "end_to_end_ms": percentiles(samples)})
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -1,4 +1,5 @@
-"""When a connection stops reading: its answers back up, its queue is long, or request memory is spent.
+"""When a connection stops reading (its answers back up, its queue is long, or request memory is
+spent), and when it gives the event loop back to the others.
 
 `ReadHolds` keeps, per connection, the reasons reading is paused; the transport reads again
 only when none is left, so the reasons never undo each other:
@@ -9,6 +10,11 @@ only when none is left, so the reasons never undo each other:
 - ``QUEUE``: the requests read but not yet answered reach `MAX_QUEUED_FRAMES` or
   `MAX_QUEUED_BYTES`; released at half of each.
 - ``MEMORY``: the broker-wide `RequestMemory` refused to reserve the next frame's bytes.
+
+`Turn`: a connection answering pipelined requests that never wait would keep the loop as long as
+its queue lasts (a read of 64 KiB of small requests is thousands of them); after `TURN_SECONDS` of
+answering it sends what it has and lets every other ready connection run first, so one client's
+burst delays the others by at most a turn plus one request.
 
 `RequestMemory` is Kafka's ``queued.max.request.bytes``: the bytes of requests being received,
 queued or processed, over every connection.  A reservation is granted while the total is under
@@ -22,14 +28,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections import deque
 from collections.abc import Callable
 from enum import Enum
 
-__all__ = ["MAX_QUEUED_BYTES", "MAX_QUEUED_FRAMES", "Hold", "ReadHolds", "RequestMemory"]
+__all__ = ["MAX_QUEUED_BYTES", "MAX_QUEUED_FRAMES", "TURN_SECONDS", "Hold", "ReadHolds", "RequestMemory", "Turn"]
 
 MAX_QUEUED_FRAMES = 128
 MAX_QUEUED_BYTES = 4 * 1024 * 1024
+TURN_SECONDS = 0.002
 
 
 class Hold(Enum):
@@ -72,6 +80,23 @@ class ReadHolds:
     @property
     def reading(self) -> bool:
         return not self._held
+
+
+class Turn:
+    """How long a connection's worker has held the event loop since it last gave way (module
+    docstring).  Scheduling only: nothing the broker answers depends on this clock."""
+
+    __slots__ = ("_since",)
+
+    def __init__(self) -> None:
+        self._since = time.perf_counter()
+
+    def over(self) -> bool:
+        return time.perf_counter() - self._since > TURN_SECONDS
+
+    async def give_way(self) -> None:
+        await asyncio.sleep(0)
+        self._since = time.perf_counter()
 
 
 class RequestMemory:

@@ -30,7 +30,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import cast
 
-from odradek.server.backpressure import MAX_QUEUED_BYTES, MAX_QUEUED_FRAMES, Hold, ReadHolds, RequestMemory
+from odradek.server.backpressure import MAX_QUEUED_BYTES, MAX_QUEUED_FRAMES, Hold, ReadHolds, RequestMemory, Turn
 from odradek.server.zerocopy import BUFFER_TYPES, SocketLike, write_parts
 from odradek.wire.errors import ProtocolViolation
 from odradek.wire.framing import FrameDecoder, FrameError
@@ -152,11 +152,19 @@ class Connection(asyncio.BufferedProtocol):
         """Answer the queued requests in order.  Responses to pipelined requests are written
         together (one vectored send instead of one per response); before a request that may
         wait, everything answered so far goes out, so no answer is held back by a long poll.
-        An answer with file parts goes out at once (see the module docstring)."""
+        An answer with file parts goes out at once (see the module docstring).  After a `Turn`
+        of answering, what is answered goes out and the other connections run first."""
         out: list[Part] = []
         out_bytes = 0
+        turn = Turn()
         try:
             while self._pending and not self.closed:
+                if turn.over():
+                    if out:
+                        self._send(out)
+                        out, out_bytes = [], 0
+                    await turn.give_way()
+                    continue
                 body = self._pending.popleft()
                 self._dequeued(body)
                 if out and (self._may_wait(body) or not self._writable.is_set()):
