@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DATA_DIR ?= ./data
 
-.PHONY: run test lint typecheck compat compat-deps probes bench fuzz clean
+.PHONY: run test lint typecheck compat compat-deps probes bench fuzz soak clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -74,6 +74,12 @@ bench: $(STAMP) $(BENCH_STAMP)
 FUZZ_RUNS ?= 1000000
 fuzz: $(STAMP)
 	$(BIN)/python -m tests.fuzz.campaign --runs $(FUZZ_RUNS) --summary .fuzz/summary.json $(FUZZ_ARGS)
+
+# An hour (SOAK_MINUTES) of traffic, rebalances, retention and compaction against one odradek: no acknowledged
+# loss, no leak, no latency drift; writes benchmarks/results/soak-<date>.{json,md}. A 40 s run is part of `make test`.
+SOAK_MINUTES ?= 60
+soak: $(STAMP)
+	$(BIN)/python benchmarks/soak.py --minutes $(SOAK_MINUTES) $(SOAK_ARGS)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .fuzz
