@@ -7,15 +7,20 @@ For each broker in turn (alternating over ``--pairs``), on a fresh data director
 broker core while the load process (``bench.scale_load``) runs on the client core:
 
 1. start to ready (exec to the first ApiVersions + Metadata answer) and idle RSS;
-2. ``topics`` x ``partitions`` partitions: creation time, RSS, memory per partition;
-3. quiet latency on one connection: Metadata of every topic, of one topic, and a Fetch of every
-   partition from offset 0 (1 KiB each);
-4. traffic: librdkafka producing ``traffic-rate`` records a second over every partition with a
-   consumer group reading them (end-to-end latency), and the latencies of 3. measured again meanwhile;
-5. ``connections`` connections held idle (RSS, memory per connection), then all of them asking for
-   one topic's metadata, ``request-rate`` requests a second in all (latency percentiles);
-6. ``groups`` consumer groups of one member (aiokafka): time until all are assigned, RSS and
-   memory per group, then commit latency while every member heartbeats.
+2. ``connections`` connections held idle (RSS, memory per connection), then all of them asking for
+   the metadata of a one-partition topic, ``request-rate`` requests a second in all (latency
+   percentiles);
+3. ``topics`` x ``partitions`` partitions: creation time, RSS, memory per partition;
+4. ``groups`` consumer groups of one member (aiokafka): time until all are assigned, RSS and
+   memory per group, then commit latency while every member heartbeats;
+5. quiet latency on one connection: Metadata of every topic, of one topic (``partitions``
+   partitions), and a Fetch of every partition from offset 0 (1 KiB each);
+6. traffic: librdkafka producing ``traffic-rate`` records a second over every partition with a
+   consumer group reading them (end-to-end latency), and the latencies of 5. measured again meanwhile.
+
+Memory is measured first for what is measured first: a broker that freed memory in an earlier
+phase reuses it (Python's allocator, Java's heap), which would hide what the later phase costs;
+Kafka's JVM heap makes its differences noisy all the same.
 
 Writes ``<out>/scale-<date>.json`` and ``<out>/scale-<date>.md`` (odradek's and Kafka's figures
 with their ratio), with how busy the machine was: load averages, and the CPU seconds other
@@ -106,38 +111,12 @@ def measure_broker(name: str, args: argparse.Namespace, pinning: Pinning, workdi
         result["idle_rss_mib"] = round(idle, 1)
         print(f"  {name}: ready in {broker.start_seconds:.2f} s, idle RSS {idle:.0f} MiB", flush=True)
 
-        started = time.monotonic()
-        for index in range(args.topics):
-            create_topic(bootstrap, f"scale-{index}", args.partitions)
-        partitions = args.topics * args.partitions
-        result["create_partitions_s"] = round(time.monotonic() - started, 2)
+        create_topic(bootstrap, "scale-conn", 1)
         time.sleep(SETTLE_S)
-        with_partitions = rss_mib(pid)
-        result["partitions_rss_mib"] = round(with_partitions, 1)
-        result["kib_per_partition"] = _mib_per(idle, with_partitions, partitions)
-        print(f"  {name}: {partitions} partitions in {result['create_partitions_s']} s", flush=True)
-
-        latency_args = ["--bootstrap", bootstrap, "--count", str(args.latency_count), *client_args]
-        quiet = LoadProcess(pinning, "latency", *latency_args)
-        result["quiet"] = quiet.until("fetch_all_ms")
-        quiet.finish()
-
-        traffic = LoadProcess(
-            pinning, "traffic", "--bootstrap", bootstrap, "--seconds", str(args.seconds),
-            "--rate", str(args.traffic_rate), *client_args,
-        )  # fmt: skip
-        time.sleep(min(10.0, args.seconds / 3))
-        loaded = LoadProcess(pinning, "latency", *latency_args)
-        result["under_traffic"] = loaded.until("fetch_all_ms")
-        loaded.finish()
-        result["traffic"] = traffic.until("end_to_end_ms")
-        traffic.finish()
-        after_traffic = rss_mib(pid)
-        print(f"  {name}: traffic {result['traffic']}", flush=True)
-
+        before_connections = rss_mib(pid)
         conns = LoadProcess(
             pinning, "connections", "--bootstrap", bootstrap, "--count", str(args.connections),
-            "--seconds", str(args.seconds), "--rate", str(args.request_rate), "--topic", "scale-0",
+            "--seconds", str(args.seconds), "--rate", str(args.request_rate), "--topic", "scale-conn",
         )  # fmt: skip
         opened = conns.until("ready")
         time.sleep(SETTLE_S)
@@ -146,7 +125,7 @@ def measure_broker(name: str, args: argparse.Namespace, pinning: Pinning, workdi
             "count": opened["opened"],
             "open_s": opened["seconds"],
             "idle_rss_mib": round(with_connections, 1),
-            "kib_per_connection": _mib_per(after_traffic, with_connections, args.connections),
+            "kib_per_connection": _mib_per(before_connections, with_connections, args.connections),
         }
         conns.go_on()
         active = conns.until("ready")
@@ -154,6 +133,19 @@ def measure_broker(name: str, args: argparse.Namespace, pinning: Pinning, workdi
         conns.go_on()
         conns.finish()
         print(f"  {name}: connections {result['connections']}", flush=True)
+
+        time.sleep(SETTLE_S)
+        before_partitions = rss_mib(pid)
+        started = time.monotonic()
+        for index in range(args.topics):
+            create_topic(bootstrap, f"scale-{index}", args.partitions)
+        partitions = args.topics * args.partitions
+        result["create_partitions_s"] = round(time.monotonic() - started, 2)
+        time.sleep(SETTLE_S)
+        with_partitions = rss_mib(pid)
+        result["partitions_rss_mib"] = round(with_partitions, 1)
+        result["kib_per_partition"] = _mib_per(before_partitions, with_partitions, partitions)
+        print(f"  {name}: {partitions} partitions in {result['create_partitions_s']} s", flush=True)
 
         time.sleep(SETTLE_S)
         before_groups = rss_mib(pid)
@@ -174,6 +166,23 @@ def measure_broker(name: str, args: argparse.Namespace, pinning: Pinning, workdi
             "kib_per_group": _mib_per(before_groups, with_groups, args.groups),
         }
         print(f"  {name}: groups {result['groups']}", flush=True)
+        latency_args = ["--bootstrap", bootstrap, "--count", str(args.latency_count), *client_args]
+        quiet = LoadProcess(pinning, "latency", *latency_args)
+        result["quiet"] = quiet.until("fetch_all_ms")
+        quiet.finish()
+
+        traffic = LoadProcess(
+            pinning, "traffic", "--bootstrap", bootstrap, "--seconds", str(args.seconds),
+            "--rate", str(args.traffic_rate), *client_args,
+        )  # fmt: skip
+        time.sleep(min(10.0, args.seconds / 3))
+        loaded = LoadProcess(pinning, "latency", *latency_args)
+        result["under_traffic"] = loaded.until("fetch_all_ms")
+        loaded.finish()
+        result["traffic"] = traffic.until("end_to_end_ms")
+        traffic.finish()
+        print(f"  {name}: traffic {result['traffic']}", flush=True)
+
         result["broker_cpu_s"] = round(cpu_seconds(pid), 1)
         result["peak_rss_mib"] = round(peak_rss_mib(pid), 1)
     machine_after = machine_ticks()
@@ -198,6 +207,7 @@ _ROWS: list[tuple[str, tuple[str, ...]]] = [
     ("memory per partition (KiB)", ("kib_per_partition",)),
     ("Metadata, every topic, quiet p50 (ms)", ("quiet", "metadata_all_ms", "p50")),
     ("Metadata, every topic, quiet p99 (ms)", ("quiet", "metadata_all_ms", "p99")),
+    ("Metadata, one topic, quiet p50 (ms)", ("quiet", "metadata_one_ms", "p50")),
     ("Metadata, one topic, quiet p99 (ms)", ("quiet", "metadata_one_ms", "p99")),
     ("Fetch, every partition, quiet p50 (ms)", ("quiet", "fetch_all_ms", "p50")),
     ("Fetch, every partition, quiet p99 (ms)", ("quiet", "fetch_all_ms", "p99")),
@@ -208,8 +218,8 @@ _ROWS: list[tuple[str, tuple[str, ...]]] = [
     ("consumer's first record after (s)", ("traffic", "first_record_s")),
     ("open the connections (s)", ("connections", "open_s")),
     ("memory per idle connection (KiB)", ("connections", "kib_per_connection")),
-    ("Metadata over all connections p50 (ms)", ("connections", "active_metadata_ms", "p50")),
-    ("Metadata over all connections p99 (ms)", ("connections", "active_metadata_ms", "p99")),
+    ("Metadata (1 partition) over all connections p50 (ms)", ("connections", "active_metadata_ms", "p50")),
+    ("Metadata (1 partition) over all connections p99 (ms)", ("connections", "active_metadata_ms", "p99")),
     ("all groups assigned (s)", ("groups", "all_joined_s")),
     ("memory per group (KiB)", ("groups", "kib_per_group")),
     ("OffsetCommit p50 (ms)", ("groups", "commit_ms", "p50")),
@@ -278,7 +288,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--partitions", type=int, default=100, help="partitions per topic")
     parser.add_argument("--groups", type=int, default=100)
     parser.add_argument("--seconds", type=float, default=20.0, help="length of each timed phase")
-    parser.add_argument("--traffic-rate", type=float, default=500.0, help="records/s produced over every partition")
+    parser.add_argument("--traffic-rate", type=float, default=200.0, help="records/s produced over every partition")
     parser.add_argument("--request-rate", type=float, default=1000.0, help="Metadata requests/s over all connections")
     parser.add_argument("--latency-count", type=int, default=30, help="requests per latency measure")
     parser.add_argument("--pairs", type=int, default=1)
