@@ -165,7 +165,13 @@ class Broker:
             clock=self.clock,
         )
         dispatcher = Dispatcher(services, self.registry)
-        self._listener = Listener(dispatcher, dispatcher.may_wait, *self._listen_on, memory=self.request_memory)
+        self._listener = Listener(
+            dispatcher,
+            dispatcher.may_wait,
+            *self._listen_on,
+            memory=self.request_memory,
+            socket_buffers=(self.config.socket_send_buffer_bytes, self.config.socket_receive_buffer_bytes),
+        )
         await self._listener.start()
         if self.config.advertised_port is None and self.config.port == 0:
             self.config = dataclasses.replace(self.config, advertised_port=self.port)

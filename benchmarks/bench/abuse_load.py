@@ -4,8 +4,9 @@ the abusers, each in its own process pinned to the client core.
     python -m bench.abuse_load probe --bootstrap H:P --topic T --seconds 20
     python -m bench.abuse_load abuse --bootstrap H:P --kind slowloris --seconds 20
 
-The probe sends, every 10 ms in turn, a Metadata request for one topic and a one-record Produce
-(acks=1), each on its own connection, and prints the round-trip percentiles of each.  Abusers:
+The probe sends, every 5 ms in turn, a Metadata request for one topic and a one-record Produce
+(acks=1), each on its own connection, and prints the latency percentiles of each, counted from
+when each request was due (a stalled broker holds back the requests behind, and each counts).  Abusers:
 
 - ``slowloris``: 200 connections, each sending one byte of a size prefix a second, never a frame;
 - ``trickle``: 5 connections announcing 100 MiB frames and sending 64 KiB a second each;
@@ -54,25 +55,26 @@ def _api_versions() -> object:
 
 
 async def probe(args: argparse.Namespace) -> None:
+    """Requests on a fixed schedule; a request's latency runs from when it was due, not from when a
+    stalled predecessor let it go, so a stall counts for every request it held back."""
     metadata_client = await RawClient.open(args.bootstrap)
     produce_client = await RawClient.open(args.bootstrap)
     metadata, produce = _metadata([args.topic]), _produce(args.topic)
     samples: dict[str, list[float]] = {"metadata_ms": [], "produce_ms": []}
-    deadline = time.perf_counter() + args.seconds
-    tick = time.perf_counter()
+    started = time.perf_counter()
     turn = 0
-    while time.perf_counter() < deadline:
-        client, api, version, value, key = (
-            (metadata_client, 3, 12, metadata, "metadata_ms")
-            if turn % 2 == 0
-            else (produce_client, 0, 9, produce, "produce_ms")
-        )
-        began = time.perf_counter()
-        await client.call(api, version, value)  # type: ignore[arg-type]
-        samples[key].append((time.perf_counter() - began) * 1000)
+    while True:
+        due = started + turn * 0.005
+        if due >= started + args.seconds:
+            break
+        await asyncio.sleep(max(0.0, due - time.perf_counter()))
+        if turn % 2 == 0:
+            await metadata_client.call(3, 12, metadata)  # type: ignore[arg-type]
+            samples["metadata_ms"].append((time.perf_counter() - due) * 1000)
+        else:
+            await produce_client.call(0, 9, produce)  # type: ignore[arg-type]
+            samples["produce_ms"].append((time.perf_counter() - due) * 1000)
         turn += 1
-        tick += 0.005
-        await asyncio.sleep(max(0.0, tick - time.perf_counter()))
     emit({name: percentiles(values) for name, values in samples.items()})
 
 

@@ -70,6 +70,8 @@ class BrokerConfig:
     message_max_bytes: int = _start("message.max.bytes")
     socket_request_max_bytes: int = _start("socket.request.max.bytes")
     queued_max_request_bytes: int = _start("queued.max.request.bytes")
+    socket_send_buffer_bytes: int = _start("socket.send.buffer.bytes")
+    socket_receive_buffer_bytes: int = _start("socket.receive.buffer.bytes")
     log_segment_bytes: int = _start("log.segment.bytes")
     log_index_interval_bytes: int = _start("log.index.interval.bytes")
     log_index_size_max_bytes: int = _start("log.index.size.max.bytes")

@@ -30,7 +30,15 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import cast
 
-from odradek.server.backpressure import MAX_QUEUED_BYTES, MAX_QUEUED_FRAMES, Hold, ReadHolds, RequestMemory, Turn
+from odradek.server.backpressure import (
+    MAX_QUEUED_BYTES,
+    MAX_QUEUED_FRAMES,
+    Hold,
+    ReadHolds,
+    RequestMemory,
+    SendBuffer,
+    Turn,
+)
 from odradek.server.zerocopy import BUFFER_TYPES, SocketLike, write_parts
 from odradek.wire.errors import ProtocolViolation
 from odradek.wire.framing import FrameDecoder, FrameError
@@ -77,6 +85,7 @@ class Connection(asyncio.BufferedProtocol):
         self._writable.set()
         self.transport: asyncio.Transport | None = None
         self._socket: SocketLike | None = None
+        self._send_buffer = SendBuffer(None)
         self.peer = "?"
         self.closed = False
 
@@ -94,6 +103,7 @@ class Connection(asyncio.BufferedProtocol):
         self._holds.attach(self.transport)
         if transport.get_extra_info("sslcontext") is None:  # a TLS transport's socket is not ours to write
             self._socket = transport.get_extra_info("socket")
+            self._send_buffer = SendBuffer(transport.get_extra_info("socket"))
         peer = transport.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
 
@@ -202,6 +212,8 @@ class Connection(asyncio.BufferedProtocol):
     def _send(self, parts: list[Part]) -> None:
         if self.transport is None or self.closed:
             return
+        if not all(isinstance(part, BUFFER_TYPES) for part in parts):
+            self._send_buffer.fit(sum(len(part) for part in parts))
         try:
             write_parts(self.transport, self._socket, parts)
         except OSError as exc:

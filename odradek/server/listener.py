@@ -1,14 +1,15 @@
 """The TCP listener: accepts connections and hands each one a `Connection`.
 
 Its connections share one read buffer (`odradek.wire.framing`: the loop runs one read at a time)
-and the broker's `RequestMemory`."""
+and the broker's `RequestMemory`; their socket buffer sizes are the listener's (``socket_buffers``:
+send, receive; -1 leaves the OS's)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 
-from odradek.server.backpressure import RequestMemory
+from odradek.server.backpressure import RequestMemory, set_socket_buffers
 from odradek.server.connection import Connection, Dispatch, MayWait
 from odradek.wire.framing import DEFAULT_READ_BYTES
 
@@ -27,7 +28,9 @@ class Listener:
         max_frame_bytes: int,
         *,
         memory: RequestMemory | None = None,
+        socket_buffers: tuple[int, int] = (-1, -1),
     ) -> None:
+        self._socket_buffers = socket_buffers
         self.memory = RequestMemory(-1) if memory is None else memory
         self._read_buffer = bytearray(DEFAULT_READ_BYTES)
         self._dispatch = dispatch
@@ -60,6 +63,7 @@ class Listener:
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
         self._server = await loop.create_server(self._new_connection, self._host, self._port, reuse_address=True)
+        set_socket_buffers(self._server.sockets, *self._socket_buffers)
         log.info("listening on %s:%d", self._host, self.port)
 
     async def stop(self) -> None:

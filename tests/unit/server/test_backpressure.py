@@ -93,3 +93,22 @@ def test_a_positive_limit_holds_at_least_one_whole_request_as_kafka_checks() -> 
     with pytest.raises(ConfigError) as refused:
         load_config(None, ["queued.max.request.bytes=1000"])
     assert str(refused.value) == "queued.max.request.bytes must be larger or equal to socket.request.max.bytes"
+
+
+def test_socket_buffers_are_set_on_the_listening_socket_and_inherited() -> None:
+    import socket
+
+    from odradek.server.backpressure import set_socket_buffers
+
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        set_socket_buffers([server], 102400, 65536)
+        with socket.create_connection(server.getsockname()):
+            accepted, _ = server.accept()
+            with accepted:
+                # Linux doubles what it is given (bookkeeping); autotuning would go to megabytes.
+                assert accepted.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF) == 2 * 102400
+                assert accepted.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF) == 2 * 65536
+    with socket.create_server(("127.0.0.1", 0)) as untouched:
+        before = untouched.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+        set_socket_buffers([untouched], -1, -1)
+        assert untouched.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF) == before
