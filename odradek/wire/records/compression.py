@@ -20,7 +20,7 @@ no content size, so decompression streams and accepts several concatenated frame
 Bounded output.  A few bytes of zstd (an RLE block) stand for 128 KiB, so a 1 MiB batch can
 claim tens of GiB.  `decompress` never produces more than ``max_bytes``: gzip and lz4 are read
 with the libraries' output limits, a snappy block's declared length is checked before it is
-decoded, and zstd input is fed in slices too short to expand past what is left of the limit.
+decoded, and zstd input is fed in fixed slices, each of which stands for at most 32 MiB.
 
 Invariants:
 - ``decompress(c, compress(c, data)) == data`` for every codec ``c``;
@@ -228,13 +228,18 @@ def _snappy_block(block: memoryview, limit: int) -> bytes:
     return bytes(cramjam.snappy.decompress_raw(block))
 
 
-# One input byte of zstd never stands for more than one 128 KiB block.
+# One input byte of zstd never stands for more than one 128 KiB block, so a slice of input never
+# stands for more than 32 MiB.  The slices are the same whatever the limit: zstd's streaming
+# decoder can judge malformed input differently when it is fed in other pieces (found by fuzzing),
+# and a limit must only ever refuse, never change, an answer.
 _ZSTD_MAX_EXPANSION = 128 * 1024
+_ZSTD_SLICE = 256
 
 
 def _zstd_decompress(data: Data, limit: int) -> bytes:
     """Every frame in turn (streaming writers leave out the content size, and some concatenate
-    frames); input goes in slices short enough that their output cannot pass the limit."""
+    frames); the input goes in fixed slices, and the output is checked after each, so it passes
+    the limit by at most what one slice stands for."""
     decompressor = zstandard.ZstdDecompressor()
     view = memoryview(data)
     out = bytearray()
@@ -242,11 +247,10 @@ def _zstd_decompress(data: Data, limit: int) -> bytes:
         stream = decompressor.decompressobj()
         rest = b""
         while view and not stream.eof:
-            step = max(1, (limit - len(out)) // _ZSTD_MAX_EXPANSION)
-            out += stream.decompress(view[:step])
+            out += stream.decompress(view[:_ZSTD_SLICE])
             if len(out) > limit:
                 raise _too_large(limit)
-            view = view[step:]
+            view = view[_ZSTD_SLICE:]
             rest = stream.unused_data
         if not stream.eof:
             raise CorruptCompressedDataError("truncated zstd frame")
