@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DATA_DIR ?= ./data
 
-.PHONY: run test lint typecheck compat compat-deps probes bench fuzz soak clean
+.PHONY: run test lint typecheck browser-deps compat compat-deps compat-spark probes bench bench-spark fuzz soak clean test-orders-kafka
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,22 +29,37 @@ $(SPARK_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test,spark]'
 	touch $(SPARK_STAMP)
 
+# RUN_ARGS adds options, e.g. RUN_ARGS="--console 127.0.0.1:8080" for the web console beside the broker.
 run: $(STAMP)
-	$(BIN)/python -m odradek run --host 127.0.0.1 --port 9092 --data-dir $(DATA_DIR)
+	$(BIN)/python -m odradek run --host 127.0.0.1 --port 9092 --data-dir $(DATA_DIR) $(RUN_ARGS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check odradek tests benchmarks
-	$(BIN)/ruff format --check odradek tests benchmarks
+	$(BIN)/ruff check odradek tests benchmarks examples
+	$(BIN)/ruff format --check odradek tests benchmarks examples
 
 typecheck: $(STAMP) $(SPARK_STAMP)
 	$(BIN)/mypy
 
+# The console's browser tests drive Debian's Chromium (never a browser build Playwright downloads).
+# Where it cannot be installed they skip, naming the reason in pytest's summary.
+CHROMIUM := /usr/bin/chromium
+
+browser-deps:
+	@test -x $(CHROMIUM) || (apt-get update -qq && apt-get install -y -qq chromium) >/dev/null 2>&1 \
+		|| echo "!!! chromium could not be installed: the browser tests of tests/console will be skipped"
+
 # pytest exits 5 when it collects nothing: that is a failure here, never a silent pass.
 # tests/spark runs as its own step after the rest: one JVM and one SparkSession for all of it
 # (its tests skip, loudly, where java or mvn is missing).
-test: $(STAMP) $(SPARK_STAMP) lint typecheck
+# examples/orders is an application's suite on the pytest plugin, run with two xdist workers.
+test: $(STAMP) $(SPARK_STAMP) lint typecheck browser-deps
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests --ignore=tests/spark
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2 examples/orders
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/spark
+
+# The same orders suite against Apache Kafka (compat-tests' launcher; needs java and mvn).
+test-orders-kafka: $(STAMP)
+	$(BIN)/python examples/orders/against_kafka.py -q -rs
 
 # The matrix needs java+mvn, go, node (all on the project's machines) and kcat (a Debian package).
 # A missing toolchain skips its column with a loud line; it never fails the run by itself.
@@ -53,6 +68,17 @@ compat-deps:
 
 compat: $(STAMP) compat-deps
 	$(BIN)/python compat-tests/run.py --extras $(COMPAT_ARGS)
+
+# The odradek command line against Apache Kafka and odradek, outputs compared, and dump-log against Kafka's
+# DumpLogSegments on the same files (needs java+mvn); writes compat-tests/report/cli.{json,md}.
+.PHONY: compat-cli
+compat-cli: $(STAMP)
+	$(BIN)/python compat-tests/cli/run.py $(COMPAT_CLI_ARGS)
+
+# tests/spark (Spark's Kafka connector, spark-load, the odradek data source) against a fresh Apache Kafka
+# and against odradek; writes compat-tests/report/spark.{md,json}. COMPAT_SPARK_ARGS="--brokers kafka -k txn"
+compat-spark: $(STAMP) $(SPARK_STAMP)
+	$(BIN)/python compat-tests/spark/run.py $(COMPAT_SPARK_ARGS)
 
 # Exact raw requests to Apache Kafka and odradek, answers compared field by field (needs java+mvn).
 probes: $(STAMP)
@@ -80,6 +106,11 @@ fuzz: $(STAMP)
 SOAK_MINUTES ?= 60
 soak: $(STAMP)
 	$(BIN)/python benchmarks/soak.py --minutes $(SOAK_MINUTES) $(SOAK_ARGS)
+
+# The SASL gate before authentication under 100,000 random frames (make test runs a short run).
+.PHONY: fuzz-security
+fuzz-security: $(STAMP)
+	ODRADEK_FUZZ_FRAMES=100000 $(BIN)/python -m pytest -q -p no:cacheprovider tests/unit/security/test_sasl_gate_fuzz.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .fuzz

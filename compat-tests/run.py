@@ -1,7 +1,8 @@
 """Entry point of the compatibility matrix: ``python compat-tests/run.py --help``.
 
 ``--extras`` also runs, after the matrix, the differential codec test (codec-diff/run.py), Apache
-Kafka's tools against both brokers (tools/run.py) and the ledger (ledger.py -> docs/compatibility.md);
+Kafka's tools against both brokers (tools/run.py), the ledger (ledger.py -> docs/compatibility.md) and,
+last, the odradek command line against both brokers (cli/run.py);
 ``--extras-only`` runs just those. The exit status is non-zero if any part failed.
 """
 
@@ -14,7 +15,7 @@ sys.path.insert(0, str(HERE))
 
 from harness.runner import main  # noqa: E402
 
-EXTRAS = (HERE / "codec-diff" / "run.py", HERE / "tools" / "run.py", HERE / "ledger.py")
+EXTRAS = (HERE / "codec-diff" / "run.py", HERE / "tools" / "run.py", HERE / "ledger.py", HERE / "cli" / "run.py")
 
 
 def run_all(argv: list[str]) -> int:

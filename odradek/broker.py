@@ -17,8 +17,10 @@ import dataclasses
 import logging
 from collections.abc import Generator, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from odradek.clock import Clock, SystemClock
+from odradek.cluster.features import KAFKA_4_4, FeatureLevels
 from odradek.cluster.meta_properties import read_or_create_meta
 from odradek.cluster.topics import TopicCatalog, TopicInfo
 from odradek.config import BrokerConfig, log_config_for, with_layer
@@ -33,6 +35,10 @@ from odradek.handlers.registry import Registry
 from odradek.partition.service import Partitions
 from odradek.partition.topics import Topics
 from odradek.scheduler import Scheduler, Timer
+from odradek.security.limits import ConnectionLimits
+from odradek.security.listener_setup import ListenerSecurity
+from odradek.security.listeners import listener_specs
+from odradek.security.services import SecurityServices
 from odradek.server.backpressure import RequestMemory
 from odradek.server.listener import Listener
 from odradek.storage.cleaner import CleanerConfig, Job
@@ -41,6 +47,9 @@ from odradek.storage.log_config import LogConfig
 from odradek.storage.log_manager import LogManager
 from odradek.storage.partition_log import PartitionLog
 from odradek.txn.producer_ids import ProducerIdAllocator
+
+if TYPE_CHECKING:
+    from odradek.emulation import ReleaseApis
 
 __all__ = ["Broker"]
 
@@ -92,6 +101,10 @@ class _ClusterInfo:
     def config(self) -> BrokerConfig:
         return self._broker.config
 
+    @property
+    def features(self) -> FeatureLevels:
+        return self._broker.features
+
     def set_dynamic_configs(self, props: Mapping[str, str], *, per_broker: bool) -> None:
         self._broker.set_dynamic_configs(props, per_broker=per_broker)
 
@@ -99,8 +112,20 @@ class _ClusterInfo:
 class Broker:
     """One broker.  Use ``await start()`` / ``await stop()``, or ``async with``."""
 
-    def __init__(self, config: BrokerConfig, clock: Clock | None = None, fs: FileSystem | None = None) -> None:
+    def __init__(
+        self,
+        config: BrokerConfig,
+        clock: Clock | None = None,
+        fs: FileSystem | None = None,
+        *,
+        emulate: ReleaseApis | None = None,
+    ) -> None:
         self.config = config
+        #: The cluster's feature versions (ApiVersions v3+); a test may finalize other levels
+        #: before `start`.
+        self.features: FeatureLevels = KAFKA_4_4
+        #: The Apache Kafka release whose ApiVersions and refusals this broker answers with, if any.
+        self.emulate = emulate
         self.clock: Clock = clock or SystemClock()
         #: Every timer of the broker runs here: on a `ManualClock`, only when the test advances it.
         self.scheduler = Scheduler(self.clock)
@@ -114,8 +139,11 @@ class Broker:
         self.partitions: Partitions
         self.topics: Topics
         self._listener: Listener | None = None
-        self._listen_on = (config.host, config.port, config.socket_request_max_bytes)
-        #: Bytes of requests received and not yet answered, over every connection (``queued.max.request.bytes``).
+        self._listeners: list[Listener] = []
+        self._listener_security: list[ListenerSecurity] = []
+        self.dispatcher: Dispatcher
+        #: Bytes of requests received and not yet answered, over every connection of every listener
+        #: (``queued.max.request.bytes``).
         self.request_memory = RequestMemory(config.queued_max_request_bytes)
         self.fetch_sessions = FetchSessionCache(config.max_incremental_fetch_session_cache_slots)
         self._background_syncs: set[asyncio.Future[None]] = set()
@@ -127,11 +155,19 @@ class Broker:
 
     @property
     def port(self) -> int:
+        """The bound port of the first listener."""
         if self._listener is None:
             raise RuntimeError("the broker is not started")
         return self._listener.port
 
-    async def start(self) -> None:
+    @property
+    def listener_ports(self) -> dict[str, int]:
+        """Every listener's bound port, by listener name."""
+        return {listener.name: listener.port for listener in self._listeners}
+
+    async def start(self, *, listen: bool = True) -> None:
+        """Open the data directory and build every service; then listen, unless ``listen`` is
+        False (an embedding owns a plain listener and routes frames to `dispatcher`)."""
         self.cluster_id = read_or_create_meta(self.fs, str(self.data_dir), self.config.node_id)
         self.dynamic_configs = DynamicConfigStore(self.fs, str(self.data_dir / DYNAMIC_CONFIGS_FILE))
         cluster, own = self.dynamic_configs.load()
@@ -142,6 +178,8 @@ class Broker:
             fs, self.data_dir, self.clock, config_for=self._log_config, cleaner_config=self._cleaner_config()
         )
         self.producer_ids = ProducerIdAllocator(fs, str(self.data_dir / "producer_ids"))
+        self.security = SecurityServices.open(fs, str(self.data_dir), self.config.security, self.clock)
+        self.security.throttle.scheduler = self.scheduler
         self.partitions = Partitions(fs, self.logs, self.catalog, self.config.node_id, self.scheduler)
         self.topics = Topics(self.catalog, self.partitions, self._topic_log_config, self._sync_creations_soon)
         self.topics.reconcile()
@@ -163,18 +201,58 @@ class Broker:
             fetch_sessions=self.fetch_sessions,
             producer_ids=self.producer_ids,
             clock=self.clock,
+            security=self.security,
         )
-        dispatcher = Dispatcher(services, self.registry)
-        self._listener = Listener(
-            dispatcher,
-            dispatcher.may_wait,
-            *self._listen_on,
-            memory=self.request_memory,
-            socket_buffers=(self.config.socket_send_buffer_bytes, self.config.socket_receive_buffer_bytes),
-        )
-        await self._listener.start()
-        if self.config.advertised_port is None and self.config.port == 0:
-            self.config = dataclasses.replace(self.config, advertised_port=self.port)
+        emulation = None
+        if self.emulate is not None:
+            from odradek.handlers.emulation import Emulation
+
+            emulation = Emulation(self.emulate, self.registry)
+        dispatcher = self.dispatcher = Dispatcher(services, self.registry, emulation)
+        if listen:
+            await self._start_listeners(dispatcher)
+
+    async def _start_listeners(self, dispatcher: Dispatcher) -> None:
+        """One `Listener` per configured listener, each with its TLS context and connection set-up;
+        a listener asked to bind port 0 advertises the port it got."""
+        max_request = self.config.socket_request_max_bytes
+        idle_ms = int(self.config.security.get("connections.max.idle.ms", "600000"))
+        limits = ConnectionLimits(self.config.security)
+        for index, spec in enumerate(listener_specs(self.config)):
+            security = ListenerSecurity(
+                spec,
+                self.config.security,
+                self.clock,
+                max_request,
+                self.security.scram.lookup,
+                dispatcher.error_answer,
+                limits,
+            )
+            listener = Listener(
+                dispatcher,
+                dispatcher.may_wait,
+                spec.host,
+                spec.port,
+                max_request,
+                name=spec.name,
+                ssl_context=security.ssl_context,
+                prepare=security.prepare,
+                handshake_timeout_s=max(idle_ms, 1) / 1000,
+                idle_ms=idle_ms,
+                memory=self.request_memory,
+                socket_buffers=(self.config.socket_send_buffer_bytes, self.config.socket_receive_buffer_bytes),
+            )
+            self._listeners.append(listener)
+            self._listener_security.append(security)
+            await listener.start()
+            if index == 0:
+                self._listener = listener
+                if self.config.advertised_port is None and self.config.port == 0:
+                    self.config = dataclasses.replace(self.config, advertised_port=listener.port)
+                if spec.advertised_host is None and spec.advertised_port is None:
+                    security.advertised = self.config.advertised
+            elif spec.advertised_port is None and spec.port == 0:
+                security.advertised = (security.advertised[0], listener.port)
 
     def set_dynamic_configs(self, props: Mapping[str, str], *, per_broker: bool) -> None:
         """Make ``props`` this broker's (or the cluster-wide) dynamic layer: durable first, then
@@ -276,8 +354,8 @@ class Broker:
         return cleaned
 
     async def stop(self) -> None:
-        if self._listener is not None:
-            await self._listener.stop()
+        for listener in self._listeners:
+            await listener.stop()
         await asyncio.gather(*self._background_syncs, return_exceptions=True)
         if self._cleaner_task is not None:
             self._cleaner_task.cancel()
@@ -286,6 +364,20 @@ class Broker:
         self.scheduler.cancel_all()
         self._deletion_timer = None
         self.logs.close()
+
+    async def discard(self) -> None:
+        """Stop without making anything durable: every timer cancelled, every file closed
+        unflushed.  For an embedding that deletes the data directory next (a test double's reset)."""
+        for listener in self._listeners:
+            await listener.stop()
+        await asyncio.gather(*self._background_syncs, return_exceptions=True)
+        if self._cleaner_task is not None:
+            self._cleaner_task.cancel()
+            await asyncio.gather(self._cleaner_task, return_exceptions=True)
+            self._cleaner_task = None
+        self.scheduler.cancel_all()
+        self._deletion_timer = None
+        self.logs.discard()
 
     async def __aenter__(self) -> Broker:
         await self.start()

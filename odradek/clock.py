@@ -1,16 +1,20 @@
 """The one place time comes from.
 
 Everything that needs the wall clock or a monotonic clock takes a `Clock`: the broker runs on
-`SystemClock`, tests on `ManualClock`, whose time only moves when the test says so.  Timers run
-on a `odradek.scheduler.Scheduler` over one of these clocks; on a `ManualClock` the scheduler
-queues them here, and `ManualClock.advance` runs them.
+`SystemClock`, tests on `ManualClock`, whose time only moves when the test says so, or on a
+`SwitchableClock`, which follows the system clock until a test freezes it and then behaves as a
+`ManualClock` (the embedded test broker's clock).  Timers run on a `odradek.scheduler.Scheduler`
+over one of these clocks; on a frozen clock the scheduler queues them here, and
+`ManualClock.advance` runs them.
 
 Invariants:
 - ``monotonic_ns()`` never decreases;
 - a `ManualClock` moves its wall and monotonic time together, only through `advance`;
 - `ManualClock.advance` runs the queued timers that fall due in (deadline, queueing order),
   each with the clock standing at its own deadline, including timers queued while it runs;
-  when it returns, the clock stands at the target and no queued timer is due.
+  when it returns, the clock stands at the target and no queued timer is due;
+- a `SwitchableClock` never jumps: freezing stops it where it stands, resuming continues from
+  where `advance` left it (wall and monotonic time keep the offset the advances added).
 """
 
 from __future__ import annotations
@@ -19,10 +23,11 @@ import heapq
 import itertools
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from typing import Protocol
 
-__all__ = ["Clock", "ManualClock", "SystemClock"]
+__all__ = ["Clock", "ClockSwitchListener", "ManualClock", "SwitchableClock", "SystemClock"]
 
 
 class Clock(Protocol):
@@ -66,6 +71,11 @@ class ManualClock:
         return self._monotonic_ns
 
     @property
+    def frozen(self) -> bool:
+        """Whether time stands still until `advance` (always, for a plain manual clock)."""
+        return True
+
+    @property
     def advancing(self) -> bool:
         """Whether `advance` is running timers now (a timer it queues meanwhile may run in it)."""
         return self._advancing
@@ -102,3 +112,72 @@ class ManualClock:
     def _move_to(self, monotonic_ns: int) -> None:
         self._time_ms += (monotonic_ns - self._monotonic_ns) // 1_000_000
         self._monotonic_ns = monotonic_ns
+
+
+class ClockSwitchListener(Protocol):
+    """Told when a `SwitchableClock` freezes or resumes (a scheduler moves its timers)."""
+
+    def clock_switched(self, frozen: bool) -> None: ...
+
+
+class SwitchableClock(ManualClock):
+    """The system clock until `freeze`, a `ManualClock` from then on until `resume`.
+
+    While it runs, wall and monotonic time are the system's plus the offsets earlier advances
+    added.  `freeze` and `resume` may be called from any thread; each tells its listeners
+    (schedulers, held weakly) after the switch, so they move their pending timers between the
+    event loop and this clock's queue.  `advance` on a running clock raises.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(time.time_ns() // 1_000_000)
+        self._frozen = False
+        self._wall_offset_ms = 0
+        self._monotonic_offset_ns = 0
+        self._listeners: weakref.WeakSet[ClockSwitchListener] = weakref.WeakSet()
+
+    @property
+    def frozen(self) -> bool:
+        return self._frozen
+
+    def time_ms(self) -> int:
+        if self._frozen:
+            return self._time_ms
+        return time.time_ns() // 1_000_000 + self._wall_offset_ms
+
+    def monotonic_ns(self) -> int:
+        if self._frozen:
+            return self._monotonic_ns
+        return time.monotonic_ns() + self._monotonic_offset_ns
+
+    def add_listener(self, listener: ClockSwitchListener) -> None:
+        self._listeners.add(listener)
+
+    def freeze(self) -> None:
+        """Stop time where it stands; from now on only `advance` moves it."""
+        if self._frozen:
+            return
+        # Whole milliseconds (rounded up: never backwards), so advances move both clocks alike.
+        self._time_ms, self._monotonic_ns = self.time_ms(), -(-self.monotonic_ns() // 1_000_000) * 1_000_000
+        self._frozen = True
+        for listener in list(self._listeners):
+            listener.clock_switched(True)
+
+    def resume(self) -> None:
+        """Let time run again from where it stands (timers left queued go back to their loops)."""
+        if not self._frozen:
+            return
+        if self._advancing:
+            raise RuntimeError("SwitchableClock.resume called from a timer advance is running")
+        self._wall_offset_ms = self._time_ms - time.time_ns() // 1_000_000
+        self._monotonic_offset_ns = self._monotonic_ns - time.monotonic_ns()
+        self._frozen = False
+        with self._lock:
+            self._queue.clear()
+        for listener in list(self._listeners):
+            listener.clock_switched(False)
+
+    def advance(self, ms: int) -> None:
+        if not self._frozen:
+            raise RuntimeError("the clock is running on system time: freeze it before advancing it")
+        super().advance(ms)

@@ -18,6 +18,12 @@ thread).  A timer whose deadline has already come when it is set runs on its loo
 (``call_soon``), as on the system clock, unless an ``advance`` is running, which then runs it
 before returning; a timer set outside any loop runs only in ``advance``.
 
+On a `SwitchableClock` the scheduler follows the clock's switches: when it freezes, every
+timer not yet due leaves its event loop for the clock's queue (and then runs only in
+``advance``); when it resumes, every queued timer goes back to its loop at its deadline.  The
+move happens on each timer's loop, so a test thread may freeze the clock of a broker running on
+its own loop thread.
+
 A callback's exception is logged and does not stop other timers, nor a periodic task's next run.
 """
 
@@ -25,11 +31,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
-from odradek.clock import Clock, ManualClock
+from odradek.clock import Clock, ManualClock, SwitchableClock
 
 __all__ = ["PeriodicTask", "Scheduler", "Timer"]
 
@@ -170,6 +177,8 @@ class Scheduler:
         self.clock = clock
         self._manual = clock if isinstance(clock, ManualClock) else None
         self._timers: set[Timer] = set()
+        if isinstance(clock, SwitchableClock):
+            clock.add_listener(self)
 
     def now_ms(self) -> int:
         """The clock's monotonic time in milliseconds: the time deadlines are written in."""
@@ -204,7 +213,7 @@ class Scheduler:
     def _set(self, deadline_ms: int, callback: Callback, name: str, loop: asyncio.AbstractEventLoop | None) -> Timer:
         timer = Timer(self, deadline_ms, callback, name, loop)
         self._timers.add(timer)
-        if self._manual is None:
+        if self._manual is None or not self._manual.frozen:
             if loop is None:
                 raise RuntimeError("a timer on the system clock needs a running event loop")
             delay_s = max(deadline_ms - self.now_ms(), 0) / 1000
@@ -214,6 +223,48 @@ class Scheduler:
         else:
             self._manual.queue(deadline_ms, timer._fire)
         return timer
+
+    # ------------------------------------------------------------- clock switches
+
+    def clock_switched(self, frozen: bool) -> None:
+        """The `SwitchableClock` froze or resumed: move every pending timer, on its own loop."""
+        by_loop: dict[asyncio.AbstractEventLoop | None, list[Timer]] = {}
+        for timer in list(self._timers):
+            by_loop.setdefault(timer._loop, []).append(timer)
+        for loop, timers in by_loop.items():
+            move = functools.partial(self._move_timers, timers, frozen)
+            if loop is None or loop is _running_loop() or not loop.is_running():
+                move()
+                continue
+            moved: concurrent.futures.Future[None] = concurrent.futures.Future()
+
+            def run_on_loop(move: Callable[[], None] = move, moved: concurrent.futures.Future[None] = moved) -> None:
+                try:
+                    move()
+                finally:
+                    moved.set_result(None)
+
+            loop.call_soon_threadsafe(run_on_loop)
+            moved.result()
+
+    def _move_timers(self, timers: list[Timer], frozen: bool) -> None:
+        manual = self._manual
+        assert manual is not None
+        now = self.now_ms()
+        for timer in timers:
+            if not timer.pending:
+                continue
+            if frozen:
+                if timer._handle is None or timer.deadline_ms <= now:
+                    continue  # queued already, or due: its loop runs it now
+                timer._handle.cancel()
+                timer._handle = None
+                manual.queue(timer.deadline_ms, timer._fire)
+            elif timer._loop is None:
+                manual.queue(timer.deadline_ms, timer._fire)
+            elif timer._handle is None:
+                delay_s = max(timer.deadline_ms - now, 0) / 1000
+                timer._handle = timer._loop.call_at(timer._loop.time() + delay_s, timer._run_when_due)
 
     # ------------------------------------------------------------------ awaiting
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import subprocess
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,8 @@ class RunningBroker:
     #: Stops the broker (``kill``: SIGKILL, else SIGTERM) and starts it again on the same port with the
     #: same data, returning once it is ready; None when the broker cannot be restarted in place.
     restart: Callable[[bool], None] | None = None
+    #: Every listener's address by listener name (a secured profile's; the bootstrap is PLAINTEXT's).
+    listeners: dict[str, str] = field(default_factory=dict)
 
 
 class BrokerProcess:

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from harness.broker import BrokerProcess, RunningBroker
 from harness.net import HOST, BrokerStartError, free_port
+from harness.security import SecuredProfile
 
 POM = Path(__file__).resolve().parents[1] / "kafka" / "pom.xml"
 
@@ -112,8 +113,9 @@ def _cluster_id() -> str:
             return text
 
 
-def server_properties(port: int, controller_port: int, log_dir: Path) -> str:
-    """A single-node KRaft config; Kafka's defaults except what one node needs and faster storage passes."""
+def server_properties(port: int, controller_port: int, log_dir: Path, profile: SecuredProfile | None = None) -> str:
+    """A single-node KRaft config; Kafka's defaults except what one node needs and faster storage passes.
+    A secured profile replaces the listeners with its own (plus the controller's) and adds its settings."""
     props = {
         "process.roles": "broker,controller",
         "node.id": "1",
@@ -138,6 +140,11 @@ def server_properties(port: int, controller_port: int, log_dir: Path) -> str:
         # Kafka-internal: the first retention pass would otherwise wait 30 s after start-up.
         "log.initial.task.delay.ms": "1000",
     }
+    if profile is not None:
+        secured = profile.properties()
+        secured["listeners"] += f",CONTROLLER://{HOST}:{controller_port}"
+        secured["listener.security.protocol.map"] += ",CONTROLLER:PLAINTEXT"
+        props.update(secured)
     return "".join(f"{key}={value}\n" for key, value in props.items())
 
 
@@ -146,10 +153,13 @@ def _java(version: str, *args: str) -> list[str]:
 
 
 @contextmanager
-def launch(workdir: Path, log_path: Path, data_dir: Path | None = None) -> Iterator[RunningBroker]:
+def launch(
+    workdir: Path, log_path: Path, data_dir: Path | None = None, profile: SecuredProfile | None = None
+) -> Iterator[RunningBroker]:
     """Resolve, format and start Kafka; yield it once ready; always stop it.
 
-    ``data_dir``, if given, is the log directory instead of a temporary one and outlives the broker."""
+    ``data_dir``, if given, is the log directory instead of a temporary one and outlives the broker;
+    ``profile`` runs the secured configuration (harness/security.py) on the profile's ports."""
     if shutil.which("java") is None:
         raise BrokerStartError("java is not installed")
     version = resolve_version()
@@ -157,8 +167,10 @@ def launch(workdir: Path, log_path: Path, data_dir: Path | None = None) -> Itera
         root = Path(tmp)
         data_dir = data_dir or root / "data"
         port, controller_port = free_port(), free_port()
+        if profile is not None:
+            port = profile.ports["PLAINTEXT"]
         config = root / "server.properties"
-        config.write_text(server_properties(port, controller_port, data_dir))
+        config.write_text(server_properties(port, controller_port, data_dir, profile))
         log4j = root / "log4j2.properties"
         log4j.write_text(_LOG4J2)
         started = time.monotonic()
@@ -184,6 +196,7 @@ def launch(workdir: Path, log_path: Path, data_dir: Path | None = None) -> Itera
                 start_seconds=time.monotonic() - started,
                 data_dir=data_dir,
                 restart=broker.restart,
+                listeners=profile.listener_addresses() if profile is not None else {},
             )
         finally:
             broker.stop()

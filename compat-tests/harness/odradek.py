@@ -16,6 +16,7 @@ from pathlib import Path
 
 from harness.broker import BrokerProcess, RunningBroker
 from harness.net import HOST, free_port
+from harness.security import SecuredProfile
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT_S = 60.0
@@ -29,25 +30,32 @@ OVERRIDES = (
 )
 
 
-def command(port: int, data_dir: Path) -> list[str]:
-    """The one place that knows how odradek is started."""
+def command(port: int, data_dir: Path, profile: SecuredProfile | None = None) -> list[str]:
+    """The one place that knows how odradek is started (a secured profile adds its settings)."""
     argv = [sys.executable, "-m", "odradek", "run", "--host", HOST, "--port", str(port), "--data-dir", str(data_dir)]
-    for override in OVERRIDES:
+    overrides = list(OVERRIDES)
+    if profile is not None:
+        overrides += [f"{key}={value}" for key, value in profile.properties().items()]
+    for override in overrides:
         argv += ["--override", override]
     return argv
 
 
 @contextmanager
-def launch(workdir: Path, log_path: Path, data_dir: Path | None = None) -> Iterator[RunningBroker]:
-    """Start odradek, wait for ApiVersions to answer, yield it, always stop it.
+def launch(
+    workdir: Path, log_path: Path, data_dir: Path | None = None, profile: SecuredProfile | None = None
+) -> Iterator[RunningBroker]:
+    """Start odradek, wait for ApiVersions to answer, yield it, always stop it (``profile``: the
+    secured configuration of harness/security.py, on the profile's ports).
 
     ``data_dir``, if given, is used instead of a temporary one and outlives the broker (tools/run.py
     reads the segment files of the stopped broker)."""
     with tempfile.TemporaryDirectory(prefix="odradek-", dir=workdir) as tmp:
-        port = free_port()
+        port = profile.ports["PLAINTEXT"] if profile is not None else free_port()
         started = time.monotonic()
         data_dir = data_dir or Path(tmp) / "data"
-        broker = BrokerProcess(command(port, data_dir), log_path, port, START_TIMEOUT_S, grace_s=10.0, cwd=REPO_ROOT)
+        argv = command(port, data_dir, profile)
+        broker = BrokerProcess(argv, log_path, port, START_TIMEOUT_S, grace_s=10.0, cwd=REPO_ROOT)
         try:
             cluster_id = broker.wait_ready()
             yield RunningBroker(
@@ -58,6 +66,7 @@ def launch(workdir: Path, log_path: Path, data_dir: Path | None = None) -> Itera
                 start_seconds=time.monotonic() - started,
                 data_dir=data_dir,
                 restart=broker.restart,
+                listeners=profile.listener_addresses() if profile is not None else {},
             )
         finally:
             broker.stop()

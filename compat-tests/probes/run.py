@@ -27,6 +27,7 @@ COMPAT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(COMPAT), str(COMPAT.parent)]
 
 from harness.broker import launchers  # noqa: E402
+from harness.security import SecuredProfile, create_scram_users  # noqa: E402
 
 from probes.batch_shapes import SEQUENCES as BATCH_SHAPE_SEQUENCES  # noqa: E402
 from probes.configs import SEQUENCES as CONFIG_SEQUENCES  # noqa: E402
@@ -34,6 +35,8 @@ from probes.fetch_sessions import SEQUENCES as FETCH_SEQUENCES  # noqa: E402
 from probes.groups import SEQUENCES as GROUP_SEQUENCES  # noqa: E402
 from probes.groups_legacy import SEQUENCES as LEGACY_GROUP_SEQUENCES  # noqa: E402
 from probes.idempotence import SEQUENCES as IDEMPOTENCE_SEQUENCES  # noqa: E402
+from probes.secured import SECURED_SEQUENCES  # noqa: E402
+from probes.security import SEQUENCES as SECURITY_SEQUENCES  # noqa: E402
 from probes.session import Observation, Session  # noqa: E402
 from probes.storage import SEQUENCES as STORAGE_SEQUENCES  # noqa: E402
 from probes.topics import SEQUENCES as TOPIC_SEQUENCES  # noqa: E402
@@ -48,6 +51,8 @@ SEQUENCES = {
     **CONFIG_SEQUENCES,
     **IDEMPOTENCE_SEQUENCES,
     **VERSION_SEQUENCES,
+    **SECURITY_SEQUENCES,
+    **SECURED_SEQUENCES,
     **BATCH_SHAPE_SEQUENCES,
 }
 REPORT_DIR = COMPAT / "report"
@@ -56,6 +61,8 @@ _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}
 _NOW_MS = re.compile(r"\b(17[5-9]|1[89]\d)\d{10}\b")
 #: Facts of the machine, not of the broker: where the data directory is and how full the disk.
 _MASKED = {"log_dir", "usable_bytes", "total_bytes"}
+#: Kafka prints its request object in some refusals: its processor and connection ids are its own.
+_REQUEST_OBJECT = re.compile(r"Request\(processor=\d+, connectionId=\S+, session=\S+,")
 _DROPPED = {"throttle_time_ms", "cluster_id", "host", "port"}
 
 
@@ -98,34 +105,61 @@ class _Normaliser:
             for concrete, placeholder in self._names.items():
                 value = value.replace(concrete, placeholder)
             value = _NOW_MS.sub("<now>", value)
+            value = _REQUEST_OBJECT.sub("Request(<connection>,", value)
         return value
 
 
-def run_broker(broker: str, sequences: list[str], workdir: Path) -> dict[str, list[dict[str, Any]]]:
-    """Every chosen sequence against a fresh broker, normalised."""
+def run_broker(
+    broker: str, sequences: list[str], workdir: Path, profile: SecuredProfile | None = None
+) -> dict[str, list[dict[str, Any]]]:
+    """Every chosen sequence against a fresh broker, normalised; the secured ones (probes/secured.py)
+    against a second fresh broker running ``profile``, with its SCRAM users created first."""
     results: dict[str, list[dict[str, Any]]] = {}
-    with launchers()[broker](workdir, workdir / f"{broker}.log") as running:
-        for name in sequences:
-            names = _names()
-            session = Session(running.bootstrap)
-            error = None
-            try:
-                SEQUENCES[name](session, names)
-            except Exception as exc:  # a broker that closes the connection is an observation too
-                error = f"{type(exc).__name__}: {exc}"
-            finally:
-                session.close()
-            normalise = _Normaliser(names)
-            rows = [_row(o, normalise) for o in session.observations]
-            if error is not None:
-                rows.append({"label": "sequence stopped", "error": normalise(error)})
-            results[name] = rows
+    plain = [name for name in sequences if name not in SECURED_SEQUENCES]
+    secured = [name for name in sequences if name in SECURED_SEQUENCES]
+    if plain:
+        with launchers()[broker](workdir, workdir / f"{broker}.log") as running:
+            results.update(_run_sequences(running.bootstrap, plain, {}))
+    if secured:
+        assert profile is not None
+        launch: Any = launchers()[broker]
+        with launch(workdir, workdir / f"{broker}-secured.log", profile=profile) as running:
+            create_scram_users(running.bootstrap)
+            addresses = {f"addr:{name}": address for name, address in running.listeners.items()}
+            results.update(_run_sequences(running.bootstrap, secured, addresses))
+    return results
+
+
+def _run_sequences(bootstrap: str, sequences: list[str], extra: dict[str, str]) -> dict[str, list[dict[str, Any]]]:
+    results: dict[str, list[dict[str, Any]]] = {}
+    for name in sequences:
+        names = _names()
+        session = Session(bootstrap)
+        error = None
+        try:
+            SEQUENCES[name](session, {**names, **extra})
+        except Exception as exc:  # a broker that closes the connection is an observation too
+            error = f"{type(exc).__name__}: {exc}"
+        finally:
+            session.close()
+        normalise = _Normaliser(names)
+        rows = [_row(o, normalise) for o in session.observations]
+        if error is not None:
+            rows.append({"label": "sequence stopped", "error": normalise(error)})
+        results[name] = rows
     return results
 
 
 #: Answers Kafka lists in hash-map order (its controller collects them in a map keyed by topic
-#: name or id): compared as sets, sorted by name.
-_UNORDERED = {"DeleteTopicsRequest": "responses"}
+#: name or id, user name, quota entity): compared as sets, sorted by name (or whole content).
+_UNORDERED = {
+    "DeleteTopicsRequest": "responses",
+    "AlterUserScramCredentialsRequest": "results",
+    "DescribeUserScramCredentialsRequest": "results",
+    "AlterClientQuotasRequest": "entries",
+    "DescribeClientQuotasRequest": "entries",
+    "DescribeAclsRequest": "resources",
+}
 #: Lists inside each result that Kafka fills from a hash map (config names).
 _UNORDERED_INNER = {"DescribeConfigsRequest": ("results", "configs")}
 
@@ -133,8 +167,26 @@ _UNORDERED_INNER = {"DescribeConfigsRequest": ("results", "configs")}
 def _row(observation: Observation, normalise: _Normaliser) -> dict[str, Any]:
     response = normalise(observation.response)
     unordered = _UNORDERED.get(observation.api)
-    if unordered is not None and isinstance(response, dict):
-        response[unordered] = sorted(response[unordered], key=lambda item: str(item.get("name")))
+    if unordered is not None and isinstance(response, dict) and isinstance(response.get(unordered), list):
+        response[unordered] = sorted(
+            response[unordered],
+            key=lambda item: str(item.get("name", item.get("user", json.dumps(item, sort_keys=True)))),
+        )
+    if (
+        observation.api == "DescribeUserScramCredentialsRequest"
+        and isinstance(response, dict)
+        and "results" in response
+    ):
+        # Kafka's metadata image keeps credentials in a map keyed by mechanism (an enum's identity
+        # hash): the order of a user's mechanisms differs from one JVM to the next.
+        for result in response["results"]:
+            result["credential_infos"].sort(key=lambda item: item["mechanism"])
+    if observation.api == "DescribeAclsRequest" and isinstance(response, dict) and "resources" in response:
+        for resource in response["resources"]:
+            resource["acls"].sort(key=lambda item: json.dumps(item, sort_keys=True))
+    if observation.api == "DeleteAclsRequest" and isinstance(response, dict) and "filter_results" in response:
+        for result in response["filter_results"]:
+            result["matching_acls"].sort(key=lambda item: json.dumps(item, sort_keys=True))
     if observation.api == "ListGroupsRequest" and isinstance(response, dict):
         # The broker is shared by every sequence: keep this sequence's groups only.
         response["groups"] = [g for g in response["groups"] if str(g["group_id"]).startswith("{")]
@@ -142,6 +194,7 @@ def _row(observation: Observation, normalise: _Normaliser) -> dict[str, Any]:
         observation.api == "MetadataRequest"
         and observation.request.get("topics") is None
         and isinstance(response, dict)
+        and "topics" in response
     ):
         # Likewise for "every topic": this sequence's topics and the internal ones.
         response["topics"] = [t for t in response["topics"] if str(t["name"]).startswith(("{", "__"))]
@@ -176,7 +229,10 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown sequences {unknown}; known: {sorted(SEQUENCES)}")
     with tempfile.TemporaryDirectory(prefix="probes-") as tmp:
-        runs = {broker: run_broker(broker, sequences, Path(tmp)) for broker in (args.reference, args.candidate)}
+        profile = SecuredProfile(Path(tmp)) if any(s in SECURED_SEQUENCES for s in sequences) else None
+        runs = {
+            broker: run_broker(broker, sequences, Path(tmp), profile) for broker in (args.reference, args.candidate)
+        }
     ref, cand = runs[args.reference], runs[args.candidate]
     lines = [f"# Raw probes: {args.candidate} against {args.reference}", ""]
     total = 0

@@ -73,5 +73,27 @@ class Session:
         self.observations.append(Observation(label, request_schema.name, version, fields, answer))
         return answer  # type: ignore[no-any-return]
 
+    def call_or_closed(self, label: str, api_key: int, version: int, **fields: Any) -> dict[str, Any]:
+        """As `call`, but a broker that closes the connection instead of answering is recorded as
+        ``{"closed": true}`` (the probes of what a broker refuses before authentication)."""
+        request_schema, _ = ALL_MESSAGES[api_key]
+        try:
+            return self.call(label, api_key, version, **fields)
+        except (AssertionError, OSError):
+            self.observations.append(Observation(label, request_schema.name, version, fields, {"closed": True}))
+            return {"closed": True}
+
+    def raw(self, label: str, data: bytes) -> bytes | None:
+        """Send size-prefixed ``data`` as it is (a SASL token after SaslHandshake v0) and record the
+        answer frame (hex) or the closed connection."""
+        try:
+            self._conn.send_raw(len(data).to_bytes(4, "big") + data)
+            answer = self._conn.recv_frame()
+        except OSError:
+            answer = None
+        response: dict[str, Any] = {"closed": True} if answer is None else {"frame": answer.hex()}
+        self.observations.append(Observation(label, "raw", 0, {"bytes": data.hex()}, response))
+        return answer
+
     def close(self) -> None:
         self._conn.close()

@@ -81,15 +81,28 @@ def new_in_44(s: Session, names: dict[str, str]) -> None:
 
 
 def _api_versions_v5(s: Session, label: str, cluster_id: str | None, node_id: int) -> None:
-    """A successful answer is kept as its error code only: the API lists and feature levels
-    differ by design (odradek serves fewer APIs and has no KRaft features)."""
+    """A successful answer is kept as its error code only: the API lists differ by design
+    (odradek serves fewer APIs); the features are compared by the sequence `features`."""
     answer = s.call(label, ApiKey.API_VERSIONS, 5, client_software_name="odradek-probe", client_software_version="1",
                     cluster_id=cluster_id, node_id=node_id)  # fmt: skip
     if answer["error_code"] == 0:
         s.observations[-1] = replace(s.observations[-1], response={"error_code": 0})
 
 
+def features(s: Session, names: dict[str, str]) -> None:
+    """The feature versions of ApiVersions v3-5 (the API lists are left out: odradek serves fewer
+    APIs by design).  The finalized epoch is Kafka's metadata log offset, which grows with time:
+    it is compared as "present", not by value."""
+    for version in (3, 4, 5):
+        answer = s.call(f"api versions v{version} features", ApiKey.API_VERSIONS, version,
+                        client_software_name="odradek-probe", client_software_version="1")  # fmt: skip
+        kept = {key: value for key, value in answer.items() if key != "api_keys"}
+        kept["finalized_features_epoch"] = "<epoch>" if int(kept["finalized_features_epoch"]) >= 0 else "<none>"
+        s.observations[-1] = replace(s.observations[-1], response=kept)
+
+
 SEQUENCES: dict[str, Callable[[Session, dict[str, str]], None]] = {
     "versions.metadata_and_offsets": metadata_and_offsets,
     "versions.new_in_44": new_in_44,
+    "versions.features": features,
 }

@@ -37,12 +37,15 @@ from odradek.wire.errors import ErrorCode
 __all__ = [
     "TP",
     "Admin",
+    "BrokerInfo",
+    "ClusterInfo",
     "ConfigInfo",
     "EntityKind",
     "GroupInfo",
     "GroupListing",
     "MemberInfo",
     "PartitionInfo",
+    "PartitionLag",
     "TopicInfo",
     "admin_for",
     "base_config",
@@ -134,6 +137,32 @@ class GroupInfo:
     members: tuple[MemberInfo, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class PartitionLag:
+    """One partition of a group: its committed offset (None: nothing committed), the log end
+    offset, the lag between them (None without a commit) and the member that owns it, if any."""
+
+    tp: TP
+    committed: int | None
+    log_end: int | None
+    lag: int | None
+    member: MemberInfo | None
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerInfo:
+    node_id: int
+    host: str
+    port: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterInfo:
+    cluster_id: str | None
+    controller: int
+    brokers: tuple[BrokerInfo, ...]
+
+
 def _state_name(state: Any) -> str:
     """``ConsumerGroupState.STABLE`` -> ``Stable``."""
     name = getattr(state, "name", str(state))
@@ -183,6 +212,17 @@ class Admin:
             )
             result.append(TopicInfo(name, partitions, None if info.error is None else error_name(info.error)))
         return result
+
+    def cluster(self) -> ClusterInfo:
+        """The cluster id, the controller and the brokers, from a Metadata request."""
+        try:
+            metadata = self._client.list_topics(timeout=self._timeout)
+        except KafkaException as exc:
+            raise CommandError(
+                f"cannot reach a broker at {self.bootstrap} within {self.timeout_ms} ms ({describe_error(exc)})"
+            ) from None
+        brokers = tuple(BrokerInfo(b.id, str(b.host), int(b.port)) for _, b in sorted(metadata.brokers.items()))
+        return ClusterInfo(metadata.cluster_id, metadata.controller_id, brokers)
 
     def topic(self, name: str) -> TopicInfo:
         """One topic's metadata; raises `CommandError` when it does not exist."""
@@ -286,6 +326,20 @@ class Admin:
         futures = self._client.list_consumer_group_offsets(request, request_timeout=self._timeout)
         result = self._wait(futures[group], f"list offsets of group {group!r}")
         return {(tp.topic, tp.partition): int(tp.offset) for tp in result.topic_partitions if tp.offset >= 0}
+
+    def group_lag(self, info: GroupInfo) -> list[PartitionLag]:
+        """Every partition the group has a committed offset for or a member owns, with its lag."""
+        committed = self.committed(info.group)
+        owner = {tp: m for m in info.members for tp in m.assignment}
+        partitions = sorted(set(committed) | set(owner))
+        end = self.list_offsets(partitions, "latest")
+        rows = []
+        for tp in partitions:
+            current = committed.get(tp)
+            log_end = end.get(tp)
+            lag = None if current is None or log_end is None else max(log_end - current, 0)
+            rows.append(PartitionLag(tp, current, log_end, lag, owner.get(tp)))
+        return rows
 
     def alter_group_offsets(self, group: str, offsets: Mapping[TP, int]) -> None:
         tps = [TopicPartition(t, p, o) for (t, p), o in sorted(offsets.items())]

@@ -24,7 +24,6 @@ from typing import Any
 from confluent_kafka import (
     OFFSET_BEGINNING,
     OFFSET_END,
-    OFFSET_STORED,
     TIMESTAMP_LOG_APPEND_TIME,
     Consumer,
     KafkaError,
@@ -50,6 +49,16 @@ __all__ = ["register"]
 
 _PRINT = ("print.key", "print.headers", "print.partition", "print.offset", "print.timestamp")
 _POLL_S = 0.2
+# Not failures: the end of a partition, and a group coordinator that is moving or still loading
+# (a fresh Apache Kafka creates __consumer_offsets at the first group request); librdkafka retries.
+_TRANSIENT = frozenset(
+    {
+        KafkaError._PARTITION_EOF,
+        KafkaError.NOT_COORDINATOR,
+        KafkaError.COORDINATOR_LOAD_IN_PROGRESS,
+        KafkaError.COORDINATOR_NOT_AVAILABLE,
+    }
+)
 
 
 def register(commands: argparse._SubParsersAction[Any]) -> None:
@@ -194,7 +203,8 @@ def _partitions(consumer: Consumer, args: argparse.Namespace, wait_s: float) -> 
 def _positions(
     consumer: Consumer, args: argparse.Namespace, partitions: list[int], start: int | None, wait_s: float
 ) -> list[TopicPartition]:
-    """Where to start each partition; with no explicit start, OFFSET_STORED (group) or the end."""
+    """Where to start each partition; with no explicit start, the group's committed offset (else the
+    beginning or the end, as ``--from-beginning`` says), or without a group the end."""
     if args.from_timestamp is not None:
         query = [TopicPartition(args.topic, p, args.from_timestamp) for p in partitions]
         try:
@@ -202,8 +212,27 @@ def _positions(
         except KafkaException as exc:
             raise CommandError(f"look up offsets by time: {describe_error(exc)}") from None
         return [TopicPartition(tp.topic, tp.partition, OFFSET_END if tp.offset < 0 else tp.offset) for tp in found]
-    default = OFFSET_STORED if args.group is not None else OFFSET_END
-    return [TopicPartition(args.topic, p, default if start is None else start) for p in partitions]
+    if start is None and args.group is not None:
+        # The group's committed offsets, asked before assigning: librdkafka does not ask again when its
+        # own fetch of them meets a coordinator that is still loading (a fresh Apache Kafka's first group).
+        default = OFFSET_BEGINNING if args.from_beginning else OFFSET_END
+        asked = [TopicPartition(args.topic, p) for p in partitions]
+        committed = _committed(consumer, args.group, asked, wait_s)
+        return [TopicPartition(tp.topic, tp.partition, tp.offset if tp.offset >= 0 else default) for tp in committed]
+    return [TopicPartition(args.topic, p, OFFSET_END if start is None else start) for p in partitions]
+
+
+def _committed(consumer: Consumer, group: str, partitions: list[TopicPartition], wait_s: float) -> list[TopicPartition]:
+    """The group's committed offsets (-1001 where none), retried while the coordinator is not ready."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            return list(consumer.committed(partitions, timeout=max(deadline - time.monotonic(), 0.1)))
+        except KafkaException as exc:
+            error = exc.args[0] if exc.args and isinstance(exc.args[0], KafkaError) else None
+            if error is None or error.code() not in _TRANSIENT or time.monotonic() >= deadline:
+                raise CommandError(f"committed offsets of group {group!r}: {describe_error(exc)}") from None
+            time.sleep(_POLL_S)
 
 
 def _consume(args: argparse.Namespace) -> int:
@@ -234,7 +263,7 @@ def _consume(args: argparse.Namespace) -> int:
                 continue
             error = message.error()
             if error is not None:
-                if error.code() == KafkaError._PARTITION_EOF:
+                if error.code() in _TRANSIENT:
                     continue
                 if error.fatal() or not error.retriable():
                     raise CommandError(f"{error_name(error)}: {error.str()}")

@@ -3,15 +3,20 @@
 Reads ``.log`` files (record batches: base and last offset, record count, position, size, codec,
 timestamp type and times, producer id/epoch/base sequence, leader epoch, transactional and
 control flags, stored CRC and whether it matches), ``.index`` files (offset -> position) and
-``.timeindex`` files (timestamp -> offset).  ``--deep-iteration`` adds each record's offset,
-timestamp, sizes, sequence and header keys; ``--print-data-log`` adds keys, values and header
-values too.  ``--offsets-decoder`` (automatic in a ``__consumer_offsets-N`` directory) shows
-records as the group coordinator's committed offsets and group metadata; control records show
-their transaction marker.  ``--verify-index`` checks every index entry against the ``.log``.
-A torn tail (an incomplete last batch) is reported, not an error.
+``.timeindex`` files (timestamp -> offset) and producer ``.snapshot`` files (one entry per
+producer batch kept: producer id and epoch, coordinator epoch, open transaction, sequences,
+offsets; `odradek.cli.dumpstate`).  ``--deep-iteration`` adds each record's offset, timestamp,
+sizes, sequence and header keys; ``--print-data-log`` adds keys, values and header values too.
+``--offsets-decoder`` (automatic in a ``__consumer_offsets-N`` directory) shows records as the
+group coordinator's committed offsets and group metadata, ``--transaction-log-decoder``
+(automatic in a ``__transaction_state-N`` directory) as the transaction coordinator's persisted
+states; a decoded record's raw key and value are not repeated.  Control records show their
+transaction marker.  ``--verify-index`` checks every index entry against the ``.log``.  A torn
+tail (an incomplete last batch) is reported, not an error.
 
 Nothing here talks to a broker, and the file is only read: dumping a live broker's directory is
-safe.  The decoders are the broker's own (`odradek.wire.records`, `odradek.coordinator.records`).
+safe.  The decoders are the broker's own (`odradek.wire.records`, `odradek.coordinator.records`,
+`odradek.txn.log_records`, `odradek.partition.producer_snapshot`).
 """
 
 from __future__ import annotations
@@ -19,11 +24,12 @@ from __future__ import annotations
 import argparse
 import json
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from odradek.cli.common import CommandError, Output, UsageError, leaf
+from odradek.cli.dumpstate import CorruptSnapshot, snapshot_entries, transaction_record
 from odradek.coordinator.records import GroupMetadataRecord, OffsetCommitRecord, decode_record
 from odradek.wire.primitives import DecodeError
 from odradek.wire.records import (
@@ -39,18 +45,24 @@ from odradek.wire.records import (
 
 __all__ = ["dump_file", "register"]
 
-_SUFFIXES = (".log", ".index", ".timeindex")
+_SUFFIXES = (".log", ".index", ".timeindex", ".snapshot")
+RecordDecoder = Callable[[Record], dict[str, Any]]
+"""Decodes an internal topic's record into the fields a dump adds to it."""
+
 _OFFSET_ENTRY = struct.Struct(">ii")  # relative offset, position
 _TIME_ENTRY = struct.Struct(">qi")  # timestamp, relative offset
 
 
 def register(commands: argparse._SubParsersAction[Any]) -> None:
-    parser = leaf(commands, "dump-log", "decode segment .log, .index and .timeindex files", _dump_log)
+    parser = leaf(
+        commands, "dump-log", "decode segment .log, .index, .timeindex and producer .snapshot files", _dump_log
+    )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="segment files or partition directories")
     parser.add_argument("--files", action="append", default=[], metavar="F1,F2", help="comma-separated files")
     parser.add_argument("--deep-iteration", action="store_true", help="show every record, not only batches")
     parser.add_argument("--print-data-log", action="store_true", help="show record keys, values and headers")
     parser.add_argument("--offsets-decoder", action="store_true", help="decode __consumer_offsets records")
+    parser.add_argument("--transaction-log-decoder", action="store_true", help="decode __transaction_state records")
     parser.add_argument("--verify-index", action="store_true", help="check each index entry against the segment's .log")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
@@ -66,7 +78,7 @@ def _files(args: argparse.Namespace) -> list[Path]:
         elif not path.exists():
             raise CommandError(f"{path}: no such file or directory")
         elif path.suffix not in _SUFFIXES:
-            raise CommandError(f"{path}: not a .log, .index or .timeindex file")
+            raise CommandError(f"{path}: not a .log, .index, .timeindex or .snapshot file")
         else:
             found.append(path)
     return found
@@ -119,7 +131,7 @@ def _coordinator(record: Record) -> dict[str, Any]:
     return {"coordinator_record": "a record type the coordinator does not keep"}
 
 
-def _record(header: BatchHeader, record: Record, data: bool, offsets_decoder: bool) -> dict[str, Any]:
+def _record(header: BatchHeader, record: Record, data: bool, decoder: RecordDecoder | None) -> dict[str, Any]:
     timestamp = header.max_timestamp if header.timestamp_type == 1 else header.base_timestamp + record.timestamp_delta
     result: dict[str, Any] = {
         "offset": header.base_offset + record.offset_delta,
@@ -135,16 +147,16 @@ def _record(header: BatchHeader, record: Record, data: bool, offsets_decoder: bo
             result["control"] = {"type": marker.type.name, "coordinator_epoch": marker.coordinator_epoch}
         except CorruptBatchError as exc:
             result["control"] = {"error": str(exc)}
-    elif offsets_decoder:
-        result.update(_coordinator(record))
-    if data and not header.is_control:
+    elif decoder is not None:
+        result.update(decoder(record))
+    if data and not header.is_control and decoder is None:
         result["key"] = _text(record.key)
         result["value"] = _text(record.value)
         result["headers"] = [[k, _text(v)] for k, v in record.headers]
     return result
 
 
-def _batches(buf: bytes, deep: bool, data: bool, offsets_decoder: bool) -> Iterator[dict[str, Any]]:
+def _batches(buf: bytes, deep: bool, data: bool, decoder: RecordDecoder | None) -> Iterator[dict[str, Any]]:
     end = 0
     try:
         for pos, header in iter_batches(buf):
@@ -181,7 +193,7 @@ def _batches(buf: bytes, deep: bool, data: bool, offsets_decoder: bool) -> Itera
             if (deep or data) and valid:
                 try:
                     _, records = decode_batch(buf, pos)
-                    batch["records"] = [_record(header, r, data, offsets_decoder) for r in records]
+                    batch["records"] = [_record(header, r, data, decoder) for r in records]
                 except CorruptBatchError as exc:
                     batch["problem"] = str(exc)
             yield batch
@@ -230,7 +242,27 @@ def _index_entries(path: Path, buf: bytes, verify: bool) -> Iterator[dict[str, A
         yield {"torn_tail": {"position": whole, "bytes": len(buf) - whole}}
 
 
-def dump_file(path: Path, deep: bool, data: bool, offsets_decoder: bool, verify_index: bool) -> dict[str, Any]:
+def _decoder_for(path: Path, offsets_decoder: bool, transaction_log_decoder: bool) -> RecordDecoder | None:
+    """The record decoder a flag asks for, else the one an internal topic's directory name implies."""
+    if offsets_decoder:
+        return _coordinator
+    if transaction_log_decoder:
+        return transaction_record
+    if path.parent.name.startswith("__consumer_offsets-"):
+        return _coordinator
+    if path.parent.name.startswith("__transaction_state-"):
+        return transaction_record
+    return None
+
+
+def dump_file(
+    path: Path,
+    deep: bool,
+    data: bool,
+    verify_index: bool,
+    offsets_decoder: bool = False,
+    transaction_log_decoder: bool = False,
+) -> dict[str, Any]:
     """Everything `dump-log` shows about one file, as JSON-ready data."""
     try:
         buf = path.read_bytes()
@@ -238,8 +270,14 @@ def dump_file(path: Path, deep: bool, data: bool, offsets_decoder: bool, verify_
         raise CommandError(f"{path}: {exc.strerror}") from None
     if path.suffix == ".log":
         _base_offset(path)
-        decoder = offsets_decoder or path.parent.name.startswith("__consumer_offsets-")
+        decoder = _decoder_for(path, offsets_decoder, transaction_log_decoder)
         return {"file": str(path), "batches": list(_batches(buf, deep, data, decoder))}
+    if path.suffix == ".snapshot":
+        _base_offset(path)
+        try:
+            return {"file": str(path), "producers": snapshot_entries(buf)}
+        except CorruptSnapshot as exc:
+            return {"file": str(path), "producers": [], "problem": f"corrupt snapshot: {exc}"}
     return {"file": str(path), "entries": list(_index_entries(path, buf, verify_index))}
 
 
@@ -251,7 +289,14 @@ def _line(item: dict[str, Any], skip: tuple[str, ...] = ()) -> str:
 
 def _dump_log(args: argparse.Namespace) -> int:
     dumps = [
-        dump_file(path, args.deep_iteration, args.print_data_log, args.offsets_decoder, args.verify_index)
+        dump_file(
+            path,
+            args.deep_iteration,
+            args.print_data_log,
+            args.verify_index,
+            offsets_decoder=args.offsets_decoder,
+            transaction_log_decoder=args.transaction_log_decoder,
+        )
         for path in _files(args)
     ]
     out = Output(args.json)
@@ -261,7 +306,9 @@ def _dump_log(args: argparse.Namespace) -> int:
     write = out.stdout.write
     for dump in dumps:
         write(f"Dumping {dump['file']}\n")
-        for item in dump.get("batches", dump.get("entries", [])):
+        if "problem" in dump:
+            write(f"problem: {dump['problem']}\n")
+        for item in dump.get("batches", dump.get("entries", dump.get("producers", []))):
             write(_line(item, ("records",)) + "\n")
             for record in item.get("records", []):
                 write("| " + _line(record) + "\n")

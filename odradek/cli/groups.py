@@ -72,17 +72,7 @@ def _describe(args: argparse.Namespace) -> int:
     info = admin.describe_group(args.group)
     if info.state == "Dead":
         raise CommandError(f"group {args.group!r} does not exist")
-    committed = admin.committed(args.group)
-    owner = {tp: m for m in info.members for tp in m.assignment}
-    partitions = sorted(set(committed) | set(owner))
-    end = admin.list_offsets(partitions, "latest")
-    rows = []
-    for tp in partitions:
-        current = committed.get(tp)
-        log_end = end.get(tp)
-        lag = None if current is None or log_end is None else max(log_end - current, 0)
-        member = owner.get(tp)
-        rows.append((tp, current, log_end, lag, member))
+    rows = [(r.tp, r.committed, r.log_end, r.lag, r.member) for r in admin.group_lag(info)]
     out = Output(args.json)
     if out.as_json:
         out.json(

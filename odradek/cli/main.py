@@ -14,19 +14,24 @@ import signal
 import sys
 from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from odradek.broker import Broker
-from odradek.cli.commands import dispatch, register_commands
 from odradek.config import ConfigError, load_config
-from odradek.pipeline import cli as spark_load
+from odradek.config.broker import parse_properties
+from odradek.storage.filesystem import MemoryFileSystem
+
+if TYPE_CHECKING:
+    from odradek.testing.runtime import RuntimeSettings
 
 __all__ = ["main"]
 
 log = logging.getLogger("odradek")
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(clients: bool = True) -> argparse.ArgumentParser:
+    """The command line; without ``clients`` only ``run`` (whose start-up then never imports the
+    client commands' libraries: confluent-kafka, rich, the Spark loader)."""
     parser = argparse.ArgumentParser(prog="odradek", description="A Kafka-compatible broker.")
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="start a broker in the foreground")
@@ -42,34 +47,130 @@ def _parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="a broker config, e.g. num.partitions=3",
     )
-    register_commands(commands)
-    spark_load.register(commands)
+    run.add_argument(
+        "--emulate-kafka",
+        metavar="X.Y",
+        help="answer ApiVersions and refuse requests as that Apache Kafka release did (e.g. 3.6)",
+    )
+    run.add_argument("--storage", choices=("disk", "memory"), default="disk", help="keep data on disk or in memory")
+    run.add_argument(
+        "--port-file",
+        type=Path,
+        help="once ready, write 'port=N' (and 'control.port=M') to this file, for test harnesses",
+    )
+    run.add_argument(
+        "--control-port",
+        type=int,
+        help="serve the test double's HTTP control endpoint on 127.0.0.1 (0 picks a free port)",
+    )
+    run.add_argument(
+        "--console",
+        metavar="HOST:PORT",
+        help="also serve the web console there, e.g. 127.0.0.1:8080 (default: no console)",
+    )
+    if clients:
+        from odradek.cli.commands import register_commands
+        from odradek.console import command as console
+        from odradek.pipeline import cli as spark_load
+
+        register_commands(commands)
+        console.register(commands)
+        spark_load.register(commands)
     return parser
 
 
-async def _serve(broker: Broker) -> None:
+def _write_port_file(path: Path | None, port: int, control_port: int | None) -> None:
+    """``port=N`` (and ``control.port=M``), replaced atomically so a reader never sees half."""
+    if path is None:
+        return
+    lines = f"port={port}\n" + (f"control.port={control_port}\n" if control_port is not None else "")
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(lines)
+    partial.replace(path)
+
+
+def _stop_on_signals() -> asyncio.Event:
+    """An event SIGINT or SIGTERM sets; installed before the broker starts, so a signal sent as soon
+    as the ready line appears stops the broker cleanly instead of killing the process."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    await broker.start()
-    # One line a supervisor (or a test harness) can wait for.
-    print(f"odradek ready on {broker.config.host}:{broker.port}", flush=True)
+    return stop
+
+
+async def _until(stop: asyncio.Event, host: str, port: int, console_listen: tuple[str, int] | None) -> None:
+    """Wait for ``stop``, serving the web console beside the broker at ``HOST:PORT`` meanwhile when
+    ``console_listen`` names an address (the console is imported only then)."""
+    beside = None
+    if console_listen is not None:
+        from odradek.console import command as console
+
+        reachable = host if host not in ("", "0.0.0.0", "::") else "127.0.0.1"
+        beside = await console.start_console(f"{reachable}:{port}", console_listen)
     await stop.wait()
     log.info("shutting down")
+    if beside is not None:
+        await beside.cleanup()
+
+
+async def _serve(broker: Broker, port_file: Path | None, console_listen: tuple[str, int] | None) -> None:
+    stop = _stop_on_signals()
+    await broker.start()
+    _write_port_file(port_file, broker.port, None)
+    # One line a supervisor (or a test harness) can wait for.
+    print(f"odradek ready on {broker.config.host}:{broker.port}", flush=True)
+    await _until(stop, broker.config.host, broker.port, console_listen)
     await broker.stop()
 
 
-def main(argv: list[str] | None = None) -> int:
+async def _serve_double(
+    settings: RuntimeSettings, control_port: int, port_file: Path | None, console_listen: tuple[str, int] | None
+) -> None:
+    """A broker with the test double's control endpoint (reset, faults, clock, journal)."""
+    from odradek.testing.control import ControlServer
+    from odradek.testing.runtime import Runtime
+
+    stop = _stop_on_signals()
+    runtime = Runtime(settings)
+    await runtime.open()
+    control = ControlServer(runtime, port=control_port)
+    await control.start()
+    _write_port_file(port_file, runtime.port, control.port)
+    print(f"odradek ready on {runtime.host}:{runtime.port}", flush=True)
+    print(f"odradek control on {control.url}", flush=True)
     try:
-        args = _parser().parse_args(argv)
+        await _until(stop, runtime.host, runtime.port, console_listen)
+    finally:
+        await control.stop()
+        await runtime.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    words = sys.argv[1:] if argv is None else argv
+    try:
+        args = _parser(clients=words[:1] != ["run"]).parse_args(words)
     except SystemExit as exc:  # --help (0) or a usage error (2)
         return exc.code if isinstance(exc.code, int) else 2
     if getattr(args, "handler", None) is not None:
+        from odradek.cli.commands import dispatch
+
         return dispatch(args)
-    if args.command == spark_load.COMMAND:
+    if args.command != "run":
+        from odradek.pipeline import cli as spark_load
+
         return spark_load.run(args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    console_listen = None
+    if args.console is not None:
+        from odradek.cli.common import UsageError
+        from odradek.console.command import parse_listen
+
+        try:
+            console_listen = parse_listen(args.console)
+        except UsageError as exc:
+            print(f"odradek run: error: {exc}", file=sys.stderr)
+            return 2
     overrides = list(args.override)
     if args.host is not None:
         overrides.append(f"host={args.host}")
@@ -79,10 +180,33 @@ def main(argv: list[str] | None = None) -> int:
         overrides.append(f"log.dirs={args.data_dir}")
     try:
         config = load_config(args.config, overrides)
-    except (ConfigError, OSError) as exc:
+        release = None
+        if args.emulate_kafka is not None:
+            from odradek.emulation import load_release
+
+            release = load_release(args.emulate_kafka)
+    except (ConfigError, OSError, ValueError) as exc:
         print(f"odradek: {exc}", file=sys.stderr)
         return 2
-    _run_event_loop(_serve(Broker(config)))
+    if args.control_port is not None:
+        from odradek.testing.runtime import RuntimeSettings
+
+        items = parse_properties(args.config.read_text()) if args.config is not None else []
+        for item in overrides:
+            key, _, value = item.partition("=")
+            items.append((key, value))
+        settings = RuntimeSettings(
+            host=config.host,
+            port=config.port,
+            storage=args.storage,
+            data_dir=None if args.storage == "memory" else config.log_dirs,
+            config={key: value for key, value in items if key not in ("host", "port", "log.dirs")},
+            emulate=args.emulate_kafka,
+        )
+        _run_event_loop(_serve_double(settings, args.control_port, args.port_file, console_listen))
+        return 0
+    fs = MemoryFileSystem() if args.storage == "memory" else None
+    _run_event_loop(_serve(Broker(config, fs=fs, emulate=release), args.port_file, console_listen))
     return 0
 
 

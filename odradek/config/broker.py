@@ -24,7 +24,15 @@ from typing import Any
 from odradek.config.keys import LONG_MAX, ConfigKey, ConfigType, Dynamic, Scope
 from odradek.config.table import BROKER_KEYS
 
-__all__ = ["LOCAL_NAMES", "BrokerConfig", "ConfigError", "load_config", "parse_properties", "python_value"]
+__all__ = [
+    "LOCAL_NAMES",
+    "BrokerConfig",
+    "ConfigError",
+    "is_security_name",
+    "load_config",
+    "parse_properties",
+    "python_value",
+]
 
 
 class ConfigError(ValueError):
@@ -104,6 +112,9 @@ class BrokerConfig:
     """Dynamic configs of this broker (Kafka's source DYNAMIC_BROKER_CONFIG), by Kafka name."""
     dynamic_default_configs: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     """Cluster-wide dynamic defaults (source DYNAMIC_DEFAULT_BROKER_CONFIG), by Kafka name."""
+    security: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    """Listener, TLS, SASL, authorizer, quota and connection-limit settings as given, by Kafka name
+    (``listeners`` and ``advertised.listeners`` whole); `odradek.security.settings` reads them."""
 
     def dynamic_value(self, name: str) -> str | None:
         """The dynamic value of ``name``: this broker's, else the cluster default, else None."""
@@ -166,11 +177,32 @@ def _parse_listener(value: str) -> tuple[str, int]:
     return host or "0.0.0.0", int(port)
 
 
+#: Security settings kept as text in `BrokerConfig.security`: these names, and every name under
+#: these prefixes (``listener.name.<listener>.<key>`` is Kafka's per-listener form of any of them).
+SECURITY_NAMES = frozenset(
+    {"listener.security.protocol.map", "inter.broker.listener.name", "security.inter.broker.protocol"}
+    | {"super.users", "authorizer.class.name", "allow.everyone.if.no.acl.found", "principal.builder.class"}
+    | {"max.connections", "max.connections.per.ip", "max.connections.per.ip.overrides"}
+    | {"connections.max.idle.ms", "connections.max.reauth.ms", "quota.window.num", "quota.window.size.seconds"}
+)
+SECURITY_PREFIXES = ("ssl.", "sasl.", "listener.name.")
+
+
+def is_security_name(name: str) -> bool:
+    """Whether ``name`` is a setting `BrokerConfig.security` keeps."""
+    return name in SECURITY_NAMES or name.startswith(SECURITY_PREFIXES)
+
+
 def _apply(config: BrokerConfig, items: Iterable[tuple[str, str]]) -> BrokerConfig:
     changes: dict[str, Any] = {}
+    security = dict(config.security)
     for key, raw in items:
         key = key.strip()
-        if key == "listeners":
+        if key in ("listeners", "advertised.listeners"):
+            security[key] = raw.strip()
+        if is_security_name(key):
+            security[key] = raw.strip()
+        elif key == "listeners":
             changes["host"], changes["port"] = _parse_listener(raw)
         elif key == "advertised.listeners":
             changes["advertised_host"], changes["advertised_port"] = _parse_listener(raw)
@@ -185,6 +217,8 @@ def _apply(config: BrokerConfig, items: Iterable[tuple[str, str]]) -> BrokerConf
             except ValueError:
                 kind = _PYTHON_TYPE_NAMES.get(definition.type, "str")
                 raise ConfigError(f"{key}: cannot use {raw!r} as {kind}") from None
+    if security != config.security:
+        changes["security"] = MappingProxyType(security)
     return replace(config, **changes)
 
 

@@ -23,6 +23,10 @@ _MODULES = (
     "describe_topic_partitions",
     "delete_records",
     "configs",
+    "sasl",
+    "scram",
+    "acls",
+    "quotas",
 )
 
 

@@ -2,8 +2,11 @@
 
 The answer is computed from the handler registry, so it always says exactly what this broker
 serves.  An ApiVersions request of a version we do not serve is answered by the dispatcher in
-v0 with UNSUPPORTED_VERSION (see dispatch.py).  No features are advertised (no KRaft
-feature levels apply to a single embedded broker yet).
+v0 with UNSUPPORTED_VERSION (see dispatch.py).
+
+v3+ carries the feature versions of `odradek.cluster.features` (the cluster's): the supported
+ranges (v3 only those whose minimum is at least 1, as Kafka does), the finalized levels and
+their epoch.
 
 v5 (KIP-1242) lets a client say which cluster and node it expects to reach.  As Kafka 4.4 does
 (checked with compat-tests/probes, sequence versions.new_in_44): the two come together or not
@@ -54,4 +57,17 @@ async def api_versions(ctx: RequestContext, request: ApiVersionsRequestValue) ->
     error = _expectation_error(ctx, request)
     if error is not ErrorCode.NONE:
         return _error(request, error)
-    return ApiVersionsResponse(error_code=ErrorCode.NONE, api_keys=supported_api_entries(registry))
+    features = ctx.cluster.features
+    return ApiVersionsResponse(
+        error_code=ErrorCode.NONE,
+        api_keys=supported_api_entries(registry),
+        supported_features=[
+            ApiVersionsResponse.SupportedFeatureKey(name=name, min_version=r.min_version, max_version=r.max_version)
+            for name, r in features.supported_for(ctx.version)
+        ],
+        finalized_features_epoch=features.epoch,
+        finalized_features=[
+            ApiVersionsResponse.FinalizedFeatureKey(name=name, max_version_level=level, min_version_level=level)
+            for name, level in features.finalized.items()
+        ],
+    )

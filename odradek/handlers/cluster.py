@@ -13,8 +13,9 @@ from __future__ import annotations
 import os
 
 from odradek.handlers.context import RequestContext
-from odradek.handlers.metadata import ALL_CLUSTER_OPERATIONS, AUTHORIZED_OPERATIONS_OMITTED
+from odradek.handlers.metadata import AUTHORIZED_OPERATIONS_OMITTED, cluster_operations
 from odradek.handlers.registry import registry
+from odradek.security.acl import AclOperation
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.cluster import (
     DescribeClusterRequest,
@@ -50,7 +51,7 @@ async def describe_cluster(ctx: RequestContext, request: DescribeClusterRequestV
             endpoint_type=request.endpoint_type,
             cluster_id=cluster.cluster_id,
         )
-    host, port = cluster.advertised
+    host, port = ctx.advertised
     node = cluster.node_id
     return DescribeClusterResponse(
         error_code=ErrorCode.NONE,
@@ -59,7 +60,7 @@ async def describe_cluster(ctx: RequestContext, request: DescribeClusterRequestV
         controller_id=node,
         brokers=[DescribeClusterResponse.DescribeClusterBroker(broker_id=node, host=host, port=port)],
         cluster_authorized_operations=(
-            ALL_CLUSTER_OPERATIONS if request.include_cluster_authorized_operations else AUTHORIZED_OPERATIONS_OMITTED
+            cluster_operations(ctx) if request.include_cluster_authorized_operations else AUTHORIZED_OPERATIONS_OMITTED
         ),
     )
 
@@ -74,6 +75,8 @@ def _log_dirs_error(request: DescribeLogDirsRequestValue, code: ErrorCode) -> De
 
 @registry.api(DescribeLogDirsRequest, DescribeLogDirsResponse, "1-5", _log_dirs_error)
 async def describe_log_dirs(ctx: RequestContext, request: DescribeLogDirsRequestValue) -> DescribeLogDirsResponseValue:
+    if not ctx.authorize_cluster(AclOperation.DESCRIBE):
+        return DescribeLogDirsResponse(error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
     wanted: dict[str, set[int]] | None = None
     if request.topics is not None:
         wanted = {t.topic: set(t.partitions) for t in request.topics}

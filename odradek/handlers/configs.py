@@ -50,6 +50,8 @@ from odradek.config import (
 )
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
+from odradek.security.acl import AclOperation
+from odradek.security.acl import ResourceType as AclResource
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.configs import (
     AlterConfigsRequest,
@@ -81,6 +83,19 @@ class _Refused(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
+
+
+def _authorize(ctx: RequestContext, kind: int, name: str, operation: AclOperation) -> None:
+    """Kafka's check before a config resource is described or altered: the operation on the topic,
+    on the cluster for a broker or broker logger, on the group for a group."""
+    if kind == ResourceType.TOPIC:
+        if not ctx.authorize(operation, AclResource.TOPIC, name):
+            raise _Refused(ErrorCode.TOPIC_AUTHORIZATION_FAILED, "Topic authorization failed.")
+    elif kind in (ResourceType.BROKER, ResourceType.BROKER_LOGGER):
+        if not ctx.authorize_cluster(operation):
+            raise _Refused(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, "Cluster authorization failed.")
+    elif kind == ResourceType.GROUP and not ctx.authorize(operation, AclResource.GROUP, name):
+        raise _Refused(ErrorCode.GROUP_AUTHORIZATION_FAILED, "Group authorization failed.")
 
 
 _Result = DescribeConfigsResponse.DescribeConfigsResult
@@ -173,6 +188,7 @@ async def describe_configs(ctx: RequestContext, request: DescribeConfigsRequestV
     for resource in request.resources:
         # Kafka 4.3.1 answers an empty message, not null, unless it has words for the error.
         try:
+            _authorize(ctx, resource.resource_type, resource.resource_name, AclOperation.DESCRIBE_CONFIGS)
             configs = _describe_one(ctx, resource, request.include_synonyms)
             code, message = ErrorCode.NONE, ""
         except _Refused as refused:
@@ -292,6 +308,7 @@ async def alter_configs(ctx: RequestContext, request: AlterConfigsRequestValue) 
     for resource in request.resources:
         code, message = ErrorCode.NONE, None
         try:
+            _authorize(ctx, resource.resource_type, resource.resource_name, AclOperation.ALTER_CONFIGS)
             if resource.resource_type == ResourceType.BROKER:
                 _alter_broker(ctx, resource, request.validate_only)
             else:
@@ -343,6 +360,7 @@ async def incremental_alter_configs(
     for resource in request.resources:
         code, message = ErrorCode.NONE, None
         try:
+            _authorize(ctx, resource.resource_type, resource.resource_name, AclOperation.ALTER_CONFIGS)
             if resource.resource_type == ResourceType.BROKER:
                 _alter_broker(ctx, resource, request.validate_only)
             else:

@@ -14,11 +14,12 @@ at start-up; the dispatcher wraps it with each request's header and connection.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Awaitable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from odradek.clock import Clock
+from odradek.cluster.features import FeatureLevels
 from odradek.cluster.topics import TopicInfo
 from odradek.config import BrokerConfig
 from odradek.coordinator.coordinator import CommitPartition, GroupCoordinator
@@ -26,6 +27,9 @@ from odradek.coordinator.messages import JoinRequest, JoinResult, LeaveMember, L
 from odradek.coordinator.offsets import CommitIdentity
 from odradek.fetch_sessions import FetchSessionCache
 from odradek.partition.results import AppendResult, Leadership, OffsetResult, ReadResult
+from odradek.security.acl import AclOperation, ResourceType
+from odradek.security.principal import ClientIdentity
+from odradek.security.services import SecurityServices
 from odradek.wire.api import RequestHeader
 from odradek.wire.errors import ErrorCode
 
@@ -42,10 +46,20 @@ __all__ = [
 
 
 class ClientConnection(Protocol):
-    """The little a handler may know about the connection a request came on."""
+    """The little a handler may know about the connection a request came on: its address, whether it
+    is closed, and who it speaks for (principal, listener; `odradek.security.principal`)."""
 
     peer: str
     closed: bool
+    identity: ClientIdentity
+
+    def mute(self, delay: Awaitable[None]) -> None:
+        """Take no further request until ``delay`` completes (a quota's throttle time)."""
+        ...
+
+    def close(self) -> None:
+        """Close the connection (a test double's injected connection loss)."""
+        ...
 
 
 class PartitionsView(Protocol):
@@ -126,6 +140,11 @@ class ClusterView(Protocol):
         """The broker config with its dynamic layers (a new object after every change)."""
         ...
 
+    @property
+    def features(self) -> FeatureLevels:
+        """The supported feature ranges and finalized levels (a new object after every change)."""
+        ...
+
     def set_dynamic_configs(self, props: Mapping[str, str], *, per_broker: bool) -> None: ...
 
 
@@ -167,6 +186,8 @@ class Services:
     fetch_sessions: FetchSessionCache
     producer_ids: ProducerIds
     clock: Clock
+    security: SecurityServices = field(default_factory=SecurityServices.permissive)
+    """The authorizer and its ACLs, SCRAM credentials, client quotas (`odradek.security.services`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +199,31 @@ class RequestContext:
     @property
     def version(self) -> int:
         return self.header.api_version
+
+    @property
+    def identity(self) -> ClientIdentity:
+        return self.connection.identity
+
+    @property
+    def security(self) -> SecurityServices:
+        return self.services.security
+
+    def authorize(self, operation: AclOperation, kind: ResourceType, name: str) -> bool:
+        """Whether this request's principal may do ``operation`` on the resource (always, without an
+        authorizer)."""
+        return self.services.security.authorizer.authorize(self.connection.identity, operation, kind, name)
+
+    def authorize_cluster(self, operation: AclOperation) -> bool:
+        return self.authorize(operation, ResourceType.CLUSTER, "kafka-cluster")
+
+    def authorized_operations(self, kind: ResourceType, name: str, operations: Iterable[AclOperation]) -> int:
+        """Kafka's authorized-operations bitfield: bit ``op`` set for each of ``operations`` allowed."""
+        return sum(1 << op for op in operations if self.authorize(op, kind, name))
+
+    @property
+    def advertised(self) -> tuple[str, int]:
+        """This broker's endpoint on the listener the request came in on (Kafka advertises that one)."""
+        return self.connection.identity.advertised or self.services.cluster.advertised
 
     @property
     def partitions(self) -> PartitionsView:

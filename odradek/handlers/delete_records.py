@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
+from odradek.security.acl import AclOperation, ResourceType
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.offsets import (
     DeleteRecordsRequest,
@@ -48,8 +49,12 @@ async def delete_records(ctx: RequestContext, request: DeleteRecordsRequestValue
     topics = []
     for topic in request.topics:
         partitions = []
+        allowed = ctx.authorize(AclOperation.DELETE, ResourceType.TOPIC, topic.name)
         for p in topic.partitions:
-            code, low_watermark = ctx.partitions.delete_records(topic.name, p.partition_index, p.offset)
+            if allowed:
+                code, low_watermark = ctx.partitions.delete_records(topic.name, p.partition_index, p.offset)
+            else:
+                code, low_watermark = ErrorCode.TOPIC_AUTHORIZATION_FAILED, -1
             partitions.append(
                 _PartitionResult(partition_index=p.partition_index, low_watermark=low_watermark, error_code=code)
             )

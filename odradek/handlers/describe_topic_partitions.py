@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from odradek.cluster.topics import TopicInfo
 from odradek.handlers.context import RequestContext
-from odradek.handlers.metadata import ALL_TOPIC_OPERATIONS
+from odradek.handlers.metadata import topic_operations
 from odradek.handlers.registry import registry
+from odradek.security.acl import AclOperation, ResourceType
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.metadata import (
     DescribeTopicPartitionsRequest,
@@ -78,6 +79,10 @@ async def describe_topic_partitions(
     topics: list[DescribeTopicPartitionsResponseValue.DescribeTopicPartitionsResponseTopic] = []
     next_cursor = None
     for name in names:
+        if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, name):
+            if explicit:
+                topics.append(_Topic(error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED, name=name, topic_id=ZERO_UUID))
+            continue
         info = catalog.get(name)
         if info is None:
             # Kafka 4.3.1 reports the operations even for a topic it does not know.
@@ -86,7 +91,7 @@ async def describe_topic_partitions(
                     error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
                     name=name,
                     topic_id=ZERO_UUID,
-                    topic_authorized_operations=ALL_TOPIC_OPERATIONS,
+                    topic_authorized_operations=topic_operations(ctx, name),
                 )
             )
             continue
@@ -103,7 +108,7 @@ async def describe_topic_partitions(
                 topic_id=info.topic_id,
                 is_internal=info.internal,
                 partitions=_partitions(ctx, info, first, count),
-                topic_authorized_operations=ALL_TOPIC_OPERATIONS,
+                topic_authorized_operations=topic_operations(ctx, name),
             )
         )
         if first + count < info.partitions:

@@ -7,16 +7,22 @@ Error policy (Kafka's):
   the supported ranges, so the client can retry with a version we speak;
 - a handler that raises -> the handler's error response with UNKNOWN_SERVER_ERROR, and the
   traceback in the log (that is our bug, not the client's).
+
+With an emulated release (`odradek.handlers.emulation`), that release's ranges and refusals
+decide instead of the registry's, and its ApiVersions answer replaces ours.  With an
+interceptor (`odradek.handlers.interception`: faults, the request journal), the interceptor is
+awaited around the handler; when there is none, the hot path pays one attribute test.
 """
 
 from __future__ import annotations
 
 import logging
 import struct
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from odradek.handlers.api_versions import supported_api_entries
 from odradek.handlers.context import ClientConnection, RequestContext, Services
+from odradek.handlers.interception import Call, Interceptor
 from odradek.handlers.registry import ApiHandler, Registry
 from odradek.wire.api import (
     ApiKey,
@@ -30,6 +36,9 @@ from odradek.wire.errors import ErrorCode, ProtocolViolation
 from odradek.wire.messages.api_versions import ApiVersionsResponse
 from odradek.wire.primitives import DecodeError, Part, Reader, Writer
 from odradek.wire.schema import Message, StructValue
+
+if TYPE_CHECKING:
+    from odradek.handlers.emulation import Emulation
 
 __all__ = ["Dispatcher", "Frame", "encode_response_frame"]
 
@@ -60,12 +69,16 @@ def encode_response_frame(api_key: int, version: int, correlation_id: int, messa
 
 
 _MAY_WAIT = frozenset({ApiKey.FETCH, ApiKey.JOIN_GROUP, ApiKey.SYNC_GROUP})
+_QUOTA_APIS = frozenset({ApiKey.PRODUCE, ApiKey.FETCH})
 
 
 class Dispatcher:
-    def __init__(self, services: Services, registry: Registry) -> None:
+    def __init__(self, services: Services, registry: Registry, emulation: Emulation | None = None) -> None:
         self._services = services
         self._registry = registry
+        self._emulation = emulation
+        #: Awaited around every handler when set (see the module docstring).
+        self.interceptor: Interceptor | None = None
 
     @staticmethod
     def may_wait(body: bytearray) -> bool:
@@ -78,11 +91,16 @@ class Dispatcher:
             header = decode_request_header(reader, self._registry.is_flexible)
         except DecodeError as exc:
             raise ProtocolViolation(f"unparsable request header: {exc}") from None
+        version = header.api_version
+        if self._emulation is not None:  # the release's refusals first, then odradek's gaps
+            refusal = self._emulation.admit(header.api_key, version)
+            if refusal is not None:
+                correlation_id = header.correlation_id
+                return encode_response_frame(ApiKey.API_VERSIONS, 0, correlation_id, ApiVersionsResponse, refusal)
         handler = self._registry.get(header.api_key)
         if handler is None:
             raise ProtocolViolation(f"unknown API key {header.api_key}")
-        version = header.api_version
-        if not self._registry.serves(header.api_key, version):
+        if self._emulation is None and not self._registry.serves(header.api_key, version):
             if header.api_key == ApiKey.API_VERSIONS:
                 return self._unsupported_api_versions(header.correlation_id)
             raise ProtocolViolation(f"{handler.request.name} version {version} is not supported")
@@ -91,8 +109,12 @@ class Dispatcher:
         except (DecodeError, ValueError) as exc:
             raise ProtocolViolation(f"unparsable {handler.request.name} v{version}: {exc}") from None
         context = RequestContext(self._services, header, connection)
+        if self.interceptor is not None or self._emulation is not None:
+            return await self._answer_slowly(header, handler, request, context, len(body))
         try:
             response = await handler.handle(context, request)
+            if header.api_key in _QUOTA_APIS and self._services.security.quotas:
+                return self._throttled(header, handler, connection, len(body), response)
             if response is None:
                 return None
             return self._frame(header, handler, response)
@@ -104,6 +126,84 @@ class Dispatcher:
             return self._frame(header, handler, handler.error_response(request, ErrorCode.UNKNOWN_SERVER_ERROR))
         except Exception:
             log.exception("%s v%d: the error response cannot be encoded either", handler.request.name, version)
+            raise ProtocolViolation("internal error while answering; closing the connection") from None
+
+    def _throttled(
+        self,
+        header: RequestHeader,
+        handler: ApiHandler,
+        connection: ClientConnection,
+        request_bytes: int,
+        response: StructValue | None,
+    ) -> Frame | None:
+        """Kafka's client quotas on Produce (request bytes) and Fetch (answer bytes): a client over
+        its quota gets the throttle time in the answer (a fetch's without its data) and its
+        connection takes no further request for that long (`odradek.security.quotas`)."""
+        throttle = self._services.security.throttle
+        user, client = connection.identity.principal.name, header.client_id or ""
+        if header.api_key == ApiKey.PRODUCE:
+            delay_ms = throttle.throttle_produce(user, client, request_bytes)
+        else:
+            frame = self._frame(header, handler, response) if response is not None else []
+            delay_ms = throttle.throttle_fetch(user, client, sum(len(part) for part in frame))
+            if delay_ms <= 0:
+                return frame
+            response.responses = []  # type: ignore[union-attr]
+        if delay_ms > 0:
+            connection.mute(throttle.delay(delay_ms))
+            if response is not None:
+                response.throttle_time_ms = delay_ms  # type: ignore[attr-defined]
+        return None if response is None else self._frame(header, handler, response)
+
+    def error_answer(self, body: bytearray, code: ErrorCode) -> Frame | None:
+        """The answer to this request frame that carries ``code`` for the whole request (Kafka's
+        ``getErrorResponse``), or None when the frame is not a request this broker can decode."""
+        reader = Reader(body)
+        try:
+            header = decode_request_header(reader, self._registry.is_flexible)
+            handler = self._registry.get(header.api_key)
+            if handler is None or not self._registry.serves(header.api_key, header.api_version):
+                return None
+            request: StructValue = decode_from(handler.request, header.api_version, reader)
+        except (DecodeError, ValueError):
+            return None
+        return self._frame(header, handler, handler.error_response(request, code))
+
+    async def _answer_slowly(
+        self,
+        header: RequestHeader,
+        handler: ApiHandler,
+        request: StructValue,
+        context: RequestContext,
+        request_bytes: int,
+    ) -> Frame | None:
+        """The request through the interceptor, and an ApiVersions answer as the emulated release's."""
+
+        async def answer(value: StructValue) -> StructValue | None:
+            try:
+                return await handler.handle(context, value)
+            except ProtocolViolation:
+                raise
+            except Exception:
+                peer = context.connection.peer
+                log.exception("%s v%d from %s failed", handler.request.name, header.api_version, peer)
+            return handler.error_response(value, ErrorCode.UNKNOWN_SERVER_ERROR)
+
+        interceptor = self.interceptor
+        if interceptor is None:
+            response = await answer(request)
+        else:
+            response = await interceptor(Call(header, handler, request, context), answer)
+        if response is None or context.connection.closed:
+            return None
+        if self._emulation is not None and header.api_key == ApiKey.API_VERSIONS:
+            response = self._emulation.advertise(response)
+        if header.api_key in _QUOTA_APIS and self._services.security.quotas:
+            return self._throttled(header, handler, context.connection, request_bytes, response)
+        try:
+            return self._frame(header, handler, response)
+        except Exception:
+            log.exception("%s v%d: the answer cannot be encoded", handler.request.name, header.api_version)
             raise ProtocolViolation("internal error while answering; closing the connection") from None
 
     @staticmethod

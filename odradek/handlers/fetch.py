@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from odradek.fetch_sessions import FINAL_EPOCH, INITIAL_EPOCH, FetchSession, SessionPartition
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
+from odradek.security.acl import AclOperation, ResourceType
 from odradek.storage.region import FileRegion
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.fetch import FetchRequest, FetchRequestValue, FetchResponse, FetchResponseValue
@@ -79,6 +80,8 @@ def _requested_partitions(ctx: RequestContext, request: FetchRequestValue) -> li
 
 
 def _read_one(ctx: RequestContext, part: SessionPartition, limit: int, first: bool, committed: bool) -> _Read:
+    if part.topic and not ctx.authorize(AclOperation.READ, ResourceType.TOPIC, part.topic):
+        return _Read(part, ErrorCode.TOPIC_AUTHORIZATION_FAILED, -1, -1, -1)
     read = ctx.partitions.read(
         part.topic,
         part.partition,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
+from odradek.security.acl import AclOperation, ResourceType
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.coordinator import (
     FindCoordinatorRequest,
@@ -26,7 +27,12 @@ _Coordinator = FindCoordinatorResponse.Coordinator
 
 GROUP, TRANSACTION, SHARE = 0, 1, 2
 
-_MESSAGES = {ErrorCode.NONE: "NONE", ErrorCode.COORDINATOR_NOT_AVAILABLE: "The coordinator is not available."}
+_MESSAGES = {
+    ErrorCode.NONE: "NONE",
+    ErrorCode.COORDINATOR_NOT_AVAILABLE: "The coordinator is not available.",
+    ErrorCode.GROUP_AUTHORIZATION_FAILED: "Group authorization failed.",
+    ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED: "Transactional Id authorization failed.",
+}
 
 
 def _error(request: FindCoordinatorRequestValue, code: ErrorCode) -> FindCoordinatorResponseValue:
@@ -40,12 +46,17 @@ def _error(request: FindCoordinatorRequestValue, code: ErrorCode) -> FindCoordin
     )
 
 
-def _lookup(ctx: RequestContext, key_type: int) -> tuple[ErrorCode, int, str, int]:
-    """(error, node id, host, port) for a key of ``key_type``."""
+def _lookup(ctx: RequestContext, key_type: int, key: str) -> tuple[ErrorCode, int, str, int]:
+    """(error, node id, host, port) for a key of ``key_type``; DESCRIBE on the group or
+    transactional id is needed first (else Kafka's authorization error)."""
+    if key_type == GROUP and not ctx.authorize(AclOperation.DESCRIBE, ResourceType.GROUP, key):
+        return ErrorCode.GROUP_AUTHORIZATION_FAILED, -1, "", -1
+    if key_type == TRANSACTION and not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key):
+        return ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, -1, "", -1
     if key_type == GROUP:
         if not ctx.groups.ensure_topic():
             return ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, "", -1
-        host, port = ctx.cluster.advertised
+        host, port = ctx.advertised
         return ErrorCode.NONE, ctx.cluster.node_id, host, port
     if key_type in (TRANSACTION, SHARE):
         return ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, "", -1
@@ -58,10 +69,10 @@ async def find_coordinator(ctx: RequestContext, request: FindCoordinatorRequestV
     if ctx.version >= 4:
         coordinators = []
         for key in request.coordinator_keys:
-            error, node, host, port = _lookup(ctx, key_type)
+            error, node, host, port = _lookup(ctx, key_type, key)
             coordinators.append(_Coordinator(key=key, node_id=node, host=host, port=port, error_code=error))
         return FindCoordinatorResponse(coordinators=coordinators)
-    error, node, host, port = _lookup(ctx, key_type)
+    error, node, host, port = _lookup(ctx, key_type, request.key)
     return FindCoordinatorResponse(
         error_code=error, error_message=_MESSAGES.get(error), node_id=node, host=host, port=port
     )

@@ -21,6 +21,7 @@ from odradek.coordinator.messages import HeartbeatRequest as Heartbeat
 from odradek.coordinator.messages import JoinRequest, LeaveMember, SyncRequest
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
+from odradek.security.acl import AclOperation, ResourceType
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.groups import (
     DeleteGroupsRequest,
@@ -55,7 +56,8 @@ from odradek.wire.messages.groups import (
 
 AUTHORIZED_OPERATIONS_OMITTED = -(2**31)
 # READ, DELETE, DESCRIBE as AclOperation bits: what a group resource supports.
-ALL_GROUP_OPERATIONS = sum(1 << op for op in (3, 6, 8))
+GROUP_OPERATIONS = (AclOperation.READ, AclOperation.DELETE, AclOperation.DESCRIBE)
+ALL_GROUP_OPERATIONS = sum(1 << op for op in GROUP_OPERATIONS)
 
 _JoinMember = JoinGroupResponse.JoinGroupResponseMember
 _LeaveMember = LeaveGroupResponse.MemberResponse
@@ -78,6 +80,8 @@ def _join_error(request: JoinGroupRequestValue, code: ErrorCode) -> JoinGroupRes
 @registry.api(JoinGroupRequest, JoinGroupResponse, "0-9", _join_error)
 async def join_group(ctx: RequestContext, request: JoinGroupRequestValue) -> JoinGroupResponseValue:
     version = ctx.version
+    if not ctx.authorize(AclOperation.READ, ResourceType.GROUP, request.group_id):
+        return _join_error(request, ErrorCode.GROUP_AUTHORIZATION_FAILED)
     if not request.group_id:
         # Kafka's answer names no protocol: null where the field is nullable (v7+).
         refused = _join_error(request, ErrorCode.INVALID_GROUP_ID)
@@ -126,6 +130,8 @@ def _sync_error(request: SyncGroupRequestValue, code: ErrorCode) -> SyncGroupRes
 
 @registry.api(SyncGroupRequest, SyncGroupResponse, "0-5", _sync_error)
 async def sync_group(ctx: RequestContext, request: SyncGroupRequestValue) -> SyncGroupResponseValue:
+    if not ctx.authorize(AclOperation.READ, ResourceType.GROUP, request.group_id):
+        return _sync_error(request, ErrorCode.GROUP_AUTHORIZATION_FAILED)
     if not request.group_id:
         return _sync_error(request, ErrorCode.INVALID_GROUP_ID)
     sync = SyncRequest(
@@ -155,6 +161,8 @@ def _heartbeat_error(request: HeartbeatRequestValue, code: ErrorCode) -> Heartbe
 
 @registry.api(HeartbeatRequest, HeartbeatResponse, "0-4", _heartbeat_error)
 async def heartbeat(ctx: RequestContext, request: HeartbeatRequestValue) -> HeartbeatResponseValue:
+    if not ctx.authorize(AclOperation.READ, ResourceType.GROUP, request.group_id):
+        return _heartbeat_error(request, ErrorCode.GROUP_AUTHORIZATION_FAILED)
     if not request.group_id:
         return _heartbeat_error(request, ErrorCode.INVALID_GROUP_ID)
     beat = Heartbeat(request.group_id, request.member_id, request.generation_id, request.group_instance_id)
@@ -170,6 +178,8 @@ def _leave_error(request: LeaveGroupRequestValue, code: ErrorCode) -> LeaveGroup
 
 @registry.api(LeaveGroupRequest, LeaveGroupResponse, "0-5", _leave_error)
 async def leave_group(ctx: RequestContext, request: LeaveGroupRequestValue) -> LeaveGroupResponseValue:
+    if not ctx.authorize(AclOperation.READ, ResourceType.GROUP, request.group_id):
+        return _leave_error(request, ErrorCode.GROUP_AUTHORIZATION_FAILED)
     if not request.group_id:
         return _leave_error(request, ErrorCode.INVALID_GROUP_ID)
     if ctx.version < 3:
@@ -201,9 +211,16 @@ def _describe_error(request: DescribeGroupsRequestValue, code: ErrorCode) -> Des
 @registry.api(DescribeGroupsRequest, DescribeGroupsResponse, "0-6", _describe_error)
 async def describe_groups(ctx: RequestContext, request: DescribeGroupsRequestValue) -> DescribeGroupsResponseValue:
     coordinator = ctx.groups.coordinator
-    operations = ALL_GROUP_OPERATIONS if request.include_authorized_operations else AUTHORIZED_OPERATIONS_OMITTED
     groups = []
     for group_id in request.groups:
+        if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.GROUP, group_id):
+            groups.append(_Described(error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED, group_id=group_id))
+            continue
+        operations = (
+            ctx.authorized_operations(ResourceType.GROUP, group_id, GROUP_OPERATIONS)
+            if request.include_authorized_operations
+            else AUTHORIZED_OPERATIONS_OMITTED
+        )
         described = coordinator.describe_group(group_id)
         if described is None:
             not_found = ctx.version >= 6
@@ -251,6 +268,8 @@ def _list_error(request: ListGroupsRequestValue, code: ErrorCode) -> ListGroupsR
 @registry.api(ListGroupsRequest, ListGroupsResponse, "0-5", _list_error)
 async def list_groups(ctx: RequestContext, request: ListGroupsRequestValue) -> ListGroupsResponseValue:
     listed = ctx.groups.coordinator.list_groups(request.states_filter, request.types_filter)
+    if not ctx.authorize_cluster(AclOperation.DESCRIBE):
+        listed = [g for g in listed if ctx.authorize(AclOperation.DESCRIBE, ResourceType.GROUP, g.group_id)]
     return ListGroupsResponse(
         error_code=ErrorCode.NONE,
         groups=[
@@ -277,10 +296,13 @@ def _delete_error(request: DeleteGroupsRequestValue, code: ErrorCode) -> DeleteG
 @registry.api(DeleteGroupsRequest, DeleteGroupsResponse, "0-3", _delete_error)
 async def delete_groups(ctx: RequestContext, request: DeleteGroupsRequestValue) -> DeleteGroupsResponseValue:
     names = list(request.groups_names)
-    errors = ctx.groups.delete_groups(names)
+    allowed = [name for name in names if ctx.authorize(AclOperation.DELETE, ResourceType.GROUP, name)]
+    errors = dict(zip(allowed, ctx.groups.delete_groups(allowed), strict=True))
     return DeleteGroupsResponse(
         results=[
-            DeleteGroupsResponse.DeletableGroupResult(group_id=name, error_code=error)
-            for name, error in zip(names, errors, strict=True)
+            DeleteGroupsResponse.DeletableGroupResult(
+                group_id=name, error_code=errors.get(name, ErrorCode.GROUP_AUTHORIZATION_FAILED)
+            )
+            for name in names
         ]
     )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
+from odradek.security.acl import AclOperation, ResourceType
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.list_offsets import (
     ListOffsetsRequest,
@@ -44,6 +45,8 @@ def _lookup(
     ctx: RequestContext, topic: str, partition: ListOffsetsRequestValue.ListOffsetsTopic.ListOffsetsPartition
 ) -> ListOffsetsResponseValue.ListOffsetsTopicResponse.ListOffsetsPartitionResponse:
     index = partition.partition_index
+    if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, topic):
+        return _PartitionResponse(partition_index=index, error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED)
     found = ctx.partitions.list_offset(topic, index, partition.timestamp, partition.current_leader_epoch)
     if found.error != ErrorCode.NONE:
         return _PartitionResponse(partition_index=index, error_code=found.error)

@@ -10,8 +10,14 @@
   request are ignored, as Kafka does.
 - Leaders, epochs and replicas are what the partitions service says (today: this broker leads
   every partition at leader epoch 0, with itself as the only replica).
-- Authorized operations are reported only when asked for (no authorizer: everything allowed),
-  also for a named topic answered with an error.
+- Authorized operations are reported only when asked for, also for a named topic answered with an
+  error; they are the operations the authorizer allows this principal (everything without one).
+- With an authorizer, as Kafka: a topic the principal may not DESCRIBE is left out of an "every
+  topic" answer and answered TOPIC_AUTHORIZATION_FAILED when named (its existence is not disclosed);
+  a missing topic it may describe but not CREATE (on the cluster or the topic) is answered
+  TOPIC_AUTHORIZATION_FAILED instead of being created.  The topics answered come first in request
+  order, then those refused creation, then those refused description (Kafka 4.4.0's order for up to
+  four named topics; beyond that its answer follows a Scala hash set).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from __future__ import annotations
 from odradek.cluster.topics import TopicError, TopicInfo, validate_topic_name
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
+from odradek.security.acl import AclOperation, ResourceType
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.metadata import (
     MetadataRequest,
@@ -32,10 +39,21 @@ __all__ = ["topic_metadata"]
 
 AUTHORIZED_OPERATIONS_OMITTED = -(2**31)
 # READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS as AclOperation bits.
-ALL_TOPIC_OPERATIONS = sum(1 << op for op in (3, 4, 5, 6, 7, 8, 10, 11))
+TOPIC_OPERATIONS = tuple(AclOperation(op) for op in (3, 4, 5, 6, 7, 8, 10, 11))
+ALL_TOPIC_OPERATIONS = sum(1 << op for op in TOPIC_OPERATIONS)
 # CREATE, ALTER, DESCRIBE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE: what
 # Kafka 4.3.1 without an authorizer reports for the cluster (8096; no token operations).
-ALL_CLUSTER_OPERATIONS = sum(1 << op for op in (5, 7, 8, 9, 10, 11, 12))
+CLUSTER_OPERATIONS = tuple(AclOperation(op) for op in (5, 7, 8, 9, 10, 11, 12))
+ALL_CLUSTER_OPERATIONS = sum(1 << op for op in CLUSTER_OPERATIONS)
+
+
+def cluster_operations(ctx: RequestContext) -> int:
+    """The cluster operations this request's principal may do, as Kafka's bitfield."""
+    return ctx.authorized_operations(ResourceType.CLUSTER, "kafka-cluster", CLUSTER_OPERATIONS)
+
+
+def topic_operations(ctx: RequestContext, name: str) -> int:
+    return ctx.authorized_operations(ResourceType.TOPIC, name, TOPIC_OPERATIONS)
 
 
 def _error(request: MetadataRequestValue, code: ErrorCode) -> MetadataResponseValue:
@@ -65,16 +83,18 @@ def topic_metadata(
         topic_id=info.topic_id,
         is_internal=info.internal,
         partitions=partitions,
-        topic_authorized_operations=ALL_TOPIC_OPERATIONS if with_operations else AUTHORIZED_OPERATIONS_OMITTED,
+        topic_authorized_operations=topic_operations(ctx, info.name)
+        if with_operations
+        else AUTHORIZED_OPERATIONS_OMITTED,
     )
 
 
 def _missing(
-    name: str | None, code: ErrorCode, with_ops: bool, topic_id: bytes = ZERO_UUID
+    ctx: RequestContext, name: str | None, code: ErrorCode, with_ops: bool, topic_id: bytes = ZERO_UUID
 ) -> MetadataResponseValue.MetadataResponseTopic:
     """A topic answered with an error; like Kafka 4.3.1, a named one still carries the topic
     operations when they were asked for (checked with compat-tests/probes/versions.py)."""
-    ops = ALL_TOPIC_OPERATIONS if with_ops and name is not None else AUTHORIZED_OPERATIONS_OMITTED
+    ops = topic_operations(ctx, name) if with_ops and name is not None else AUTHORIZED_OPERATIONS_OMITTED
     return MetadataResponse.MetadataResponseTopic(
         error_code=code, name=name, topic_id=topic_id, is_internal=False, partitions=[], topic_authorized_operations=ops
     )
@@ -90,22 +110,53 @@ async def metadata(ctx: RequestContext, request: MetadataRequestValue) -> Metada
     )
     topics: list[MetadataResponseValue.MetadataResponseTopic] = []
     if request.topics is None or (version == 0 and not request.topics):
-        topics = [topic_metadata(ctx, info, with_ops) for info in ctx.topics]
+        topics = [
+            topic_metadata(ctx, info, with_ops)
+            for info in ctx.topics
+            if ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, info.name)
+        ]
     elif version >= 10 and any(t.topic_id != ZERO_UUID for t in request.topics):
         topics = _by_ids(ctx, [t.topic_id for t in request.topics if t.topic_id != ZERO_UUID], with_ops)
     else:
+        refused_create: list[MetadataResponseValue.MetadataResponseTopic] = []
+        refused_describe: list[MetadataResponseValue.MetadataResponseTopic] = []
+        may_create_all = ctx.authorize_cluster(AclOperation.CREATE)
         for wanted in request.topics:
-            topics.append(await _one_topic(ctx, wanted, allow_create, with_ops))
-    host, port = cluster.advertised
+            name = wanted.name
+            if name is not None and not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, name):
+                refused_describe.append(_refused(name))
+            elif (
+                name is not None
+                and allow_create
+                and ctx.topics.get(name) is None
+                and not may_create_all
+                and not ctx.authorize(AclOperation.CREATE, ResourceType.TOPIC, name)
+            ):
+                refused_create.append(_refused(name))
+            else:
+                topics.append(await _one_topic(ctx, wanted, allow_create, with_ops))
+        topics += refused_create + refused_describe
+    host, port = ctx.advertised
     return MetadataResponse(
         brokers=[MetadataResponse.MetadataResponseBroker(node_id=cluster.node_id, host=host, port=port)],
         cluster_id=cluster.cluster_id,
         controller_id=cluster.node_id,
         topics=topics,
         cluster_authorized_operations=(
-            ALL_CLUSTER_OPERATIONS if request.include_cluster_authorized_operations else AUTHORIZED_OPERATIONS_OMITTED
+            cluster_operations(ctx) if request.include_cluster_authorized_operations else AUTHORIZED_OPERATIONS_OMITTED
         ),
         error_code=ErrorCode.NONE,
+    )
+
+
+def _refused(name: str) -> MetadataResponseValue.MetadataResponseTopic:
+    return MetadataResponse.MetadataResponseTopic(
+        error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+        name=name,
+        topic_id=ZERO_UUID,
+        is_internal=False,
+        partitions=[],
+        topic_authorized_operations=AUTHORIZED_OPERATIONS_OMITTED,
     )
 
 
@@ -117,9 +168,12 @@ def _by_ids(
     catalog = ctx.topics
     known = [info for info in (catalog.by_id(i) for i in dict.fromkeys(topic_ids)) if info is not None]
     unknown = [i for i in dict.fromkeys(topic_ids) if catalog.by_id(i) is None]
-    return [_missing(None, ErrorCode.UNKNOWN_TOPIC_ID, with_ops, i) for i in unknown] + [
-        topic_metadata(ctx, info, with_ops) for info in known
-    ]
+    refused = [info for info in known if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, info.name)]
+    return (
+        [_missing(ctx, None, ErrorCode.UNKNOWN_TOPIC_ID, with_ops, i) for i in unknown]
+        + [_missing(ctx, None, ErrorCode.TOPIC_AUTHORIZATION_FAILED, False, info.topic_id) for info in refused]
+        + [topic_metadata(ctx, info, with_ops) for info in known if info not in refused]
+    )
 
 
 async def _one_topic(
@@ -129,7 +183,7 @@ async def _one_topic(
     if wanted.name is None:
         info = catalog.by_id(wanted.topic_id)
         if info is None:
-            return _missing(None, ErrorCode.UNKNOWN_TOPIC_ID, with_ops, wanted.topic_id)
+            return _missing(ctx, None, ErrorCode.UNKNOWN_TOPIC_ID, with_ops, wanted.topic_id)
         return topic_metadata(ctx, info, with_ops)
     info = catalog.get(wanted.name)
     if info is not None:
@@ -137,11 +191,11 @@ async def _one_topic(
     try:
         validate_topic_name(wanted.name)
     except TopicError:
-        return _missing(wanted.name, ErrorCode.INVALID_TOPIC_EXCEPTION, with_ops)
+        return _missing(ctx, wanted.name, ErrorCode.INVALID_TOPIC_EXCEPTION, with_ops)
     if not allow_create:
-        return _missing(wanted.name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, with_ops)
+        return _missing(ctx, wanted.name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, with_ops)
     try:
         ctx.topics.create(wanted.name, ctx.cluster.config.num_partitions, {})
     except TopicError as exc:
-        return _missing(wanted.name, ErrorCode[exc.code_name], with_ops)
-    return _missing(wanted.name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, with_ops)
+        return _missing(ctx, wanted.name, ErrorCode[exc.code_name], with_ops)
+    return _missing(ctx, wanted.name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, with_ops)

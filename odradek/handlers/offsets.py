@@ -23,6 +23,7 @@ from odradek.coordinator.offsets import CommitIdentity
 from odradek.coordinator.records import OffsetCommitValue
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
+from odradek.security.acl import AclOperation, ResourceType
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.offsets import (
     OffsetCommitRequest,
@@ -91,6 +92,8 @@ def _commit_error(request: OffsetCommitRequestValue, code: ErrorCode) -> OffsetC
 
 @registry.api(OffsetCommitRequest, OffsetCommitResponse, "2-10", _commit_error)
 async def offset_commit(ctx: RequestContext, request: OffsetCommitRequestValue) -> OffsetCommitResponseValue:
+    if not ctx.authorize(AclOperation.READ, ResourceType.GROUP, request.group_id):
+        return _commit_error(request, ErrorCode.GROUP_AUTHORIZATION_FAILED)
     if not request.group_id:
         return _commit_error(request, ErrorCode.INVALID_GROUP_ID)
     by_id = ctx.version >= 10
@@ -102,6 +105,8 @@ async def offset_commit(ctx: RequestContext, request: OffsetCommitRequestValue) 
             slot = (t_index, p_index)
             if name is None:
                 errors[slot] = ErrorCode.UNKNOWN_TOPIC_ID
+            elif not ctx.authorize(AclOperation.READ, ResourceType.TOPIC, name):
+                errors[slot] = ErrorCode.TOPIC_AUTHORIZATION_FAILED
             elif not _partition_exists(ctx, name, p.partition_index):
                 errors[slot] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
             else:
@@ -154,18 +159,26 @@ def _fetch_group(
 
     ``wanted`` None means every committed offset; a None topic name is an unknown topic id.
     """
+    if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.GROUP, group_id):
+        return ErrorCode.GROUP_AUTHORIZATION_FAILED, []
     coordinator = ctx.groups.coordinator
     known = None if wanted is None else [(t, p) for t, _, p in wanted if t is not None]
     error, found = coordinator.fetch_offsets(group_id, known)
     if error is not ErrorCode.NONE:
         return error, []
+
+    def described(topic: str) -> bool:
+        return ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, topic)
+
     if wanted is None:
-        return ErrorCode.NONE, [(t, _topic_id(ctx, t), p, v, ErrorCode.NONE) for t, p, v in found]
+        return ErrorCode.NONE, [(t, _topic_id(ctx, t), p, v, ErrorCode.NONE) for t, p, v in found if described(t)]
     values = {(t, p): v for t, p, v in found}
     rows: list[tuple[str | None, bytes, int, OffsetCommitValue | None, ErrorCode]] = []
     for topic, topic_id, partition in wanted:
         if topic is None:
             rows.append((None, topic_id, partition, None, ErrorCode.UNKNOWN_TOPIC_ID))
+        elif not described(topic):
+            rows.append((topic, topic_id, partition, None, ErrorCode.TOPIC_AUTHORIZATION_FAILED))
         else:
             rows.append((topic, topic_id, partition, values.get((topic, partition)), ErrorCode.NONE))
     return ErrorCode.NONE, rows
@@ -254,6 +267,8 @@ def _delete_error(request: OffsetDeleteRequestValue, code: ErrorCode) -> OffsetD
 
 @registry.api(OffsetDeleteRequest, OffsetDeleteResponse, "0", _delete_error)
 async def offset_delete(ctx: RequestContext, request: OffsetDeleteRequestValue) -> OffsetDeleteResponseValue:
+    if not ctx.authorize(AclOperation.DELETE, ResourceType.GROUP, request.group_id):
+        return _delete_error(request, ErrorCode.GROUP_AUTHORIZATION_FAILED)
     if not request.group_id:
         return _delete_error(request, ErrorCode.INVALID_GROUP_ID)
     # Kafka answers in the order it learns: the partitions it refuses itself (unknown topic or
@@ -262,8 +277,13 @@ async def offset_delete(ctx: RequestContext, request: OffsetDeleteRequestValue) 
     answered: dict[str, list[OffsetDeleteResponseValue.OffsetDeleteResponseTopic.OffsetDeleteResponsePartition]] = {}
     known: list[tuple[str, int]] = []
     for topic in request.topics:
+        readable = ctx.authorize(AclOperation.READ, ResourceType.TOPIC, topic.name)
         for p in topic.partitions:
-            if _partition_exists(ctx, topic.name, p.partition_index):
+            if not readable:
+                answered.setdefault(topic.name, []).append(
+                    _DeletePartition(partition_index=p.partition_index, error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED)
+                )
+            elif _partition_exists(ctx, topic.name, p.partition_index):
                 known.append((topic.name, p.partition_index))
             else:
                 answered.setdefault(topic.name, []).append(

@@ -8,7 +8,8 @@ topic, Kafka's batch and record checks, compression.type, idempotence, the write
 field by field.  A refused partition writes nothing and does not affect the other partitions of
 the request.
 
-acks=0 sends no response; acks=1 and acks=-1 are the same on one replica.
+acks=0 sends no response; acks=1 and acks=-1 are the same on one replica.  With an authorizer, a
+partition of a topic the principal may not WRITE is answered TOPIC_AUTHORIZATION_FAILED.
 Not implemented yet: transactions.
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
 from odradek.partition.results import AppendResult
+from odradek.security.acl import AclOperation, ResourceType
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.produce import (
     ProduceRequest,
@@ -82,6 +84,8 @@ async def produce(ctx: RequestContext, request: ProduceRequestValue) -> ProduceR
                 result = AppendResult(ErrorCode.INVALID_REQUIRED_ACKS)
             elif name is None:
                 result = AppendResult(ErrorCode.UNKNOWN_TOPIC_ID)
+            elif not ctx.authorize(AclOperation.WRITE, ResourceType.TOPIC, name):
+                result = AppendResult(ErrorCode.TOPIC_AUTHORIZATION_FAILED)
             else:
                 records = data.records
                 # The codec decodes a record set as a zero-copy view of the request frame.

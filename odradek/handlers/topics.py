@@ -23,6 +23,7 @@ from odradek.cluster.topics import TopicError
 from odradek.config import InvalidConfig, topic_configs, validate
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
+from odradek.security.acl import AclOperation, ResourceType
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.topics import (
     CreateTopicsRequest,
@@ -143,8 +144,14 @@ def _plan(ctx: RequestContext, topic: CreateTopicsRequestValue.CreatableTopic) -
 async def create_topics(ctx: RequestContext, request: CreateTopicsRequestValue) -> CreateTopicsResponseValue:
     counts = Counter(t.name for t in request.topics)
     results = []
+    may_create_all = ctx.authorize_cluster(AclOperation.CREATE)
     for topic in request.topics:
         if counts[topic.name] > 1:
+            continue
+        if not may_create_all and not ctx.authorize(AclOperation.CREATE, ResourceType.TOPIC, topic.name):
+            results.append(
+                _Result(name=topic.name, error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED, error_message=_DENIED)
+            )
             continue
         try:
             partitions, replication, configs = _plan(ctx, topic)
@@ -193,6 +200,9 @@ def _success(
 
 
 _Deleted = DeleteTopicsResponse.DeletableTopicResult
+#: Kafka's controller's message for a topic the principal may not create (deletion says "Topic
+#: authorization failed.").
+_DENIED = "Authorization failed."
 
 
 def _delete_error(request: DeleteTopicsRequestValue, code: ErrorCode) -> DeleteTopicsResponseValue:
@@ -228,6 +238,17 @@ def _delete_one(
         )
     catalog = ctx.topics
     info = catalog.get(name) if name is not None else catalog.by_id(topic_id)
+    checked = name if name is not None else info.name if info is not None else None
+    if checked is not None and not (
+        ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, checked)
+        and ctx.authorize(AclOperation.DELETE, ResourceType.TOPIC, checked)
+    ):
+        return _Deleted(
+            name=name,
+            topic_id=topic_id,
+            error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+            error_message="Topic authorization failed.",
+        )
     if info is None:
         code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION if name is not None else ErrorCode.UNKNOWN_TOPIC_ID
         return _Deleted(name=name, topic_id=topic_id, error_code=code, error_message=_UNKNOWN_MESSAGES[code])

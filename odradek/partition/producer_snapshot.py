@@ -27,10 +27,9 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterable, Iterator
 
-import crc32c
-
 from odradek.storage.filesystem import FileSystem, read_file, write_file_atomic
 from odradek.txn.producer_state import BatchMetadata
+from odradek.wire.records.checksum import crc32c
 
 __all__ = [
     "SNAPSHOT_SUFFIX",
@@ -95,7 +94,7 @@ def encode_snapshot(entries: Iterable[SnapshotEntry]) -> bytes:
         _ENTRY.pack_into(out, position, *fields, NO_COORDINATOR_EPOCH, NO_OFFSET)
         position += _ENTRY.size
     _HEAD.pack_into(out, 0, VERSION, 0, len(rows))
-    _CRC.pack_into(out, 2, crc32c.crc32c(memoryview(out)[_CRC_START:]))
+    _CRC.pack_into(out, 2, crc32c(memoryview(out)[_CRC_START:]))
     return bytes(out)
 
 
@@ -108,7 +107,7 @@ def decode_snapshot(data: bytes) -> Iterator[SnapshotEntry]:
         raise CorruptSnapshot(f"unknown snapshot version {version}")
     if count < 0 or len(data) != _HEAD.size + count * _ENTRY.size:
         raise CorruptSnapshot(f"{len(data)} bytes cannot hold {count} entries")
-    if crc32c.crc32c(memoryview(data)[_CRC_START:]) != crc:
+    if crc32c(memoryview(data)[_CRC_START:]) != crc:
         raise CorruptSnapshot("CRC mismatch")
     return _entries(data, count)
 

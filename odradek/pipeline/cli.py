@@ -1,8 +1,9 @@
 """``odradek spark-load``: load topics into Parquet with Spark (see :mod:`odradek.pipeline.loader`).
 
 Everything that can be wrong with the input is found before Spark starts and before the output
-directory is touched: the connector jars (named by Maven coordinates), the broker address, the
-topics. Such an error prints one ``odradek spark-load: ...`` line and exits 2.
+directory is touched: the connector jars (named by Maven coordinates; none are needed with
+``--source odradek``), the broker address, the topics. Such an error prints one
+``odradek spark-load: ...`` line and exits 2.
 """
 
 from __future__ import annotations
@@ -47,6 +48,12 @@ def register(commands: Any) -> None:
         help="skip offsets deleted from the log instead of failing (Spark's failOnDataLoss=false)",
     )
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for the broker (default 30)")
+    parser.add_argument(
+        "--source",
+        choices=("kafka", "odradek"),
+        default="kafka",
+        help="read with Spark's Kafka connector (default) or odradek's Python data source, which needs no jars",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -64,15 +71,22 @@ def run(args: argparse.Namespace) -> int:
         fail_on_data_loss=not args.skip_lost_data,
         kafka_options=dict(args.kafka_option),
         timeout_s=args.timeout,
+        source=args.source,
     )
     try:
         version = spark_version()
-        if args.jars:
+        if args.source == "odradek":
+            jars = [Path(jar) for jar in args.jars.split(",")] if args.jars else []
+        elif args.jars:
             jars = check_connector_jars([Path(jar) for jar in args.jars.split(",")], version)
         else:
             jars = resolve_connector_jars(version)
         bounds = check(request)
         spark = build_session(args.master, jars, conf=dict(args.conf))
+        if args.source == "odradek":
+            from odradek.pipeline.datasource import register
+
+            register(spark)
     except (ConnectorJarError, BrokerQueryError, JavaMissingError, ValueError, re.error) as exc:
         print(f"odradek {COMMAND}: {exc}", file=sys.stderr)
         return 2

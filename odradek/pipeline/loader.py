@@ -7,7 +7,8 @@ A run:
 2. Under the output directory's lock: sweep the debris of killed runs, then plan one range per
    partition, from where the last committed manifest left it (the log start offset the first time)
    up to the latest offset seen in step 1. Partitions with nothing new are left out.
-3. For each topic, one Spark batch read through Spark's Kafka connector with per-partition
+3. For each topic, one Spark batch read through Spark's Kafka connector (or, with ``source="odradek"``,
+   the ``odradek`` Python data source, which needs no connector jars) with per-partition
    ``startingOffsets``/``endingOffsets`` JSON, written as Parquet into ``run=<id>/`` partitioned by
    topic and (UTC) date. Columns: topic, partition, offset, timestamp, timestamp_type, key, value,
    headers.
@@ -60,6 +61,9 @@ class LoadRequest:
     fail_on_data_loss: bool = True
     kafka_options: Mapping[str, str] = field(default_factory=dict)
     timeout_s: float = 30.0
+    #: ``kafka`` (Spark's connector) or ``odradek`` (:mod:`odradek.pipeline.datasource`, registered
+    #: in the session by the caller); both take the same options and give the same columns.
+    source: str = "kafka"
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +140,7 @@ def _write_topic(spark: SparkSession, request: LoadRequest, ranges: list[LoadedR
 
     topic = ranges[0].topic
     reader = (
-        spark.read.format("kafka")
+        spark.read.format(request.source)
         .option("kafka.bootstrap.servers", request.bootstrap)
         .option("assign", json.dumps({topic: [r.partition for r in ranges]}))
         .option("startingOffsets", json.dumps({topic: {str(r.partition): r.start for r in ranges}}))

@@ -2,14 +2,17 @@
 
 The session always carries the Kafka connector jars (``spark.jars``) and computes dates in UTC
 (``spark.sql.session.timeZone``), so a record lands in the same ``date=`` partition whatever the
-machine's zone. A ``local`` master binds the driver to 127.0.0.1; any other master URL keeps Spark's
-own driver address, which executors elsewhere must be able to reach.
+machine's zone. A ``local`` master binds the driver to 127.0.0.1, and its Python workers (those of the
+``odradek`` data source) run this interpreter unless ``PYSPARK_PYTHON`` names another, since PySpark
+would otherwise start whatever ``python3`` is first on PATH. Any other master URL keeps Spark's own
+driver address, which executors elsewhere must be able to reach, and their own Python.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -50,6 +53,7 @@ def build_session(
         "spark.ui.showConsoleProgress": "false",
     }
     if master.startswith("local"):
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         settings["spark.driver.host"] = "127.0.0.1"
         settings["spark.driver.bindAddress"] = "127.0.0.1"
     settings.update(conf or {})

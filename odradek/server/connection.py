@@ -15,6 +15,14 @@ Every frame's bytes are reserved in the listener's `RequestMemory` from its size
 
 A frame the dispatcher refuses (ProtocolViolation) closes this connection only, with one log line.
 
+Security sits in front of the dispatcher: the listener's ``prepare`` hook runs once the connection
+is made (after the TLS handshake on a TLS listener) and sets the connection's `identity` and its
+`gate`; every frame goes through the gate first, in order with the others.  The gate lets a frame
+through to the dispatcher, answers it itself (the SASL exchange, which must happen before any
+other request on a SASL listener) or refuses it (`ProtocolViolation`: the connection closes with one
+log line).  `mute` holds the next request back for a while (a quota's throttle time, Kafka's muted
+channel).
+
 Responses go out through `odradek.server.zerocopy.write_parts`: record sets left in segment
 files (fetch) are sent with sendfile when the socket allows it.  A response with such file
 parts is written as soon as the dispatcher returns it, before this task awaits anything else:
@@ -26,10 +34,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import cast
+from typing import Protocol, cast
 
+from odradek.security.gate import GateAnswer
+from odradek.security.principal import ClientIdentity
 from odradek.server.backpressure import (
     MAX_QUEUED_BYTES,
     MAX_QUEUED_FRAMES,
@@ -44,7 +55,7 @@ from odradek.wire.errors import ProtocolViolation
 from odradek.wire.framing import FrameDecoder, FrameError
 from odradek.wire.primitives import Part
 
-__all__ = ["Connection", "Dispatch"]
+__all__ = ["Connection", "Dispatch", "FrameGate", "GateAnswer", "Prepare"]
 
 log = logging.getLogger("odradek.server")
 
@@ -58,6 +69,18 @@ MayWait = Callable[[bytearray], bool]
 _COALESCE_BYTES = 1024 * 1024
 
 
+class FrameGate(Protocol):
+    """What a listener puts in front of the dispatcher (see the module docstring)."""
+
+    def admit(self, body: bytearray) -> GateAnswer | None:
+        """None: dispatch the frame; a `GateAnswer`: send it instead; `ProtocolViolation`: close."""
+        ...
+
+
+Prepare = Callable[["Connection"], None]
+"""Called once the connection is made: sets `Connection.identity` and `Connection.gate`, or aborts."""
+
+
 class Connection(asyncio.BufferedProtocol):
     """asyncio protocol for one socket; see the module docstring for the ordering invariant."""
 
@@ -67,11 +90,20 @@ class Connection(asyncio.BufferedProtocol):
         may_wait: MayWait,
         max_frame_bytes: int,
         on_close: Callable[[Connection], None],
+        prepare: Prepare | None = None,
         *,
         read_buffer: bytearray | None = None,
         memory: RequestMemory | None = None,
     ) -> None:
         self._dispatch = dispatch
+        self._prepare = prepare
+        #: ``time.monotonic()`` of the last bytes in or out (``connections.max.idle.ms``).
+        self.last_active = time.monotonic()
+        #: Called once when the connection is gone (the limits give its slot back).
+        self.close_callbacks: list[Callable[[], None]] = []
+        self.identity = ClientIdentity()
+        self.gate: FrameGate | None = None
+        self._muted: asyncio.Future[None] | None = None
         self._may_wait = may_wait
         self._memory = RequestMemory(-1) if memory is None else memory
         self._decoder = FrameDecoder(max_frame_bytes, read_buffer, self._memory.try_reserve)
@@ -106,11 +138,24 @@ class Connection(asyncio.BufferedProtocol):
             self._send_buffer = SendBuffer(transport.get_extra_info("socket"))
         peer = transport.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
+        if isinstance(peer, tuple):
+            self.identity.host = str(peer[0])
+        if self._prepare is not None:
+            self._prepare(self)
+
+    def set_max_frame_bytes(self, limit: int) -> None:
+        """The largest frame accepted from now on (a SASL listener's limit before authentication)."""
+        self._decoder.max_frame_bytes = limit
+
+    def mute(self, delay: Awaitable[None]) -> None:
+        """Hold the next request back until ``delay`` completes (Kafka mutes a throttled channel)."""
+        self._muted = asyncio.ensure_future(delay)
 
     def get_buffer(self, sizehint: int) -> memoryview:
         return self._decoder.get_buffer()
 
     def buffer_updated(self, nbytes: int) -> None:
+        self.last_active = time.monotonic()
         try:
             frames = self._decoder.buffer_updated(nbytes)
         except FrameError as exc:
@@ -180,10 +225,36 @@ class Connection(asyncio.BufferedProtocol):
                 if out and (self._may_wait(body) or not self._writable.is_set()):
                     self._send(out)
                     out, out_bytes = [], 0
+                if self._muted is not None:
+                    if out:
+                        self._send(out)
+                        out, out_bytes = [], 0
+                    muted, self._muted = self._muted, None
+                    await muted
+                    if self.closed:
+                        return
                 if not self._writable.is_set():
                     await self._writable.wait()
                     if self.closed:
                         return
+                if self.gate is not None:
+                    try:
+                        answer = self.gate.admit(body)
+                    except ProtocolViolation as exc:
+                        if out:
+                            self._send(out)
+                            out, out_bytes = [], 0
+                        self.abort(str(exc))
+                        return
+                    if answer is not None:
+                        self._answered()
+                        out.extend(answer.parts)
+                        self._send(out)
+                        out, out_bytes = [], 0
+                        if answer.close_after:
+                            self.abort(answer.reason)
+                            return
+                        continue
                 try:
                     try:
                         response = await self._dispatch(body, self)
@@ -212,6 +283,7 @@ class Connection(asyncio.BufferedProtocol):
     def _send(self, parts: list[Part]) -> None:
         if self.transport is None or self.closed:
             return
+        self.last_active = time.monotonic()
         if not all(isinstance(part, BUFFER_TYPES) for part in parts):
             self._send_buffer.fit(sum(len(part) for part in parts))
         try:
@@ -241,8 +313,13 @@ class Connection(asyncio.BufferedProtocol):
         self.closed = True
         self._writable.set()
         self._return_request_memory()
+        if self._muted is not None:
+            self._muted.cancel()
         if self._worker is not None and not self._worker.done():
             self._worker.cancel()
+        callbacks, self.close_callbacks = self.close_callbacks, []
+        for callback in callbacks:
+            callback()
         self._on_close(self)
 
     def _return_request_memory(self) -> None:

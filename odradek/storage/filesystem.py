@@ -145,12 +145,13 @@ def _closed_error() -> ValueError:
 class _OsFile:
     """A raw, unbuffered file descriptor; the size is tracked to spare an fstat per call."""
 
-    __slots__ = ("_fd", "_path", "_size")
+    __slots__ = ("_durable", "_fd", "_path", "_size")
 
-    def __init__(self, path: str, fd: int) -> None:
+    def __init__(self, path: str, fd: int, durable: bool = True) -> None:
         self._path = path
         self._fd = fd
         self._size = os.fstat(fd).st_size
+        self._durable = durable
 
     @property
     def path(self) -> str:
@@ -206,7 +207,9 @@ class _OsFile:
         self._check()
 
     def fsync(self) -> None:
-        os.fsync(self._check())
+        fd = self._check()
+        if self._durable:
+            os.fsync(fd)
 
     def close(self) -> None:
         if self._fd >= 0:
@@ -218,14 +221,18 @@ class _OsFile:
 
 
 class OsFileSystem:
-    """The operating system's filesystem."""
+    """The operating system's filesystem.  With ``durable=False`` every fsync is skipped: for a
+    test broker whose data directory is thrown away, where durability only costs time."""
+
+    def __init__(self, *, durable: bool = True) -> None:
+        self._durable = durable
 
     def open_append(self, path: str) -> FileHandle:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
-        return _OsFile(path, fd)
+        return _OsFile(path, fd, self._durable)
 
     def open_read(self, path: str) -> FileHandle:
-        return _OsFile(path, os.open(path, os.O_RDONLY | os.O_CLOEXEC))
+        return _OsFile(path, os.open(path, os.O_RDONLY | os.O_CLOEXEC), self._durable)
 
     def exists(self, path: str) -> bool:
         return os.path.exists(path)
@@ -252,6 +259,8 @@ class OsFileSystem:
         os.replace(src, dst)
 
     def fsync_dir(self, path: str) -> None:
+        if not self._durable:
+            return
         fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
             os.fsync(fd)

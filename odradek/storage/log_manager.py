@@ -404,6 +404,13 @@ class LogManager:
         points = {key: log.recovery_point for key, log in self._logs.items()}
         write_offset_checkpoint(self._fs, f"{self.data_dir}/{RECOVERY_POINT_CHECKPOINT}", points)
 
+    def discard(self) -> None:
+        """Close every log without flushing or writing anything: the caller throws the whole
+        data directory away (a test double's reset)."""
+        for log in self._logs.values():
+            log.discard()
+        self._logs.clear()
+
     def close(self) -> None:
         """Flush and close every log, then leave the clean-shutdown marker (not when a log is
         offline: its tail needs recovery at the next start)."""

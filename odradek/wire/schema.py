@@ -267,7 +267,7 @@ class Struct:
         _check_unique(name, self.fields)
         self._default_instance: StructValue | None = None
         namespace: dict[str, Any] = {"__slots__": tuple(f.name for f in self.fields), "_schema": self}
-        namespace.update(_generated_methods(self.fields))
+        namespace.update(_LAZY_METHODS)
         for nested in _nested_structs(self.fields):
             namespace[nested.name] = nested.cls
         self.cls = type(name, (StructValue,), namespace)
@@ -280,6 +280,31 @@ class Struct:
 
 
 _FRESH = object()
+
+
+def _install_generated_methods(cls: type[StructValue]) -> None:
+    """Give ``cls`` its straight-line ``__init__`` and ``__eq__`` (`_generated_methods`)."""
+    for name, method in _generated_methods(cls._schema.fields).items():
+        setattr(cls, name, method)
+
+
+def _first_init(self: StructValue, **values: Any) -> None:
+    """A struct class's ``__init__`` until its first instance: it generates the real one.
+
+    Generating both methods for every struct at import would cost each process the compile of
+    about 170 structs; most of them are never built, so each class compiles its own on first use."""
+    cls = type(self)
+    _install_generated_methods(cls)
+    cls.__init__(self, **values)
+
+
+def _first_eq(self: StructValue, other: object) -> bool:
+    cls = type(self)
+    _install_generated_methods(cls)
+    return bool(cls.__eq__(self, other))
+
+
+_LAZY_METHODS = {"__init__": _first_init, "__eq__": _first_eq}
 
 
 def _generated_methods(fields: tuple[Field, ...]) -> dict[str, Any]:

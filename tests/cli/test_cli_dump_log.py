@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import json
 import shutil
+import struct
 from pathlib import Path
 from typing import Any
 
+import crc32c
+
+from odradek.txn.log_records import TransactionLogRecord, TransactionLogValue, encode_record
+from odradek.txn.txn_state import TxnState
+from odradek.wire.records import Record, build_batch
 from tests.cli.harness import Cli
 from tests.integration.conftest import BrokerProcess
 
@@ -103,7 +109,7 @@ def test_a_missing_or_foreign_file_is_exit_1(cli: Cli, tmp_path: Path) -> None:
     foreign = tmp_path / "notes.txt"
     foreign.write_text("hello")
     other = cli("dump-log", str(foreign))
-    assert other.code == 1 and "not a .log, .index or .timeindex file" in other.err
+    assert other.code == 1 and "not a .log, .index, .timeindex or .snapshot file" in other.err
 
 
 def test_index_files_are_decoded_against_their_base_offset(cli: Cli, tmp_path: Path) -> None:
@@ -129,7 +135,7 @@ def test_verify_index_checks_entries_against_the_log(
     broker.restart()  # index entries reach the disk when the log is flushed or closed
     directory = broker.data_dir / f"{topic_name}-0"
 
-    index, log, timeindex = _dump(cli, str(directory), "--verify-index")
+    index, log, timeindex, _snapshot = _dump(cli, str(directory), "--verify-index")
     positions = [batch["position"] for batch in log["batches"]]
     # As in Kafka, the first batch of a segment gets no entry: the interval is counted from it.
     assert [(e["offset"], e["position"]) for e in index["entries"]] == [(1, positions[1]), (2, positions[2])]
@@ -143,3 +149,115 @@ def test_verify_index_checks_entries_against_the_log(
     (tmp_path / f"{SEGMENT}.index").write_bytes(bytes(tampered))
     [checked] = _dump(cli, str(tmp_path / f"{SEGMENT}.index"), "--verify-index")
     assert [e["matches_log"] for e in checked["entries"]] == [False, True]
+
+
+def test_producer_snapshots_are_decoded(cli: Cli, broker: BrokerProcess, topic_name: str, tmp_path: Path) -> None:
+    b = ("--bootstrap-server", broker.bootstrap)
+    cli("topics", "create", "--topic", topic_name, "--partitions", "1", *b)
+    cli("produce", "--topic", topic_name, "--idempotent", *b, stdin=b"a\nb\nc\n")
+    broker.restart()  # a clean close writes the producer state
+    directory = broker.data_dir / f"{topic_name}-0"
+    [snapshot] = sorted(directory.glob("*.snapshot"))
+
+    [dump] = _dump(cli, str(snapshot))
+    [entry] = dump["producers"]
+    assert entry["producer_id"] >= 0 and entry["producer_epoch"] >= 0
+    assert (entry["first_sequence"], entry["last_offset"], entry["coordinator_epoch"]) == (0, 2, -1)
+    assert entry["last_sequence"] - entry["first_sequence"] == entry["offset_delta"]
+    assert entry["current_txn_first_offset"] is None and entry["timestamp"] == entry["last_timestamp"] > 0
+    text = cli("dump-log", str(snapshot)).out.splitlines()
+    assert text[1].startswith(f"producer_id: {entry['producer_id']} producer_epoch: {entry['producer_epoch']} ")
+
+    damaged = tmp_path / snapshot.name
+    data = bytearray(snapshot.read_bytes())
+    data[-1] ^= 0x01
+    damaged.write_bytes(bytes(data))
+    [bad] = _dump(cli, str(damaged))
+    assert bad["producers"] == [] and bad["problem"] == "corrupt snapshot: CRC mismatch"
+
+
+def _transaction_log_segment(directory: Path) -> Path:
+    """A ``__transaction_state`` segment of three states of one transactional id and its tombstone,
+    written with the transaction coordinator's record formats."""
+    states = [
+        TransactionLogValue(7, 0, 60000, TxnState.EMPTY, (), 1000, -1),
+        TransactionLogValue(7, 0, 60000, TxnState.ONGOING, (("orders", (0, 2)), ("pay", (1,))), 1100, 1100),
+        TransactionLogValue(7, 1, 60000, TxnState.COMPLETE_COMMIT, (), 1200, 1100, previous_producer_id=7),
+    ]
+    segment = bytearray()
+    for offset, value in enumerate([*states, None]):
+        key, payload = encode_record(TransactionLogRecord("tx-1", value))
+        segment += build_batch([Record(0, 0, key, payload)], base_offset=offset, base_timestamp=1000 + offset)
+    directory.mkdir()
+    path = directory / f"{SEGMENT}.log"
+    path.write_bytes(bytes(segment))
+    return path
+
+
+def test_transaction_state_records_are_decoded(cli: Cli, tmp_path: Path) -> None:
+    inside = _transaction_log_segment(tmp_path / "__transaction_state-3")
+    [dump] = _dump(cli, str(inside), "--print-data-log")
+    states = [batch["records"][0]["transaction_state"] for batch in dump["batches"]]
+    assert [s.get("state") for s in states] == ["Empty", "Ongoing", "CompleteCommit", None]
+    assert states[0]["partitions"] is None and states[2]["partitions"] == {}
+    assert states[1]["partitions"] == {"orders": [0, 2], "pay": [1]}
+    assert (states[2]["producer_epoch"], states[2]["previous_producer_id"], states[2]["value_version"]) == (1, 7, 1)
+    assert states[3] == {"transactional_id": "tx-1", "value": "tombstone"}
+    assert "key" not in dump["batches"][0]["records"][0]  # decoded, so the raw bytes are not repeated
+
+    elsewhere = tmp_path / "copy" / f"{SEGMENT}.log"
+    elsewhere.parent.mkdir()
+    shutil.copy(inside, elsewhere)
+    [plain] = _dump(cli, str(elsewhere), "--deep-iteration")
+    assert "transaction_state" not in plain["batches"][0]["records"][0]
+    [flagged] = _dump(cli, str(elsewhere), "--deep-iteration", "--transaction-log-decoder")
+    assert flagged["batches"][1]["records"][0]["transaction_state"]["state"] == "Ongoing"
+
+
+# A snapshot Apache Kafka 4.4.0 wrote for a transactional producer (a committed transaction of three
+# records), and what its DumpLogSegments printed for it:
+# producerId: 0 producerEpoch: 0 coordinatorEpoch: 0 currentTxnFirstOffset: OptionalLong.empty
+# lastTimestamp: 1795616000472 firstSequence: 0 lastSequence: 2 lastOffset: 2 offsetDelta: 2 timestamp: 1795616000472
+KAFKA_SNAPSHOT = bytes.fromhex(
+    "00018506878a000000010000000000000000000000000002000000000000000200000002000001a2130dc9d800000000ffffffffffffffff"
+)
+
+
+def test_a_snapshot_written_by_apache_kafka_reads_as_its_own_tool_reads_it(cli: Cli, tmp_path: Path) -> None:
+    path = tmp_path / "00000000000000000004.snapshot"
+    path.write_bytes(KAFKA_SNAPSHOT)
+    [dump] = _dump(cli, str(path))
+    assert dump["producers"] == [
+        {
+            "producer_id": 0,
+            "producer_epoch": 0,
+            "coordinator_epoch": 0,
+            "current_txn_first_offset": None,
+            "last_timestamp": 1795616000472,
+            "first_sequence": 0,
+            "last_sequence": 2,
+            "last_offset": 2,
+            "offset_delta": 2,
+            "timestamp": 1795616000472,
+        }
+    ]
+
+
+def test_an_open_transaction_and_a_producer_without_batches_in_a_snapshot(cli: Cli, tmp_path: Path) -> None:
+    entries = struct.pack(">qhiqiqiq", 9, 3, 7, 40, 2, 1000, 5, 38) + struct.pack(
+        ">qhiqiqiq", 10, 1, -1, -1, 0, 0, -1, -1
+    )
+    body = struct.pack(">i", 2) + entries
+    path = tmp_path / "00000000000000000041.snapshot"
+    path.write_bytes(struct.pack(">hI", 1, crc32c.crc32c(body)) + body)
+    [dump] = _dump(cli, str(path))
+    open_txn, bare = dump["producers"]
+    assert (open_txn["coordinator_epoch"], open_txn["current_txn_first_offset"]) == (5, 38)
+    assert (open_txn["first_sequence"], open_txn["last_sequence"], open_txn["last_offset"]) == (5, 7, 40)
+    assert bare == {
+        "producer_id": 10,
+        "producer_epoch": 1,
+        "coordinator_epoch": -1,
+        "current_txn_first_offset": None,
+        "last_timestamp": 0,
+    }

@@ -135,3 +135,27 @@ def test_records_deleted_before_a_run_fail_it_or_are_skipped(spark: SparkSession
     assert sorted(p.name for p in strict.output.glob("run=*")) == [
         m.run for m in OutputDirectory(strict.output).manifests()
     ]
+
+
+def test_the_odradek_source_loads_the_same_rows_and_names_lost_offsets(
+    spark: SparkSession, kafka: Kafka, tmp_path: Path
+) -> None:
+    from odradek.pipeline.datasource import register
+
+    register(spark)
+    topic = kafka.create_topic(unique_topic(), partitions=2)
+    kafka.produce(topic, [Record(0, None, b"x", headers=(("h", b"1"), ("n", None))), Record(1, b"k", None)])
+    kafka.produce_values(topic, 2, 8)
+    strict = LoadRequest(kafka.bootstrap, tmp_path / "out", topics=(topic,), source="odradek")
+    assert load(spark, strict).offsets == 10
+    kafka.produce_values(topic, 2, 10, start=8)
+    everything = topic_rows(kafka, topic, 2)
+    kafka.delete_records_before(topic, 0, 8)
+    with pytest.raises(Exception, match=rf"offsets \[5, 8\) of {topic}-0 were deleted from the log"):
+        load(spark, strict)
+    assert [m.sequence for m in OutputDirectory(strict.output).manifests()] == [1]
+    lenient = LoadRequest(kafka.bootstrap, strict.output, topics=(topic,), fail_on_data_loss=False, source="odradek")
+    assert {(r.partition, r.start, r.end) for r in load(spark, lenient).ranges} == {(0, 5, 10), (1, 5, 10)}
+    assert committed_rows(strict.output) == [row for row in everything if row[1] == 1 or not 5 <= row[2] < 8]
+    row = read_committed(spark, strict.output).where("partition = 0 AND offset = 0").collect()[0]
+    assert [(h.key, None if h.value is None else bytes(h.value)) for h in row.headers] == [("h", b"1"), ("n", None)]

@@ -37,6 +37,7 @@ _PYTHON_TYPES = {
 def test_broker_config_holds_exactly_the_keys_read_at_start_up_with_the_table_defaults() -> None:
     attributes = {key.attribute: key for key in BROKER_KEYS.values() if key.attribute is not None}
     own = {"host", "port", "advertised_host", "advertised_port", "dynamic_broker_configs", "dynamic_default_configs"}
+    own |= {"security"}
     assert {f.name for f in fields(BrokerConfig)} - own == set(attributes)
     start = BrokerConfig()
     for name, key in attributes.items():

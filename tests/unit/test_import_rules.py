@@ -19,6 +19,8 @@ NETWORK = {"asyncio", "socket"}
 # layer -> the odradek modules it may import (its own package always allowed)
 ALLOWED: dict[str, tuple[str, ...]] = {
     "odradek.wire": (),
+    # The console is a Kafka client: it reaches a cluster only through the command line's client.
+    "odradek.console": ("odradek.cli.client", "odradek.cli.common", "odradek.cli.logdirs", "odradek.clock"),
     "odradek.storage": ("odradek.wire.records", "odradek.clock"),
     "odradek.txn": ("odradek.wire", "odradek.storage", "odradek.clock", "odradek.coordinator.placement"),
     "odradek.partition": (
@@ -31,6 +33,14 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "odradek.cluster.topics",
     ),
     "odradek.config": ("odradek.storage.log_config", "odradek.storage.filesystem", "odradek.java_hash"),
+    "odradek.security": (
+        "odradek.wire",
+        "odradek.clock",
+        "odradek.scheduler",
+        "odradek.config",
+        "odradek.storage.filesystem",
+        "odradek.java_hash",
+    ),
     "odradek.coordinator": (
         "odradek.wire",
         "odradek.clock",
@@ -42,11 +52,25 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     ),
 }
 # layer -> odradek modules it must never import
+# The test double (odradek.testing, odradek.embedded) sits above the broker: only the command
+# line may reach it, and the broker, handlers and server never know it.
+_DOUBLE = ("odradek.testing", "odradek.embedded")
 FORBIDDEN: dict[str, tuple[str, ...]] = {
-    "odradek.handlers": ("odradek.broker", "odradek.server", "odradek.cli"),
-    "odradek.partition": ("odradek.handlers", "odradek.broker", "odradek.server", "odradek.coordinator"),
+    "odradek.handlers": ("odradek.broker", "odradek.server", "odradek.cli", *_DOUBLE),
+    "odradek.partition": ("odradek.handlers", "odradek.broker", "odradek.server", "odradek.coordinator", *_DOUBLE),
+    "odradek.broker": _DOUBLE,
+    "odradek.server": _DOUBLE,
+    "odradek.coordinator": _DOUBLE,
+    "odradek.testing": ("odradek.cli",),
 }
-NO_NETWORK = ("odradek.wire", "odradek.storage", "odradek.txn", "odradek.config", "odradek.coordinator.coordinator")
+NO_NETWORK = (
+    "odradek.wire",
+    "odradek.storage",
+    "odradek.txn",
+    "odradek.config",
+    "odradek.coordinator.coordinator",
+    "odradek.security",
+)
 
 
 def _module_name(path: Path) -> str:

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from types import ModuleType
 
 from odradek.wire.messages import (
+    acls,
     api_versions,
     cluster,
     configs,
@@ -23,6 +24,8 @@ from odradek.wire.messages import (
     metadata,
     offsets,
     produce,
+    quotas,
+    security,
     topics,
     txn,
 )
@@ -43,6 +46,9 @@ FAMILIES: tuple[ModuleType, ...] = (
     txn,
     configs,
     cluster,
+    security,
+    acls,
+    quotas,
 )
 
 

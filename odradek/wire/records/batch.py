@@ -34,7 +34,7 @@ import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from crc32c import crc32c
+from odradek.wire.records.checksum import crc32c
 
 __all__ = [
     "ATTRIBUTES_OFFSET",

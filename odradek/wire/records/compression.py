@@ -24,6 +24,8 @@ decoded, and zstd input is fed in fixed slices, each of which stands for at most
 
 Invariants:
 - ``decompress(c, compress(c, data)) == data`` for every codec ``c``;
+- each codec's library is imported by the first batch that needs it (together they cost a
+  starting broker a few milliseconds, and most brokers in tests never see a compressed batch);
 - an unknown codec raises `UnknownCodecError`; corrupt input raises `CorruptCompressedDataError`,
   and so does output that would exceed ``max_bytes`` (`DecompressedTooLargeError`); all are
   `CompressionError`, a `ValueError`.
@@ -34,10 +36,6 @@ from __future__ import annotations
 import struct
 import zlib
 from enum import IntEnum
-
-import cramjam
-import lz4.frame  # type: ignore[import-untyped]
-import zstandard
 
 __all__ = [
     "CompressionError",
@@ -104,6 +102,8 @@ def compress(codec: int, data: Data, level: int | None = None) -> bytes:
     if codec == CompressionType.SNAPPY:
         return _snappy_xerial_compress(data)
     if codec == CompressionType.LZ4:
+        import lz4.frame  # type: ignore[import-untyped]
+
         framed: bytes = lz4.frame.compress(
             data,
             compression_level=LZ4_DEFAULT_LEVEL if level is None else level,
@@ -115,6 +115,8 @@ def compress(codec: int, data: Data, level: int | None = None) -> bytes:
         )
         return framed
     if codec == CompressionType.ZSTD:
+        import zstandard
+
         compressor = zstandard.ZstdCompressor(level=ZSTD_DEFAULT_LEVEL if level is None else level)
         return compressor.compress(data)
     raise UnknownCodecError(f"unknown compression codec {codec}")
@@ -133,6 +135,8 @@ def decompress(codec: int, data: Data, max_bytes: int | None = None) -> bytes:
         except zlib.error as exc:
             raise CorruptCompressedDataError(f"corrupt gzip data: {exc}") from exc
     if codec == CompressionType.SNAPPY:
+        import cramjam
+
         try:
             return _snappy_decompress(data, limit)
         except cramjam.DecompressionError as exc:
@@ -143,6 +147,8 @@ def decompress(codec: int, data: Data, max_bytes: int | None = None) -> bytes:
         except RuntimeError as exc:
             raise CorruptCompressedDataError(f"corrupt lz4 data: {exc}") from exc
     if codec == CompressionType.ZSTD:
+        import zstandard
+
         try:
             return _zstd_decompress(data, limit)
         except zstandard.ZstdError as exc:
@@ -173,6 +179,8 @@ def _gzip_decompress(data: Data, limit: int) -> bytes:
 
 
 def _lz4_decompress(data: Data, limit: int) -> bytes:
+    import lz4.frame
+
     frame = lz4.frame.LZ4FrameDecompressor()
     out: bytes = frame.decompress(data, max_length=-1 if limit == _UNLIMITED else limit + 1)
     if len(out) > limit or (not frame.eof and not frame.needs_input):
@@ -183,6 +191,8 @@ def _lz4_decompress(data: Data, limit: int) -> bytes:
 
 
 def _snappy_xerial_compress(data: Data) -> bytes:
+    import cramjam
+
     view = memoryview(data)
     out = bytearray(_XERIAL_HEADER.pack(_XERIAL_MAGIC, _XERIAL_VERSION, _XERIAL_VERSION))
     for start in range(0, len(view), _XERIAL_BLOCK_SIZE):
@@ -225,6 +235,8 @@ def _snappy_block(block: memoryview, limit: int) -> bytes:
         shift += 7
     if declared > limit:
         raise _too_large(limit)
+    import cramjam
+
     return bytes(cramjam.snappy.decompress_raw(block))
 
 
@@ -240,6 +252,8 @@ def _zstd_decompress(data: Data, limit: int) -> bytes:
     """Every frame in turn (streaming writers leave out the content size, and some concatenate
     frames); the input goes in fixed slices, and the output is checked after each, so it passes
     the limit by at most what one slice stands for."""
+    import zstandard
+
     decompressor = zstandard.ZstdDecompressor()
     view = memoryview(data)
     out = bytearray()

@@ -19,6 +19,7 @@ from odradek.handlers.fetch import fetch
 from odradek.handlers.produce import produce
 from odradek.partition.service import Partitions
 from odradek.scheduler import Scheduler
+from odradek.security.principal import ClientIdentity
 from odradek.storage.filesystem import MemoryFileSystem
 from odradek.storage.log_manager import LogManager
 from odradek.wire.api import ApiKey, RequestHeader
@@ -92,6 +93,7 @@ class Node:
 class _Connection:
     peer = "test"
     closed = False
+    identity = ClientIdentity()
 
 
 @pytest.fixture

@@ -1,0 +1,1 @@
+"""SASL on the broker: the exchange before any other request (`authenticator`) and its mechanisms."""

@@ -1,0 +1,140 @@
+"""SASL/OAUTHBEARER (RFC 7628, Kafka's KIP-255) with ``pyjwt``.
+
+The client's message is ``gs2-header \\x01 auth=Bearer <token> \\x01 [key=value \\x01]* \\x01``.  The
+token is checked one of two ways, as Kafka's broker does:
+
+- unsecured (Kafka's default ``OAuthBearerUnsecuredValidatorCallbackHandler``, for tests): an
+  ``alg: none`` JWT without signature, with an ``exp`` in the future (``unsecuredValidatorAllowableClockSkewMs``),
+  the principal in ``sub`` (``unsecuredValidatorPrincipalClaimName``) and, when
+  ``unsecuredValidatorRequiredScope`` is set, those scopes in ``scope``;
+- signed, once ``sasl.oauthbearer.jwks.endpoint.url`` names a JWKS (a ``file:`` URL; read at each
+  login, so a rotated key applies at once): the signature against the key of the token's ``kid``, the
+  expiry (``sasl.oauthbearer.clock.skew.seconds``), ``sasl.oauthbearer.expected.audience`` and
+  ``expected.issuer`` when set, the principal in ``sasl.oauthbearer.sub.claim.name``.
+
+A refused token is answered, as Kafka does, with a JSON error challenge (``{"status":"invalid_token"}``);
+the client acknowledges it with ``\\x01`` and the exchange then fails with that JSON as the message.
+The token's expiry bounds the session (KIP-368).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import jwt
+
+from odradek.clock import Clock
+from odradek.security.sasl.mechanism import SaslAuthenticationError
+
+__all__ = ["OAuthBearerServer"]
+
+_MESSAGE = re.compile(r"^([ny]|p=[^,]*),(a=[^,]*)?,\x01(.*)\x01\x01$", re.DOTALL)
+_INVALID = json.dumps({"status": "invalid_token"}, separators=(",", ":"))
+
+
+class OAuthBearerServer:
+    mechanism = "OAUTHBEARER"
+
+    def __init__(self, settings: Mapping[str, str], clock: Clock) -> None:
+        self._settings = settings
+        self._clock = clock
+        self._name = ""
+        self._lifetime_ms: int | None = None
+        self._complete = False
+        self._error: str | None = None
+
+    @property
+    def complete(self) -> bool:
+        return self._complete
+
+    @property
+    def principal_name(self) -> str:
+        return self._name
+
+    @property
+    def lifetime_ms(self) -> int | None:
+        return self._lifetime_ms
+
+    def evaluate(self, token: bytes) -> bytes:
+        if token == b"\x01" and self._error is not None:
+            raise SaslAuthenticationError(self._error, self._error)
+        self._error = None
+        match = _MESSAGE.match(token.decode("utf-8", "replace"))
+        if match is None:
+            raise SaslAuthenticationError("Invalid OAUTHBEARER client first message")
+        fields = dict(item.split("=", 1) for item in match.group(3).split("\x01") if "=" in item)
+        auth = fields.get("auth", "")
+        if not auth.startswith("Bearer "):
+            raise SaslAuthenticationError("Invalid OAUTHBEARER client first message")
+        claims = self._validate(auth[len("Bearer ") :].strip())
+        if claims is None:
+            self._error = _INVALID
+            return _INVALID.encode()
+        name, expires_ms = claims
+        authorization = (match.group(2) or "a=")[2:]
+        if authorization and authorization != name:
+            message = (
+                f"Authentication failed: Client requested an authorization id ({authorization}) that is different"
+                f" from the token's principal name ({name})"
+            )
+            raise SaslAuthenticationError(message, message)
+        self._name, self._lifetime_ms, self._complete = name, expires_ms, True
+        return b""
+
+    def _validate(self, token: str) -> tuple[str, int] | None:
+        """(principal, expiry in epoch ms) of a valid token, else None."""
+        if self._settings.get("sasl.oauthbearer.jwks.endpoint.url"):
+            return self._signed(token)
+        return self._unsecured(token)
+
+    def _unsecured(self, token: str) -> tuple[str, int] | None:
+        try:
+            header = jwt.get_unverified_header(token)
+            claims = jwt.decode(token, options={"verify_signature": False, "verify_exp": False})
+        except jwt.PyJWTError:
+            return None
+        if header.get("alg") != "none" or not token.endswith("."):
+            return None
+        skew = int(self._settings.get("jaas.unsecuredValidatorAllowableClockSkewMs", "0"))
+        principal_claim = self._settings.get("jaas.unsecuredValidatorPrincipalClaimName", "sub")
+        expiry = claims.get("exp")
+        name = claims.get(principal_claim)
+        if not isinstance(expiry, int | float) or not isinstance(name, str) or not name:
+            return None
+        expires_ms = int(expiry * 1000)
+        if expires_ms + skew <= self._clock.time_ms():
+            return None
+        required = self._settings.get("jaas.unsecuredValidatorRequiredScope", "").split()
+        scope = claims.get("scope", "")
+        granted = set(scope.split()) if isinstance(scope, str) else set(scope or ())
+        if not set(required) <= granted:
+            return None
+        return name, expires_ms
+
+    def _signed(self, token: str) -> tuple[str, int] | None:
+        url = urlparse(self._settings["sasl.oauthbearer.jwks.endpoint.url"])
+        try:
+            keys = jwt.PyJWKSet.from_json(Path(unquote(url.path)).read_text())
+            header = jwt.get_unverified_header(token)
+            key = next(k for k in keys.keys if k.key_id == header.get("kid"))
+            audience = self._settings.get("sasl.oauthbearer.expected.audience")
+            issuer = self._settings.get("sasl.oauthbearer.expected.issuer")
+            claims = jwt.decode(
+                token,
+                key.key,
+                algorithms=[str(header.get("alg"))],
+                audience=[a.strip() for a in audience.split(",")] if audience else None,
+                issuer=issuer or None,
+                leeway=int(self._settings.get("sasl.oauthbearer.clock.skew.seconds", "30")),
+                options={"require": ["exp"], "verify_aud": bool(audience)},
+            )
+        except (OSError, StopIteration, jwt.PyJWTError, ValueError):
+            return None
+        name = claims.get(self._settings.get("sasl.oauthbearer.sub.claim.name", "sub"))
+        if not isinstance(name, str) or not name:
+            return None
+        return name, int(claims["exp"] * 1000)

@@ -1,0 +1,114 @@
+"""Connection limits before anything else: per-ip and total connection counts, idle connections
+(one that never sends its SASL handshake too) and the frame size a SASL listener accepts before
+authentication (``sasl.server.max.receive.size``) against the one after (``socket.request.max.bytes``)."""
+
+from __future__ import annotations
+
+import struct
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from odradek.wire.api import ApiKey
+from odradek.wire.messages.cluster import SaslHandshakeRequest
+from odradek.wire.messages.metadata import MetadataRequest
+from odradek.wire.messages.security import SaslAuthenticateRequest
+from tests.integration.inprocess import InProcessBroker
+from tests.integration.rawclient import RawConnection
+
+JAAS = 'org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="alice-secret";'
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessBroker]:
+    overrides = [
+        "listeners=PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0",
+        "sasl.enabled.mechanisms=PLAIN",
+        f"listener.name.sasl_plaintext.plain.sasl.jaas.config={JAAS}",
+        "max.connections.per.ip=3",
+        "connections.max.idle.ms=400",
+        "socket.request.max.bytes=2000000",
+    ]
+    running = InProcessBroker(tmp_path_factory.mktemp("limits"), overrides)
+    running.start()
+    yield running
+    running.stop()
+
+
+def _sasl(broker: InProcessBroker) -> RawConnection:
+    return RawConnection(f"127.0.0.1:{broker.broker.listener_ports['SASL_PLAINTEXT']}")
+
+
+def _closed(connection: RawConnection, timeout: float = 5.0) -> bool:
+    connection.sock.settimeout(timeout)
+    try:
+        return connection.sock.recv(1) == b""
+    except ConnectionResetError:
+        return True
+    except TimeoutError:
+        return False
+
+
+def test_a_connection_over_the_per_ip_limit_is_closed(broker: InProcessBroker) -> None:
+    kept = [RawConnection(broker.bootstrap) for _ in range(3)]
+    try:
+        for connection in kept:
+            assert connection.request(ApiKey.METADATA, 12, MetadataRequest(topics=[])).brokers
+        refused = RawConnection(broker.bootstrap)
+        try:
+            assert _closed(refused)
+        finally:
+            refused.close()
+    finally:
+        for connection in kept:
+            connection.close()
+    time.sleep(0.1)  # the broker sees the closes and gives the slots back
+    again = RawConnection(broker.bootstrap)
+    try:
+        assert again.request(ApiKey.METADATA, 12, MetadataRequest(topics=[])).brokers
+    finally:
+        again.close()
+
+
+def test_a_client_that_never_sends_its_handshake_is_closed_when_idle(broker: InProcessBroker) -> None:
+    silent = _sasl(broker)
+    try:
+        assert _closed(silent)
+    finally:
+        silent.close()
+
+
+def test_a_frame_over_the_sasl_receive_size_before_authentication_closes_the_connection(
+    broker: InProcessBroker,
+) -> None:
+    connection = _sasl(broker)
+    try:
+        connection.send_raw(struct.pack(">i", 524289))
+        assert _closed(connection)
+    finally:
+        connection.close()
+
+
+def test_after_authentication_the_request_size_limit_applies(broker: InProcessBroker) -> None:
+    connection = _sasl(broker)
+    try:
+        connection.request(ApiKey.SASL_HANDSHAKE, 1, SaslHandshakeRequest(mechanism="PLAIN"))
+        token = b"\0alice\0alice-secret"
+        assert (
+            connection.request(ApiKey.SASL_AUTHENTICATE, 2, SaslAuthenticateRequest(auth_bytes=token)).error_code == 0
+        )
+        names = [MetadataRequest.MetadataRequestTopic(name="x" * 200) for _ in range(3000)]
+        answer = connection.request(ApiKey.METADATA, 12, MetadataRequest(topics=names, allow_auto_topic_creation=False))
+        assert answer.topics[0].error_code == 3  # answered, not refused for its size
+    finally:
+        connection.close()
+
+
+def test_an_idle_plain_connection_is_closed(broker: InProcessBroker) -> None:
+    connection = RawConnection(broker.bootstrap)
+    try:
+        assert connection.request(ApiKey.METADATA, 12, MetadataRequest(topics=[])).brokers
+        assert _closed(connection)
+    finally:
+        connection.close()

@@ -1,0 +1,110 @@
+"""Client quotas: Describe/AlterClientQuotas through a real client, and Kafka's throttling of a
+produce over its byte rate on the broker's manual clock (the rate, the throttle time in the answer
+and the muted connection are all functions of the clock, so the numbers are exact)."""
+
+from __future__ import annotations
+
+import socket
+import struct
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from odradek.wire.api import ApiKey
+from odradek.wire.messages.api_versions import ApiVersionsRequest
+from odradek.wire.messages.produce import ProduceRequest
+from odradek.wire.messages.quotas import AlterClientQuotasRequest, DescribeClientQuotasRequest
+from odradek.wire.records.builder import build_batch
+from odradek.wire.records.record import Record
+from tests.integration.inprocess import InProcessBroker
+from tests.integration.rawclient import RawConnection
+
+
+@pytest.fixture
+def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessBroker]:
+    running = InProcessBroker(tmp_path_factory.mktemp("quotas"), manual_clock=True)
+    running.start()
+    yield running
+    running.stop()
+
+
+def _set_quota(connection: RawConnection, client_id: str, key: str, value: float) -> None:
+    entry = AlterClientQuotasRequest.EntryData(
+        entity=[AlterClientQuotasRequest.EntryData.EntityData(entity_type="client-id", entity_name=client_id)],
+        ops=[AlterClientQuotasRequest.EntryData.OpData(key=key, value=value, remove=False)],
+    )
+    answer = connection.request(ApiKey.ALTER_CLIENT_QUOTAS, 1, AlterClientQuotasRequest(entries=[entry]))
+    assert answer.entries[0].error_code == 0, answer
+
+
+def test_quotas_are_stored_and_described(broker: InProcessBroker) -> None:
+    connection = RawConnection(broker.bootstrap)
+    try:
+        _set_quota(connection, "reader", "consumer_byte_rate", 2048.0)
+        component = DescribeClientQuotasRequest.ComponentData(entity_type="client-id", match_type=0, match="reader")
+        answer = connection.request(
+            ApiKey.DESCRIBE_CLIENT_QUOTAS, 1, DescribeClientQuotasRequest(components=[component], strict=True)
+        )
+        assert [(v.key, v.value) for e in answer.entries for v in e.values] == [("consumer_byte_rate", 2048.0)]
+    finally:
+        connection.close()
+
+
+def _produce_request(topic: str, size: int) -> ProduceRequest:
+    batch = build_batch([Record(offset_delta=0, timestamp_delta=0, key=None, value=b"v" * size)], base_timestamp=1)
+    partition = ProduceRequest.TopicProduceData.PartitionProduceData(index=0, records=batch)
+    topic_data = ProduceRequest.TopicProduceData(name=topic, partition_data=[partition])
+    return ProduceRequest(acks=1, timeout_ms=5000, topic_data=[topic_data])
+
+
+def test_a_producer_over_its_quota_is_throttled_and_muted(broker: InProcessBroker) -> None:
+    answer: Any
+    connection = RawConnection(broker.bootstrap)
+    try:
+        connection.create_topic("throttled")
+        _set_quota(connection, "raw-test", "producer_byte_rate", 1000.0)
+        request = _frame(ApiKey.PRODUCE, 9, _produce_request("throttled", 19_000))
+        connection.send_raw(request)
+        body = connection.recv_frame()
+        assert body is not None
+        answer = _decode_produce(body)
+        request_bytes = len(request) - 4
+        assert answer.responses[0].partition_responses[0].error_code == 0
+        # One sample so far; Kafka's window then counts as 10 full seconds: rate = bytes / 10 s,
+        # throttle = (rate - quota) / quota * 10 s.
+        rate = request_bytes / 10
+        assert answer.throttle_time_ms == int((rate - 1000) / 1000 * 10_000)
+        connection.sock.settimeout(0.3)
+        connection.send_raw(_frame(ApiKey.API_VERSIONS, 3, ApiVersionsRequest(client_software_name="t")))
+        with pytest.raises(socket.timeout):
+            connection.recv_frame()
+        broker.clock.advance(answer.throttle_time_ms)
+        connection.sock.settimeout(10)
+        assert connection.recv_frame() is not None
+    finally:
+        connection.close()
+
+
+def _decode_produce(body: bytes) -> object:
+    from odradek.wire.codec import decode_from
+    from odradek.wire.messages.produce import ProduceResponse
+    from odradek.wire.primitives import Reader
+
+    reader = Reader(body)
+    reader.int32()
+    reader.uvarint()
+    return decode_from(ProduceResponse, 9, reader)
+
+
+def _frame(api_key: int, version: int, value: object) -> bytes:
+    from odradek.wire.api import RequestHeader, encode_request_header
+    from odradek.wire.codec import encode_into
+    from odradek.wire.messages import ALL_MESSAGES
+    from odradek.wire.primitives import Writer
+
+    request_schema, _ = ALL_MESSAGES[api_key]
+    writer = Writer()
+    encode_request_header(writer, RequestHeader(api_key, version, 99, "raw-test"), request_schema.is_flexible(version))
+    encode_into(request_schema, version, value, writer)
+    return struct.pack(">i", len(writer.buf)) + bytes(writer.buf)

@@ -1,0 +1,81 @@
+"""KIP-368 re-authentication on the broker's manual clock: the session lifetime in the answer, a
+request after the session expired closes the connection, re-authenticating in time keeps it, and a
+re-authentication may change neither mechanism nor principal."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from odradek.wire.api import ApiKey
+from odradek.wire.messages.cluster import SaslHandshakeRequest
+from odradek.wire.messages.metadata import MetadataRequest
+from odradek.wire.messages.security import SaslAuthenticateRequest
+from tests.integration.inprocess import InProcessBroker
+from tests.integration.rawclient import RawConnection
+
+JAAS = (
+    'org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="alice-secret" user_bob="bob-secret";'
+)
+
+
+@pytest.fixture
+def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessBroker]:
+    overrides = [
+        "listeners=SASL_PLAINTEXT://127.0.0.1:0",
+        "sasl.enabled.mechanisms=PLAIN",
+        f"listener.name.sasl_plaintext.plain.sasl.jaas.config={JAAS}",
+        "connections.max.reauth.ms=60000",
+    ]
+    running = InProcessBroker(tmp_path_factory.mktemp("reauth"), overrides, manual_clock=True)
+    running.start()
+    yield running
+    running.stop()
+
+
+def _login(connection: RawConnection, user: str) -> int:
+    assert connection.request(ApiKey.SASL_HANDSHAKE, 1, SaslHandshakeRequest(mechanism="PLAIN")).error_code == 0
+    token = f"\0{user}\0{user}-secret".encode()
+    answer = connection.request(ApiKey.SASL_AUTHENTICATE, 2, SaslAuthenticateRequest(auth_bytes=token))
+    assert answer.error_code == 0, answer
+    return int(answer.session_lifetime_ms)
+
+
+def test_a_request_after_the_session_expired_closes_the_connection(broker: InProcessBroker) -> None:
+    connection = RawConnection(broker.bootstrap)
+    try:
+        assert _login(connection, "alice") == 60000
+        broker.clock.advance(59_999)
+        assert connection.request(ApiKey.METADATA, 12, MetadataRequest(topics=[])).brokers
+        broker.clock.advance(1)
+        with pytest.raises(AssertionError, match="closed"):
+            connection.request(ApiKey.METADATA, 12, MetadataRequest(topics=[]))
+    finally:
+        connection.close()
+
+
+def test_re_authenticating_in_time_renews_the_session(broker: InProcessBroker) -> None:
+    connection = RawConnection(broker.bootstrap)
+    try:
+        _login(connection, "alice")
+        broker.clock.advance(50_000)
+        assert _login(connection, "alice") == 60000
+        broker.clock.advance(50_000)
+        assert connection.request(ApiKey.METADATA, 12, MetadataRequest(topics=[])).brokers
+    finally:
+        connection.close()
+
+
+def test_re_authentication_cannot_change_the_principal(broker: InProcessBroker) -> None:
+    connection = RawConnection(broker.bootstrap)
+    try:
+        _login(connection, "alice")
+        connection.request(ApiKey.SASL_HANDSHAKE, 1, SaslHandshakeRequest(mechanism="PLAIN"))
+        token = b"\0bob\0bob-secret"
+        answer = connection.request(ApiKey.SASL_AUTHENTICATE, 2, SaslAuthenticateRequest(auth_bytes=token))
+        assert answer.error_code == 58
+        with pytest.raises((AssertionError, ConnectionResetError)):
+            connection.request(ApiKey.METADATA, 12, MetadataRequest(topics=[]))
+    finally:
+        connection.close()
