@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DATA_DIR ?= ./data
 
-.PHONY: run test lint typecheck browser-deps compat compat-deps compat-spark probes bench bench-spark clean test-orders-kafka soak-eos
+.PHONY: run test lint typecheck browser-deps compat compat-deps compat-spark probes bench bench-spark fuzz soak clean test-orders-kafka soak-eos
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -105,10 +105,22 @@ emulation-capture: $(STAMP)
 bench: $(STAMP) $(BENCH_STAMP)
 	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
 
+# Coverage-guided fuzzing of every decoder family (atheris), FUZZ_RUNS executions each (a short run
+# is part of `make test`); crash inputs and logs land in .fuzz/<family>/, the summary in .fuzz/summary.json.
+FUZZ_RUNS ?= 1000000
+fuzz: $(STAMP)
+	$(BIN)/python -m tests.fuzz.campaign --runs $(FUZZ_RUNS) --summary .fuzz/summary.json $(FUZZ_ARGS)
+
+# An hour (SOAK_MINUTES) of traffic, rebalances, retention and compaction against one odradek: no acknowledged
+# loss, no leak, no latency drift; writes benchmarks/results/soak-<date>.{json,md}. A 40 s run is part of `make test`.
+SOAK_MINUTES ?= 60
+soak: $(STAMP)
+	$(BIN)/python benchmarks/soak.py --minutes $(SOAK_MINUTES) $(SOAK_ARGS)
+
 # The SASL gate before authentication under 100,000 random frames (make test runs a short run).
 .PHONY: fuzz-security
 fuzz-security: $(STAMP)
 	ODRADEK_FUZZ_FRAMES=100000 $(BIN)/python -m pytest -q -p no:cacheprovider tests/unit/security/test_sasl_gate_fuzz.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache
+	rm -rf $(VENV) .mypy_cache .ruff_cache .fuzz

@@ -43,6 +43,7 @@ from odradek.partition.service import Partitions
 from odradek.partition.topics import Topics
 from odradek.scheduler import Scheduler, Timer
 from odradek.security.services import SecurityServices
+from odradek.server.backpressure import RequestMemory
 from odradek.server.listener import Listener
 from odradek.storage.cleaner_config import CleanerConfig
 from odradek.storage.filesystem import FileSystem, OsFileSystem
@@ -217,6 +218,9 @@ class Broker:
         self._listeners: list[Listener] = []
         self._listener_security: list[ListenerSecurity] = []
         self.dispatcher: Dispatcher
+        #: Bytes of requests received and not yet answered, over every connection of every listener
+        #: (``queued.max.request.bytes``).
+        self.request_memory = RequestMemory(config.queued_max_request_bytes)
         self.fetch_sessions = FetchSessionCache(config.max_incremental_fetch_session_cache_slots)
         self._background_syncs: set[asyncio.Future[None]] = set()
         self.producer_ids: ProducerIdAllocator
@@ -357,6 +361,8 @@ class Broker:
                 prepare=security.prepare,
                 handshake_timeout_s=max(idle_ms, 1) / 1000,
                 idle_ms=idle_ms,
+                memory=self.request_memory,
+                socket_buffers=(self.config.socket_send_buffer_bytes, self.config.socket_receive_buffer_bytes),
             )
             self._listeners.append(listener)
             self._listener_security.append(security)

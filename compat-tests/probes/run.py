@@ -29,6 +29,7 @@ sys.path[:0] = [str(COMPAT), str(COMPAT.parent)]
 from harness.broker import RunningBroker, launchers  # noqa: E402
 from harness.security import SecuredProfile, create_scram_users  # noqa: E402
 
+from probes.batch_shapes import SEQUENCES as BATCH_SHAPE_SEQUENCES  # noqa: E402
 from probes.cluster import SEQUENCES as CLUSTER_SEQUENCES  # noqa: E402
 from probes.configs import SEQUENCES as CONFIG_SEQUENCES  # noqa: E402
 from probes.dynamic_configs import SEQUENCES as DYNAMIC_CONFIG_SEQUENCES  # noqa: E402
@@ -71,6 +72,7 @@ SEQUENCES = {
     **TRANSACTION_SEQUENCES,
     **SECURITY_SEQUENCES,
     **SECURED_SEQUENCES,
+    **BATCH_SHAPE_SEQUENCES,
 }
 REPORT_DIR = COMPAT / "report"
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")

@@ -77,6 +77,9 @@ class BrokerConfig:
     delete_topic_enable: bool = _start("delete.topic.enable")
     message_max_bytes: int = _start("message.max.bytes")
     socket_request_max_bytes: int = _start("socket.request.max.bytes")
+    queued_max_request_bytes: int = _start("queued.max.request.bytes")
+    socket_send_buffer_bytes: int = _start("socket.send.buffer.bytes")
+    socket_receive_buffer_bytes: int = _start("socket.receive.buffer.bytes")
     log_segment_bytes: int = _start("log.segment.bytes")
     log_index_interval_bytes: int = _start("log.index.interval.bytes")
     log_index_size_max_bytes: int = _start("log.index.size.max.bytes")
@@ -261,4 +264,11 @@ def load_config(properties_file: Path | None = None, overrides: Iterable[str] = 
         if not sep:
             raise ConfigError(f"override {item!r} is not key=value")
         pairs.append((key, value))
-    return _apply(config, pairs)
+    return _check_request_memory(_apply(config, pairs))
+
+
+def _check_request_memory(config: BrokerConfig) -> BrokerConfig:
+    """Kafka's start-up check: a positive request memory limit holds at least one whole request."""
+    if 0 < config.queued_max_request_bytes < config.socket_request_max_bytes:
+        raise ConfigError("queued.max.request.bytes must be larger or equal to socket.request.max.bytes")
+    return config

@@ -440,6 +440,15 @@ _b("default.replication.factor", INT, "1", "Replication factor of a topic create
 _b("auto.create.topics.enable", BOOLEAN, "true", "Whether a metadata request creates a missing topic.", static=True)
 _b("delete.topic.enable", BOOLEAN, "true", "Whether topics may be deleted.", static=True)
 _b("socket.request.max.bytes", INT, str(100 * MIB), "The largest request the broker reads.", static=True)
+_b("socket.send.buffer.bytes", INT, "102400", "SO_SNDBUF of client sockets (-1: the OS's).", static=True)
+_b("socket.receive.buffer.bytes", INT, "102400", "SO_RCVBUF of client sockets (-1: the OS's).", static=True)
+_b(
+    "queued.max.request.bytes",
+    LONG,
+    "-1",
+    "Bytes of requests received and not yet answered, over every connection, before no more are read (-1: no limit).",
+    static=True,
+)
 _b("log.retention.check.interval.ms", LONG, "300000", "How often retention runs.", static=True)
 _b("log.cleaner.enable", BOOLEAN, "true", "Whether compaction runs.", static=True)
 _b("fetch.max.bytes", INT, str(55 * MIB), "The largest fetch response.", static=True)

@@ -2,11 +2,13 @@
 
 In Kafka's order (the producer state check comes after, inside `Partition.append`):
 exactly one magic-2 batch (INVALID_RECORD with Kafka's message); larger than the topic's
-``max.message.bytes`` (MESSAGE_TOO_LARGE); not even one whole batch (CORRUPT_MESSAGE); the
-record checks of `odradek.storage.validator` (INVALID_TIMESTAMP, INVALID_RECORD with the
-per-record errors and the log start offset); then the topic's ``compression.type``, which may
-rewrite the batch.  Only record checks carry a message; a refused batch answers with the code
-alone (the detail goes to the debug log), as Kafka 4.3.1 does.
+``max.message.bytes`` (MESSAGE_TOO_LARGE); not even one whole batch (CORRUPT_MESSAGE); a
+header Kafka's batch validation refuses (INVALID_RECORD with the log start offset, or
+CORRUPT_MESSAGE when the CRC is wrong too, as Kafka checks the CRC first); the record
+checks of `odradek.storage.validator` (INVALID_TIMESTAMP, INVALID_RECORD with the per-record
+errors and the log start offset); then the topic's ``compression.type``, which may rewrite
+the batch.  Only record checks carry a message; a refused batch answers with the code alone
+(the detail goes to the debug log), as Kafka 4.3.1 does.
 
 Topic settings come from the partition's typed `LogConfig`, built once per config change, so
 no setting is looked up or parsed per batch.
@@ -18,9 +20,16 @@ import logging
 
 from odradek.partition.results import AppendResult
 from odradek.storage.log_config import LogConfig
-from odradek.storage.validator import RecordRefusal, Refusal, check_records, recompress, target_codec
+from odradek.storage.validator import (
+    RecordRefusal,
+    Refusal,
+    batch_shape_error,
+    check_records,
+    recompress,
+    target_codec,
+)
 from odradek.wire.errors import ErrorCode
-from odradek.wire.records.batch import MAGIC, MAGIC_OFFSET, BatchHeader, CorruptBatchError, iter_batches
+from odradek.wire.records.batch import MAGIC, MAGIC_OFFSET, BatchHeader, CorruptBatchError, iter_batches, verify_batch
 
 __all__ = ["check_produce"]
 
@@ -119,6 +128,11 @@ def check_produce(
     if header is None:
         return _refused_batch(topic, index, ErrorCode.CORRUPT_MESSAGE, "the record set ends inside its first batch")
     try:
+        shape_error = batch_shape_error(header)
+        if shape_error is not None:
+            verify_batch(records)  # only a refused batch pays for this CRC pass; the log checks the rest
+            log.debug("produce to %s-%d refused with INVALID_RECORD: %s", topic, index, shape_error)
+            return AppendResult(ErrorCode.INVALID_RECORD, log_start_offset=log_start_offset)
         # Record checks and recompression decode records, so a bad CRC surfaces here too.
         refusal = check_records(
             records,

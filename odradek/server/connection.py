@@ -5,11 +5,13 @@ request is received into its own bytearray without intermediate copies.
 
 Kafka answers the requests of one connection strictly in the order they arrived; this
 connection processes its frames one at a time from a queue, which gives that order and lets a
-client pipeline as many requests as it likes.  Reading pauses while too many bytes of frames
-wait, so a fast producer cannot make the broker buffer without bound.  Writing is bounded the
-same way: while the transport says its buffer is full (`pause_writing`), the next request waits,
-as Kafka mutes a connection until its answer is sent, so a client that pipelines fetches but
-reads slowly holds at most one answer beyond the transport's high-water mark.
+client pipeline requests.  Reading pauses (`odradek.server.backpressure`) while the queue is
+long, while request memory is spent, and while the transport says its write buffer is full
+(`pause_writing`): then the next request also waits, as Kafka mutes a connection until its
+answer is sent, so a client that pipelines without reading holds at most one answer beyond the
+transport's high-water mark and a bounded queue, and the rest stays in its own socket buffers.
+Every frame's bytes are reserved in the listener's `RequestMemory` from its size prefix
+(`odradek.wire.framing`) until its answer is built.
 
 A frame the dispatcher refuses (ProtocolViolation) closes this connection only, with one log line.
 
@@ -38,6 +40,15 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Protocol, cast
 
 from odradek.security.principal import ClientIdentity
+from odradek.server.backpressure import (
+    MAX_QUEUED_BYTES,
+    MAX_QUEUED_FRAMES,
+    Hold,
+    ReadHolds,
+    RequestMemory,
+    SendBuffer,
+    Turn,
+)
 from odradek.server.zerocopy import BUFFER_TYPES, SocketLike, write_parts
 from odradek.wire.errors import ProtocolViolation
 from odradek.wire.framing import FrameDecoder, FrameError
@@ -49,8 +60,6 @@ if TYPE_CHECKING:
 __all__ = ["Connection", "Dispatch", "FrameGate", "Prepare"]
 
 log = logging.getLogger("odradek.server")
-
-_PAUSE_AT_BYTES = 64 * 1024 * 1024
 
 
 Dispatch = Callable[[bytearray, "Connection"], Awaitable[list[Part] | None]]
@@ -84,6 +93,9 @@ class Connection(asyncio.BufferedProtocol):
         max_frame_bytes: int,
         on_close: Callable[[Connection], None],
         prepare: Prepare | None = None,
+        *,
+        read_buffer: bytearray | None = None,
+        memory: RequestMemory | None = None,
     ) -> None:
         self._dispatch = dispatch
         self._prepare = prepare
@@ -95,30 +107,37 @@ class Connection(asyncio.BufferedProtocol):
         self.gate: FrameGate | None = None
         self._muted: asyncio.Future[None] | None = None
         self._may_wait = may_wait
-        self._decoder = FrameDecoder(max_frame_bytes)
+        self._memory = RequestMemory(-1) if memory is None else memory
+        self._decoder = FrameDecoder(max_frame_bytes, read_buffer, self._memory.try_reserve)
+        self._holds = ReadHolds()
         self._on_close = on_close
         self._pending: deque[bytearray] = deque()
         self._pending_bytes = 0
+        self._in_hand = 0  # bytes of the frame taken off the queue and not answered yet
         self._worker: asyncio.Task[None] | None = None
-        self._paused = False
         self._writable = asyncio.Event()
         self._writable.set()
         self.transport: asyncio.Transport | None = None
         self._socket: SocketLike | None = None
+        self._send_buffer = SendBuffer(None)
         self.peer = "?"
         self.closed = False
 
     def pause_writing(self) -> None:
         self._writable.clear()
+        self._holds.hold(Hold.ANSWERS)
 
     def resume_writing(self) -> None:
         self._writable.set()
+        self._holds.release(Hold.ANSWERS)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # uvloop's transports implement asyncio.Transport without subclassing it.
         self.transport = cast(asyncio.Transport, transport)
+        self._holds.attach(self.transport)
         if transport.get_extra_info("sslcontext") is None:  # a TLS transport's socket is not ours to write
             self._socket = transport.get_extra_info("socket")
+            self._send_buffer = SendBuffer(transport.get_extra_info("socket"))
         peer = transport.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
         if isinstance(peer, tuple):
@@ -144,31 +163,67 @@ class Connection(asyncio.BufferedProtocol):
         except FrameError as exc:
             self.abort(str(exc))
             return
-        if not frames:
+        self._enqueue(frames)
+        if self._decoder.blocked and not self._holds.holds(Hold.MEMORY):
+            self._holds.hold(Hold.MEMORY)
+            self._memory.wait(self._memory_available)
+
+    def _enqueue(self, frames: list[bytearray]) -> None:
+        if not frames or self.closed:
             return
         for body in frames:
             self._pending.append(body)
             self._pending_bytes += len(body)
-        if self._pending_bytes > _PAUSE_AT_BYTES and not self._paused and self.transport is not None:
-            self.transport.pause_reading()
-            self._paused = True
+        if len(self._pending) >= MAX_QUEUED_FRAMES or self._pending_bytes >= MAX_QUEUED_BYTES:
+            self._holds.hold(Hold.QUEUE)
         if self._worker is None or self._worker.done():
             self._worker = asyncio.get_running_loop().create_task(self._work())
+
+    def _dequeued(self, body: bytearray) -> None:
+        self._pending_bytes -= len(body)
+        self._in_hand = len(body)
+        if len(self._pending) <= MAX_QUEUED_FRAMES // 2 and self._pending_bytes <= MAX_QUEUED_BYTES // 2:
+            self._holds.release(Hold.QUEUE)
+
+    def _answered(self) -> None:
+        """The frame in hand is answered (or dropped): its bytes go back to request memory."""
+        self._memory.release(self._in_hand)
+        self._in_hand = 0
+
+    def _memory_available(self) -> None:
+        """Request memory was released: the frame held back may now be received."""
+        if self.closed:
+            return
+        try:
+            frames = self._decoder.resume()
+        except FrameError as exc:
+            self.abort(str(exc))
+            return
+        self._enqueue(frames)
+        if self._decoder.blocked:
+            self._memory.wait(self._memory_available)
+        else:
+            self._holds.release(Hold.MEMORY)
 
     async def _work(self) -> None:
         """Answer the queued requests in order.  Responses to pipelined requests are written
         together (one vectored send instead of one per response); before a request that may
         wait, everything answered so far goes out, so no answer is held back by a long poll.
-        An answer with file parts goes out at once (see the module docstring)."""
+        An answer with file parts goes out at once (see the module docstring).  After a `Turn`
+        of answering, what is answered goes out and the other connections run first."""
         out: list[Part] = []
         out_bytes = 0
+        turn = Turn()
         try:
             while self._pending and not self.closed:
+                if turn.over():
+                    if out:
+                        self._send(out)
+                        out, out_bytes = [], 0
+                    await turn.give_way()
+                    continue
                 body = self._pending.popleft()
-                self._pending_bytes -= len(body)
-                if self._paused and self._pending_bytes < _PAUSE_AT_BYTES // 2 and self.transport is not None:
-                    self.transport.resume_reading()
-                    self._paused = False
+                self._dequeued(body)
                 if out and (self._may_wait(body) or not self._writable.is_set()):
                     self._send(out)
                     out, out_bytes = [], 0
@@ -194,6 +249,7 @@ class Connection(asyncio.BufferedProtocol):
                         self.abort(str(exc))
                         return
                     if answer is not None:
+                        self._answered()
                         out.extend(answer.parts)
                         self._send(out)
                         out, out_bytes = [], 0
@@ -202,7 +258,10 @@ class Connection(asyncio.BufferedProtocol):
                             return
                         continue
                 try:
-                    response = await self._dispatch(body, self)
+                    try:
+                        response = await self._dispatch(body, self)
+                    finally:
+                        self._answered()
                 except ProtocolViolation as exc:
                     self.abort(str(exc))
                     return
@@ -227,6 +286,8 @@ class Connection(asyncio.BufferedProtocol):
         if self.transport is None or self.closed:
             return
         self.last_active = time.monotonic()
+        if not all(isinstance(part, BUFFER_TYPES) for part in parts):
+            self._send_buffer.fit(sum(len(part) for part in parts))
         try:
             write_parts(self.transport, self._socket, parts)
         except OSError as exc:
@@ -253,6 +314,7 @@ class Connection(asyncio.BufferedProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
         self._writable.set()
+        self._return_request_memory()
         if self._muted is not None:
             self._muted.cancel()
         if self._worker is not None and not self._worker.done():
@@ -261,3 +323,10 @@ class Connection(asyncio.BufferedProtocol):
         for callback in callbacks:
             callback()
         self._on_close(self)
+
+    def _return_request_memory(self) -> None:
+        """Release what the frames never dispatched, and the one being received, reserved."""
+        self._memory.forget(self._memory_available)
+        self._memory.release(self._pending_bytes + self._in_hand + self._decoder.reserved_in_progress())
+        self._pending.clear()
+        self._pending_bytes = self._in_hand = 0

@@ -3,6 +3,10 @@
 ``prepare`` (the broker's security setup for this listener) runs on each connection once it is made,
 after the TLS handshake; a handshake that does not finish within ``handshake_timeout_s`` closes the
 connection, so a client that stalls it holds nothing.
+
+Its connections share one read buffer (`odradek.wire.framing`: the loop runs one read at a time)
+and the broker's `RequestMemory`; their socket buffer sizes are the listener's (``socket_buffers``:
+send, receive; -1 leaves the OS's).
 """
 
 from __future__ import annotations
@@ -12,7 +16,9 @@ import logging
 import ssl
 import time
 
+from odradek.server.backpressure import RequestMemory, set_socket_buffers
 from odradek.server.connection import Connection, Dispatch, MayWait, Prepare
+from odradek.wire.framing import DEFAULT_READ_BYTES
 
 __all__ = ["Listener"]
 
@@ -33,7 +39,12 @@ class Listener:
         prepare: Prepare | None = None,
         handshake_timeout_s: float = 60.0,
         idle_ms: int = 0,
+        memory: RequestMemory | None = None,
+        socket_buffers: tuple[int, int] = (-1, -1),
     ) -> None:
+        self._socket_buffers = socket_buffers
+        self.memory = RequestMemory(-1) if memory is None else memory
+        self._read_buffer = bytearray(DEFAULT_READ_BYTES)
         self._idle_ms = idle_ms
         self._sweeper: asyncio.TimerHandle | None = None
         self.name = name
@@ -57,7 +68,13 @@ class Listener:
 
     def _new_connection(self) -> Connection:
         conn = Connection(
-            self._dispatch, self._may_wait, self._max_frame_bytes, self.connections.discard, self._prepare
+            self._dispatch,
+            self._may_wait,
+            self._max_frame_bytes,
+            self.connections.discard,
+            self._prepare,
+            read_buffer=self._read_buffer,
+            memory=self.memory,
         )
         self.connections.add(conn)
         return conn
@@ -75,6 +92,7 @@ class Listener:
                 ssl=self._ssl,
                 ssl_handshake_timeout=self._handshake_timeout_s,
             )
+        set_socket_buffers(self._server.sockets, *self._socket_buffers)
         log.info("listening on %s:%d (%s)", self._host, self.port, self.name)
         if self._idle_ms > 0:
             self._sweeper = loop.call_later(min(self._idle_ms / 1000, 1.0), self._close_idle)

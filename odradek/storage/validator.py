@@ -10,20 +10,22 @@ records unless a setting requires it.
 - compacted topics refuse records without a key, which needs the keys: decoded only there.
 
 A refusal names the offending records by their index in the batch, as Kafka's
-``record_errors`` do.  `recompress` rewrites a batch when the topic's ``compression.type``
-asks for another codec than the producer used: the one case where the broker decodes and
-re-encodes records on the produce path, as Kafka does.
+``record_errors`` do.  `batch_shape_error` makes the checks of Kafka's ``validateBatch`` on a
+client's batch that need only its header.  `recompress` rewrites a batch when the topic's
+``compression.type`` asks for another codec than the producer used: the one case where the
+broker decodes and re-encodes records on the produce path, as Kafka does, and like Kafka it
+numbers the records 0, 1, 2, ... whatever offset deltas the producer wrote.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 
-from odradek.wire.records.batch import BatchHeader
-from odradek.wire.records.builder import build_batch, decode_batch
+from odradek.wire.records.batch import BatchHeader, verify_batch
+from odradek.wire.records.builder import build_batch, decode_batch, iter_records
 
-__all__ = ["RecordRefusal", "Refusal", "check_records", "recompress", "target_codec"]
+__all__ = ["RecordRefusal", "Refusal", "batch_shape_error", "check_records", "recompress", "target_codec"]
 
 UNBOUNDED = 2**63 - 1
 
@@ -38,6 +40,27 @@ class RecordRefusal:
     kind: Refusal
     message: str
     record_errors: tuple[tuple[int, str], ...]
+
+
+def batch_shape_error(header: BatchHeader) -> str | None:
+    """Why Kafka refuses this batch from a client as an INVALID_RECORD before reading its
+    records (its ``LogValidator.validateBatch``), or None.  Checked against Kafka 4.4.0
+    (compat-tests/probes/batch_shapes.py): the record count must be positive and equal to the
+    last offset delta + 1, a batch with a producer id needs a sequence, and clients never write
+    control batches.  Whether the records really number ``records_count`` needs the records,
+    which the produce path leaves opaque (decode-only paths check it)."""
+    count = header.records_count
+    if header.last_offset_delta < 0:
+        return f"batch has an invalid offset range: last offset delta {header.last_offset_delta}"
+    if count <= 0:
+        return f"invalid reported count for record batch: {count}"
+    if count != header.last_offset_delta + 1:
+        return f"inconsistent batch offset range (last offset delta {header.last_offset_delta}) and count {count}"
+    if header.producer_id >= 0 and header.base_sequence < 0:
+        return f"invalid sequence number {header.base_sequence} with producer id {header.producer_id}"
+    if header.is_control:
+        return "clients are not allowed to write control records"
+    return None
 
 
 def check_records(
@@ -59,19 +82,16 @@ def check_records(
     needs_records = too_new or (check_time and before_max_ms != UNBOUNDED) or compacted
     if not needs_records:
         return None
-    _, records = decode_batch(batch)
-    if compacted and not header.is_control:
-        keyless = tuple(
-            (i, f"Compacted topic cannot accept message without key in topic partition {partition_name}")
-            for i, record in enumerate(records)
-            if record.key is None
-        )
-        if keyless:
-            return RecordRefusal(Refusal.INVALID_RECORD, _summary(keyless), keyless)
-    if not check_time:
-        return None
+    verify_batch(batch)
+    keyless: list[tuple[int, str]] = []
+    no_key = f"Compacted topic cannot accept message without key in topic partition {partition_name}"
     bad = []
-    for i, record in enumerate(records):
+    # One record at a time: a batch of millions of tiny records is never held as objects.
+    for i, record in enumerate(iter_records(batch, header)):
+        if compacted and not header.is_control and record.key is None:
+            keyless.append((i, no_key))
+        if not check_time:
+            continue
         timestamp = header.base_timestamp + record.timestamp_delta
         if timestamp - now_ms > after_max_ms or now_ms - timestamp > before_max_ms:
             bad.append(
@@ -82,6 +102,8 @@ def check_records(
                     f"{now_ms + after_max_ms}]",
                 )
             )
+    if keyless:
+        return RecordRefusal(Refusal.INVALID_RECORD, _summary(tuple(keyless)), tuple(keyless))
     if bad:
         return RecordRefusal(
             Refusal.INVALID_TIMESTAMP, "One or more records have been rejected due to invalid timestamp", tuple(bad)
@@ -109,11 +131,15 @@ def target_codec(compression_type: str) -> int | None:
 def recompress(batch: memoryview, header: BatchHeader, codec: int, level: int | None) -> bytearray:
     """The same batch written with ``codec``: what Kafka does when a topic's compression.type
     is not ``producer`` and differs from the batch's.  Records, timestamps, producer fields and
-    flags are kept; the offsets are assigned afterwards by the append as usual."""
+    flags are kept; the records are numbered 0, 1, 2, ... (Kafka keeps inner offsets only when it
+    writes a batch in place) and the base offset is assigned afterwards by the append as usual."""
     _, records = decode_batch(batch)
+    numbered = [
+        record if record.offset_delta == i else replace(record, offset_delta=i) for i, record in enumerate(records)
+    ]
     return bytearray(
         build_batch(
-            records,
+            numbered,
             compression=codec,
             producer_id=header.producer_id,
             producer_epoch=header.producer_epoch,

@@ -7,9 +7,6 @@ the very same bytes, and carry what the client was asked to send.
 
 from __future__ import annotations
 
-import contextlib
-import socket
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,58 +15,11 @@ from confluent_kafka import Producer
 
 from odradek.wire.api import ApiKey, decode_request_header, encode_request_header
 from odradek.wire.codec import decode_from, encode_into
-from odradek.wire.framing import FrameDecoder
 from odradek.wire.messages import ALL_MESSAGES
 from odradek.wire.primitives import Reader, Writer
 from odradek.wire.records.builder import decode_batch
 from tests.integration.conftest import BrokerProcess
-
-
-class RecordingProxy:
-    """Forwards one-to-one TCP connections to ``upstream`` and records client->broker frames."""
-
-    def __init__(self) -> None:
-        self.upstream_port = 0
-        self.frames: list[bytes] = []
-        self._lock = threading.Lock()
-        self._server = socket.create_server(("127.0.0.1", 0))
-        self.port = self._server.getsockname()[1]
-        self._closing = False
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while not self._closing:
-            try:
-                client, _ = self._server.accept()
-            except OSError:
-                return
-            try:
-                upstream = socket.create_connection(("127.0.0.1", self.upstream_port))
-            except OSError:
-                client.close()
-                continue
-            threading.Thread(target=self._pump, args=(client, upstream, True), daemon=True).start()
-            threading.Thread(target=self._pump, args=(upstream, client, False), daemon=True).start()
-
-    def _pump(self, source: socket.socket, sink: socket.socket, record: bool) -> None:
-        decoder = FrameDecoder(200 * 1024 * 1024)
-        try:
-            while data := source.recv(65536):
-                if record:
-                    with self._lock:
-                        self.frames.extend(bytes(frame) for frame in decoder.feed(data))
-                sink.sendall(data)
-        except OSError:
-            pass
-        finally:
-            for sock in (source, sink):
-                with contextlib.suppress(OSError):
-                    sock.shutdown(socket.SHUT_RDWR)
-                sock.close()
-
-    def close(self) -> None:
-        self._closing = True
-        self._server.close()
+from tests.integration.recording_proxy import RecordingProxy
 
 
 @pytest.fixture

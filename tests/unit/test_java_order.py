@@ -37,7 +37,28 @@ def test_a_hash_set_of_strings_iterates_as_java_does() -> None:
 
 def test_a_set_past_three_quarters_of_sixteen_doubles_its_table() -> None:
     keys = [f"t{i}" for i in range(20)]
-    expected = "t4 t5 t6 t7 t8 t9 t10 t12 t11 t14 t13 t16 t15 t18 t17 t0 t1 t19 t2 t3".split()
+    expected = [
+        "t4",
+        "t5",
+        "t6",
+        "t7",
+        "t8",
+        "t9",
+        "t10",
+        "t12",
+        "t11",
+        "t14",
+        "t13",
+        "t16",
+        "t15",
+        "t18",
+        "t17",
+        "t0",
+        "t1",
+        "t19",
+        "t2",
+        "t3",
+    ]
     assert java_hash_order(keys, java_string_hash) == expected
 
 

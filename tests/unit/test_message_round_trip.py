@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from odradek.wire.codec import DecodeError, decode, encode
 from odradek.wire.messages import ALL_MESSAGES
-from odradek.wire.schema import ArrayOf, Field, Message, Primitive, Struct, StructValue
+from odradek.wire.schema import ArrayOf, Message, Primitive, Struct, StructValue
+from tests.wire_samples import sample_value
 
 ALL: list[Message] = [message for pair in ALL_MESSAGES.values() for message in pair]
 
@@ -30,47 +31,6 @@ CASES = [(m, v) for m in ALL for v in _versions(m)]
 CASE_IDS = [f"{m.name}-v{v}" for m, v in CASES]
 
 
-def _primitive_sample(f: Field, kind: Primitive, seed: int) -> Any:
-    """A value of ``kind`` that differs from the field's default (and from zero and -1)."""
-    if kind is Primitive.BOOL:
-        return not f.default_value()
-    samples: dict[Primitive, Any] = {
-        Primitive.INT8: 2 + seed % 100,
-        Primitive.INT16: 300 + seed,  # seeds stay below 10_000
-        Primitive.UINT16: 40_000 + seed,
-        Primitive.INT32: 70_000 + seed,
-        Primitive.INT64: (1 << 40) + seed,
-        Primitive.FLOAT64: 1.5 + seed,
-        Primitive.STRING: f"s{seed}-é",
-        Primitive.BYTES: bytes([seed % 256, 0, 255]),
-        Primitive.UUID: bytes((seed + i) % 256 for i in range(16)),
-        Primitive.RECORDS: b"records-" + bytes([seed % 256]),
-    }
-    return samples[kind]
-
-
-def _sample(struct: Struct, version: int, seed: int, nulls: bool) -> StructValue:
-    values: dict[str, Any] = {}
-    for index, f in enumerate(struct.fields):
-        if version not in f.versions:
-            continue
-        if nulls and version in f.nullable:
-            values[f.name] = None
-            continue
-        field_seed = (seed * 31 + index) % 10_000
-        if isinstance(f.type, Struct):
-            values[f.name] = _sample(f.type, version, field_seed, nulls)
-        elif isinstance(f.type, ArrayOf):
-            element = f.type.element
-            if isinstance(element, Struct):
-                values[f.name] = [_sample(element, version, field_seed + k, nulls) for k in (1, 2)]
-            else:
-                values[f.name] = [_primitive_sample(f, element, field_seed + k) for k in (1, 2)]
-        else:
-            values[f.name] = _primitive_sample(f, f.type, field_seed)
-    return struct.cls(**values)
-
-
 def _assert_round_trip(message: Message, version: int, value: StructValue) -> bytes:
     data = encode(message, version, value)
     decoded = decode(message, version, data)
@@ -81,7 +41,7 @@ def _assert_round_trip(message: Message, version: int, value: StructValue) -> by
 
 @pytest.mark.parametrize(("message", "version"), CASES, ids=CASE_IDS)
 def test_non_default_values_round_trip(message: Message, version: int) -> None:
-    value = _sample(message.struct, version, 1, nulls=False)
+    value = sample_value(message.struct, version, 1, nulls=False)
     data = _assert_round_trip(message, version, value)
     if any(version in f.versions for f in message.struct.fields):
         assert data != encode(message, version, message())
@@ -89,7 +49,7 @@ def test_non_default_values_round_trip(message: Message, version: int) -> None:
 
 @pytest.mark.parametrize(("message", "version"), CASES, ids=CASE_IDS)
 def test_nulls_round_trip_where_nullable(message: Message, version: int) -> None:
-    _assert_round_trip(message, version, _sample(message.struct, version, 2, nulls=True))
+    _assert_round_trip(message, version, sample_value(message.struct, version, 2, nulls=True))
 
 
 @pytest.mark.parametrize(("message", "version"), CASES, ids=CASE_IDS)
@@ -101,7 +61,7 @@ def test_default_value_round_trips(message: Message, version: int) -> None:
 def test_every_truncation_is_a_decode_error(message: Message) -> None:
     assert message.valid.high is not None
     version = message.valid.high
-    data = encode(message, version, _sample(message.struct, version, 3, nulls=False))
+    data = encode(message, version, sample_value(message.struct, version, 3, nulls=False))
     for cut in range(len(data)):
         with pytest.raises(DecodeError):
             decode(message, version, data[:cut])

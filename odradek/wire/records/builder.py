@@ -11,14 +11,15 @@ Control record grammar (keys and values of the single record of a control batch)
 
 Invariants:
 - ``decode_batch(build_batch(records, ...))`` returns the same records and header fields;
-- `decode_batch` verifies the CRC, decompresses, and requires exactly ``records_count``
-  records filling the records section, raising `CorruptBatchError` otherwise.
+- `decode_batch` verifies the CRC, decompresses (into at most `MAX_DECOMPRESSED_BYTES` unless
+  told otherwise), and requires exactly ``records_count`` records filling the records section,
+  raising `CorruptBatchError` otherwise; `iter_records` yields the same records one at a time.
 """
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -46,11 +47,13 @@ from odradek.wire.records.compression import CompressionError, CompressionType, 
 from odradek.wire.records.record import Record, decode_record, encode_record_into
 
 __all__ = [
+    "MAX_DECOMPRESSED_BYTES",
     "ControlRecord",
     "ControlRecordType",
     "build_batch",
     "build_control_batch",
     "decode_batch",
+    "iter_records",
     "parse_control_record",
 ]
 
@@ -156,25 +159,39 @@ def build_batch(
     return bytes(buf)
 
 
-def decode_batch(buf: Buffer, pos: int = 0) -> tuple[BatchHeader, list[Record]]:
+MAX_DECOMPRESSED_BYTES = 64 * 1024 * 1024
+"""The most a batch's records may decompress to (a compressed batch of 1 MiB could otherwise
+claim tens of GiB); more is a corrupt batch."""
+
+
+def decode_batch(
+    buf: Buffer, pos: int = 0, max_decompressed_bytes: int = MAX_DECOMPRESSED_BYTES
+) -> tuple[BatchHeader, list[Record]]:
     """Verify the batch at ``pos``, decompress it if needed and decode all its records."""
     header = verify_batch(buf, pos)
+    return header, list(iter_records(buf, header, pos, max_decompressed_bytes))
+
+
+def iter_records(
+    buf: Buffer, header: BatchHeader, pos: int = 0, max_decompressed_bytes: int = MAX_DECOMPRESSED_BYTES
+) -> Iterator[Record]:
+    """The records of the verified batch at ``pos`` (whose header is ``header``), one at a time,
+    so a reader that needs only some fields never holds them all; raises `CorruptBatchError`
+    (possibly after yielding some) on a bad record, a wrong count or too much data."""
     section = memoryview(buf)[pos + BATCH_OVERHEAD : pos + header.total_size]
     try:
-        data = decompress(header.compression, section)
+        data = decompress(header.compression, section, max_decompressed_bytes)
     except CompressionError as exc:
         raise CorruptBatchError(f"cannot decompress record batch: {exc}") from exc
-    records: list[Record] = []
     offset = 0
     end = len(data)
-    for _ in range(header.records_count):
+    for index in range(header.records_count):
         if offset >= end:
-            raise CorruptBatchError(f"record batch declares {header.records_count} records but holds {len(records)}")
+            raise CorruptBatchError(f"record batch declares {header.records_count} records but holds {index}")
         record, offset = decode_record(data, offset)
-        records.append(record)
+        yield record
     if offset != end:
         raise CorruptBatchError(f"{end - offset} bytes follow the {header.records_count} records of a batch")
-    return header, records
 
 
 def build_control_batch(

@@ -18,6 +18,7 @@ from odradek.wire.records.compression import (
     CompressionError,
     CompressionType,
     CorruptCompressedDataError,
+    DecompressedTooLargeError,
     UnknownCodecError,
     compress,
     decompress,
@@ -60,6 +61,7 @@ def test_none_codec_is_identity() -> None:
 def test_gzip_writes_a_gzip_member_and_reads_several() -> None:
     compressed = compress(CompressionType.GZIP, b"hello")
     assert compressed[:2] == b"\x1f\x8b"
+    assert compressed[9] == 0xFF  # OS "unknown", as Java writes it: the bytes Kafka stores after a rewrite
     assert zlib.decompress(compressed, wbits=31) == b"hello"
     two_members = gzip.compress(b"ab", mtime=0) + gzip.compress(b"cd", mtime=0)
     assert decompress(CompressionType.GZIP, two_members) == b"abcd"
@@ -175,3 +177,22 @@ def test_unknown_codec(codec: int) -> None:
     with pytest.raises(UnknownCodecError, match=str(codec)):
         decompress(codec, b"x")
     assert issubclass(UnknownCodecError, ValueError)
+
+
+@pytest.mark.parametrize("codec", [c for c in CODECS if c != CompressionType.NONE])
+def test_output_past_the_limit_is_refused_before_it_is_produced(codec: CompressionType) -> None:
+    """Found while bounding memory: 8 KiB of zstd stand for 256 MiB; every codec now stops
+    at the caller's limit instead of producing it all."""
+    data = b"\x00" * (4 << 20)
+    packed = compress(codec, data)
+    assert decompress(codec, packed, max_bytes=len(data)) == data
+    with pytest.raises(DecompressedTooLargeError):
+        decompress(codec, packed, max_bytes=len(data) - 1)
+    with pytest.raises(CorruptCompressedDataError):  # the error the batch decoder turns into CORRUPT_MESSAGE
+        decompress(codec, packed, max_bytes=1 << 20)
+
+
+def test_a_snappy_block_declaring_more_than_the_limit_is_not_allocated() -> None:
+    claims_4_gib = b"\xff\xff\xff\xff\x0f" + b"\x00" * 16
+    with pytest.raises(DecompressedTooLargeError):
+        decompress(CompressionType.SNAPPY, claims_4_gib, max_bytes=1 << 20)

@@ -1,13 +1,15 @@
-"""Record-level produce checks: future and past timestamps, keyless records on compacted topics."""
+"""Record-level produce checks: future and past timestamps, keyless records on compacted topics,
+batch shapes Kafka refuses from a client, and the rewrite to the topic's codec."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from odradek.storage.validator import UNBOUNDED, RecordRefusal, Refusal, check_records
-from odradek.wire.records.batch import read_header
-from odradek.wire.records.builder import build_batch
-from odradek.wire.records.record import Record
+from odradek.storage.validator import UNBOUNDED, RecordRefusal, Refusal, batch_shape_error, check_records, recompress
+from odradek.wire.records.batch import BATCH_OVERHEAD, CONTROL_MASK, read_header, write_header
+from odradek.wire.records.builder import build_batch, decode_batch
+from odradek.wire.records.record import Record, encode_record_into
 
 NOW = 1_800_000_000_000
 HOUR = 3_600_000
@@ -79,3 +81,38 @@ def test_keyless_refusals_are_worded_as_kafka_words_them() -> None:
         f"three errors at most: [RecordError(batchIndex=0, message='{per_record}'), "
         f"RecordError(batchIndex=2, message='{per_record}'), RecordError(batchIndex=3, message='{per_record}')]"
     )
+
+
+def _shaped(deltas: list[int], **header: int) -> memoryview:
+    """A batch with exactly these offset deltas, header fields overridden after building."""
+    buf = bytearray(BATCH_OVERHEAD)
+    for i, delta in enumerate(deltas):
+        encode_record_into(buf, Record(offset_delta=delta, timestamp_delta=i, key=b"k", value=b"v%d" % i))
+    plain = read_header(build_batch([], base_timestamp=NOW))
+    shape = {"last_offset_delta": deltas[-1] if deltas else 0, "records_count": len(deltas), **header}
+    write_header(buf, 0, replace(plain, batch_length=len(buf) - 12, **shape))
+    return memoryview(buf)
+
+
+def test_batch_shapes_kafka_refuses_from_a_client() -> None:
+    assert batch_shape_error(read_header(_shaped([0, 5, 2]))) is None  # inner deltas are not checked
+    refused = [
+        _shaped([0, 2, 1]),  # last delta 1 for three records
+        _shaped([0, 1, 2], last_offset_delta=5),
+        _shaped([]),
+        _shaped([0], last_offset_delta=-1),
+        _shaped([0, 1], producer_id=7, base_sequence=-1),
+        _shaped([0], attributes=CONTROL_MASK),
+    ]
+    assert all(batch_shape_error(read_header(batch)) is not None for batch in refused)
+
+
+def test_recompress_numbers_records_from_zero_whatever_the_producer_wrote() -> None:
+    """Found by fuzzing: deltas that do not increase made the rewrite raise (an
+    UNKNOWN_SERVER_ERROR to the producer); Kafka numbers the rewritten records 0, 1, 2."""
+    batch = _shaped([0, 5, 2])
+    header, records = decode_batch(recompress(batch, read_header(batch), 1, None))
+    assert header.compression == 1
+    assert (header.records_count, header.last_offset_delta) == (3, 2)
+    assert [r.offset_delta for r in records] == [0, 1, 2]
+    assert [r.value for r in records] == [b"v0", b"v1", b"v2"]

@@ -47,10 +47,10 @@ def test_every_request_schema_survives_byte_at_a_time_delivery() -> None:
         assert decode(request, version, body) == value
 
 
-def test_frames_larger_than_the_scratch_buffer_are_read_in_place() -> None:
-    big = bytes(range(256)) * 40  # 10 KiB, over the 1 KiB scratch buffer
+def test_frames_larger_than_the_read_buffer_are_read_in_place() -> None:
+    big = bytes(range(256)) * 40  # 10 KiB, over the 1 KiB read buffer
     stream = frame(b"small") + frame(big) + frame(b"after")
-    decoder = FrameDecoder(max_frame_bytes=1 << 20, scratch_bytes=1024)
+    decoder = FrameDecoder(max_frame_bytes=1 << 20, read_buffer=bytearray(1024))
     frames: list[bytes] = []
     position = 0
     while position < len(stream):
@@ -63,9 +63,77 @@ def test_frames_larger_than_the_scratch_buffer_are_read_in_place() -> None:
     assert decoder.pending_bytes() == 0
 
 
-def test_frames_straddling_the_end_of_the_scratch_buffer() -> None:
+def test_frames_straddling_the_end_of_the_read_buffer() -> None:
     bodies = [bytes([i]) * (37 + i * 13) for i in range(40)]
     stream = b"".join(frame(b) for b in bodies)
-    decoder = FrameDecoder(max_frame_bytes=1 << 20, scratch_bytes=256)
+    decoder = FrameDecoder(max_frame_bytes=1 << 20, read_buffer=bytearray(256))
     got = [bytes(f) for i in range(0, len(stream), 50) for f in decoder.feed(stream[i : i + 50])]
     assert got == bodies
+
+
+def _deliver(decoder: FrameDecoder, stream: bytes, read_size: int) -> list[bytes]:
+    """Socket-style delivery: each read fills at most ``read_size`` bytes of what get_buffer offers."""
+    frames: list[bytes] = []
+    position = 0
+    while position < len(stream) and not decoder.blocked:
+        target = decoder.get_buffer()
+        count = min(len(target), read_size, len(stream) - position)
+        target[:count] = stream[position : position + count]
+        position += count
+        frames.extend(bytes(f) for f in decoder.buffer_updated(count))
+    return frames
+
+
+def test_a_frame_over_the_chunk_size_is_received_in_chunks_and_joined() -> None:
+    big = bytes(range(256)) * 100  # 25,600 bytes in chunks of 4 KiB
+    reserved: list[int] = []
+
+    def reserve(size: int) -> bool:
+        reserved.append(size)
+        return True
+
+    decoder = FrameDecoder(1 << 20, read_buffer=bytearray(1024), reserve=reserve, chunk_bytes=4096)
+    frames = _deliver(decoder, frame(b"x") + frame(big) + frame(b"y"), read_size=999)
+    assert frames == [b"x", big, b"y"]
+    assert reserved == [1, *[4096] * 6, len(big) - 6 * 4096, 1]
+    assert decoder.reserved_in_progress() == 0
+
+
+def test_an_announced_frame_holds_only_what_was_sent_plus_one_chunk() -> None:
+    """A peer announcing 100 MiB and sending 10 KiB makes the decoder allocate 12 KiB, not 100 MiB."""
+    decoder = FrameDecoder(100 << 20, read_buffer=bytearray(1024), chunk_bytes=4096)
+    assert _deliver(decoder, frame(b"\x00" * (100 << 20))[: 4 + 10_000], read_size=700) == []
+    assert decoder.reserved_in_progress() == 3 * 4096
+    assert decoder.pending_bytes() == 4 + 10_000
+
+
+def test_a_refused_reservation_holds_the_frame_back_until_resume() -> None:
+    grant = {"open": False}
+    asked: list[int] = []
+
+    def reserve(size: int) -> bool:
+        asked.append(size)
+        return grant["open"] or size == 3
+
+    decoder = FrameDecoder(1 << 20, read_buffer=bytearray(256), reserve=reserve)
+    stream = frame(b"one") + frame(b"second frame") + frame(b"3rd")
+    assert decoder.feed(stream[:12]) == [b"one"]  # the second frame's reservation is refused
+    assert decoder.blocked
+    assert decoder.buffer_updated(0) == []  # reads while blocked are kept aside, never cut
+    assert decoder.resume() == []
+    grant["open"] = True
+    assert decoder.resume() == []  # granted; the frame still needs its last bytes
+    assert not decoder.blocked
+    assert decoder.feed(stream[12:]) == [b"second frame", b"3rd"]
+    assert asked == [3, 12, 12, 12, 3]
+
+
+def test_bytes_read_while_blocked_are_kept_and_cut_after_resume() -> None:
+    grant = {"open": False}
+    decoder = FrameDecoder(1 << 20, reserve=lambda size: grant["open"])
+    stream = frame(b"a" * 10) + frame(b"b" * 20)
+    assert decoder.feed(stream) == []
+    assert decoder.blocked
+    assert decoder.pending_bytes() == len(stream)
+    grant["open"] = True
+    assert [bytes(f) for f in decoder.resume()] == [b"a" * 10, b"b" * 20]

@@ -1,0 +1,182 @@
+"""Abuse: how a well-behaved client's latency and the broker's memory fare while others misbehave.
+
+    python benchmarks/abuse.py                 # 20 s phases, odradek and Kafka
+    python benchmarks/abuse.py --seconds 5 --brokers odradek     # a quick look
+
+For each broker in turn, on a fresh data directory: one topic, then phases of ``seconds`` each.  In
+every phase a well-behaved client (``bench.abuse_load probe``) sends a Metadata request for that
+topic and a one-record Produce in turn, every 5 ms, and keeps their latency percentiles (from when
+each request was due); a warm-up phase is not reported, a quiet phase comes before the abuse and
+another after it, and in between an abuser process runs beside the client (``bench.abuse_load``: slow-loris, trickled
+100 MiB frames, pipelining without reading, connection churn, Metadata for 100,000 topics, then
+all at once).  The broker's peak RSS is read for each phase.  Writes ``<out>/abuse-<date>.json``
+and ``.md`` with each phase's p99 against the quiet phase's, beside Kafka's, and how busy the
+machine was.  Not a test: nothing here asserts a speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.abuse_load import KINDS
+from bench.admin import create_topic
+from bench.brokers import launcher
+from bench.pinning import Pinning, plan
+from bench.procstat import machine_ticks, peak_rss_mib, reset_peak_rss, rss_mib
+
+RESULTS = Path(__file__).resolve().parent / "results"
+BENCHMARKS = Path(__file__).resolve().parent
+TOPIC = "abuse-probe"
+PHASES = ("warm-up", "quiet", *KINDS, "all", "quiet-again")
+REPORTED = PHASES[1:]
+#: Kafka's heap would not hold five 100 MiB receive buffers beside its own under -Xmx1g, so both
+#: brokers get Kafka's request memory pool at 400 MiB: the same rule, where odradek's bound is stated.
+BROKER_CONFIGS = {"group.initial.rebalance.delay.ms": "0", "queued.max.request.bytes": str(400 * 1024 * 1024)}
+
+
+def _load(pinning: Pinning, *args: str) -> subprocess.Popen[str]:
+    argv = [*pinning.client_prefix(), sys.executable, "-m", "bench.abuse_load", *args]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(BENCHMARKS), str(BENCHMARKS.parent)])}
+    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def _result(proc: subprocess.Popen[str], timeout_s: float) -> dict[str, Any]:
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        stdout, stderr = proc.communicate()
+    merged: dict[str, Any] = {}
+    for line in stdout.splitlines():
+        merged.update(json.loads(line))
+    if proc.returncode != 0:
+        merged["error"] = stderr[-2000:]
+    return merged
+
+
+def measure_broker(name: str, args: argparse.Namespace, pinning: Pinning, workdir: Path) -> dict[str, Any]:
+    machine_before = machine_ticks()
+    with launcher(name)(workdir, pinning, BROKER_CONFIGS) as broker:
+        create_topic(broker.bootstrap, TOPIC, 1)
+        result: dict[str, Any] = {"broker": name, "version": broker.version, "phases": {}}
+        for phase in PHASES:
+            baseline = rss_mib(broker.pid)
+            reset_peak_rss(broker.pid)
+            abuser = None
+            if phase not in ("warm-up", "quiet", "quiet-again"):
+                abuser = _load(pinning, "abuse", "--bootstrap", broker.bootstrap, "--kind", phase,
+                               "--seconds", str(args.seconds + 4))  # fmt: skip
+                time.sleep(2.0)
+            probe = _load(pinning, "probe", "--bootstrap", broker.bootstrap, "--topic", TOPIC,
+                          "--seconds", str(args.seconds))  # fmt: skip
+            measured = _result(probe, args.seconds + 120)
+            if abuser is not None:
+                measured["abuser"] = _result(abuser, 120)
+            measured["rss_before_mib"] = round(baseline, 1)
+            measured["peak_rss_mib"] = round(peak_rss_mib(broker.pid), 1)
+            result["phases"][phase] = measured
+            print(f"  {name} {phase}: {json.dumps(measured)[:300]}", flush=True)
+            time.sleep(2.0)  # let closed connections go before the next phase
+    machine_after = machine_ticks()
+    busy = machine_after.busy_s - machine_before.busy_s
+    total = machine_after.total_s - machine_before.total_s
+    result["machine_busy_cores"] = round(busy / total * (os.cpu_count() or 1), 2) if total else None
+    return result
+
+
+def _p99(run: dict[str, Any], phase: str, what: str) -> float | None:
+    value = run["phases"].get(phase, {}).get(what, {}).get("p99")
+    return value if isinstance(value, int | float) else None
+
+
+def markdown(document: dict[str, Any]) -> str:
+    runs = {run["broker"]: run for run in document["runs"]}
+    lines = [
+        "# Abuse: a well-behaved client's p99 and the broker's memory while others misbehave",
+        "",
+        f"Phases of {document['settings']['seconds']} s; {document['pinning']}; queued.max.request.bytes 400 MiB "
+        "on both brokers.  p99 in ms, and in brackets against the quiet phase's p99 of the same broker.",
+        "",
+        "| phase | odradek Metadata p99 | odradek Produce p99 | odradek peak RSS (MiB) "
+        "| Kafka Metadata p99 | Kafka Produce p99 | Kafka peak RSS (MiB) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+
+    def cell(broker: str, phase: str, what: str) -> str:
+        run = runs.get(broker)
+        if run is None:
+            return ""
+        value, quiet = _p99(run, phase, what), _p99(run, "quiet", what)
+        if value is None:
+            return "failed"
+        return f"{value:.2f} ({value / quiet:.1f}x)" if quiet else f"{value:.2f}"
+
+    for phase in REPORTED:
+        row = [phase]
+        for broker in ("odradek", "kafka"):
+            row += [cell(broker, phase, "metadata_ms"), cell(broker, phase, "produce_ms")]
+            run = runs.get(broker)
+            row.append(str(run["phases"].get(phase, {}).get("peak_rss_mib", "")) if run else "")
+        lines.append("| " + " | ".join(row) + " |")
+    machine = document["machine"]
+    lines += [
+        "",
+        "## How quiet the machine was",
+        "",
+        f"Load average (1, 5, 15 min) at the start {machine['load_start']}, at the end {machine['load_end']}; "
+        f"{machine['cores']} cores.  Busy cores over each broker's run (every process, this one included): "
+        + ", ".join(f"{r['broker']} {r['machine_busy_cores']}" for r in document["runs"])
+        + ".",
+        "",
+        "```",
+        *machine["busiest_at_start"],
+        "```",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--brokers", default="kafka,odradek")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--no-pin", action="store_true")
+    args = parser.parse_args(argv)
+    pinning = plan(not args.no_pin)
+    busiest = subprocess.run(
+        ["ps", "-eo", "pcpu,etime,comm", "--sort=-pcpu"], capture_output=True, text=True, check=False
+    ).stdout.splitlines()[1:11]
+    document: dict[str, Any] = {
+        "settings": {"seconds": args.seconds, "brokers": args.brokers},
+        "pinning": pinning.describe(),
+        "machine": {
+            "cores": os.cpu_count(),
+            "load_start": [round(x, 2) for x in os.getloadavg()],
+            "busiest_at_start": [line.strip() for line in busiest],
+        },
+        "runs": [],
+    }
+    with tempfile.TemporaryDirectory(prefix="abuse-") as tmp:
+        for name in args.brokers.split(","):
+            print(f"{name}:", flush=True)
+            document["runs"].append(measure_broker(name, args, pinning, Path(tmp)))
+    document["machine"]["load_end"] = [round(x, 2) for x in os.getloadavg()]
+    stamp = datetime.date.today().isoformat()
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / f"abuse-{stamp}.json").write_text(json.dumps(document, indent=1) + "\n")
+    (args.out / f"abuse-{stamp}.md").write_text(markdown(document))
+    print(markdown(document))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
