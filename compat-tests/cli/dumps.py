@@ -3,8 +3,8 @@
 Files: every producer ``.snapshot`` in each broker's data directory (``__cluster_metadata`` aside) and
 every non-empty ``__transaction_state`` segment. Both tools decode each file; Kafka's text is parsed
 into the names ``dump-log --json`` uses (`kafka_snapshot_entries`, `kafka_transaction_records`) and
-the two are compared entry by entry. A file set that one broker did not write (odradek writes no
-``__transaction_state`` until transactions are wired) is reported as ``known``.
+the two are compared entry by entry. A file set that a broker did not write fails: both brokers
+write producer snapshots and ``__transaction_state`` during the run.
 """
 
 from __future__ import annotations
@@ -182,7 +182,7 @@ def compare_dumps(tools: Tools, data_dirs: dict[str, Path], log_dir: Path) -> li
         segments = sorted(p for p in data_dir.glob("__transaction_state-*/*.log") if p.stat().st_size > 0)
         result = DumpResult(f"{broker} __transaction_state segments")
         if not segments:
-            result.status = "known" if broker == "odradek" else "fail"
+            result.status = "fail"
             result.problems = [f"no __transaction_state record in {data_dir}"]
         else:
             run = tools.run(DUMP_LOG_SEGMENTS, ["--transaction-log-decoder", "--files", ",".join(map(str, segments))])
