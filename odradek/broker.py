@@ -31,13 +31,12 @@ from odradek.cluster.topics import TopicCatalog, TopicInfo
 from odradek.config import BrokerConfig, log_config_for, with_layer
 from odradek.config.dynamic_store import DYNAMIC_CONFIGS_FILE, DynamicConfigStore
 from odradek.config.groups import GROUP_CONFIGS_FILE, GroupConfigStore
-from odradek.coordinator.placement import OFFSETS_TOPIC, partition_for
+from odradek.coordinator.placement import OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC, partition_for
 from odradek.fetch_sessions import FetchSessionCache
 from odradek.handlers import load_handlers
 from odradek.handlers.context import Services
 from odradek.handlers.dispatch import Dispatcher
 from odradek.handlers.registry import Registry
-from odradek.partition.internal_topic import InternalTopicLog
 from odradek.partition.log_dirs import LogDirs
 from odradek.partition.service import Partitions
 from odradek.partition.topics import Topics
@@ -50,11 +49,7 @@ from odradek.storage.filesystem import FileSystem, OsFileSystem
 from odradek.storage.log_config import LogConfig
 from odradek.storage.log_manager import LogManager
 from odradek.storage.partition_log import PartitionLog
-from odradek.transactions.runtime import TransactionRuntime, transaction_state_configs
-from odradek.txn.coordinator import TransactionCoordinator
-from odradek.txn.log_records import TRANSACTION_STATE_TOPIC, value_version_for
 from odradek.txn.markers import Marker
-from odradek.txn.messages import TxnSettings
 from odradek.txn.producer_ids import ProducerIdAllocator
 from odradek.wire.errors import ErrorCode
 
@@ -63,6 +58,7 @@ if TYPE_CHECKING:
     from odradek.emulation import ReleaseApis
     from odradek.security.listener_setup import ListenerSecurity
     from odradek.storage.cleaner import Job
+    from odradek.transactions.runtime import TransactionRuntime
 
 __all__ = ["Broker"]
 
@@ -168,6 +164,18 @@ class _MarkerWriter:
         return error
 
 
+class _TransactionsOnFirstUse:
+    """The handlers' `TransactionsView` before the transaction coordinator exists: the first
+    attribute a request asks for builds it (`Broker.transactions`), so a broker that serves no
+    transaction never imports the coordinator's state machine and log records."""
+
+    def __init__(self, broker: Broker) -> None:
+        self._broker = broker
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._broker.transactions, name)
+
+
 class _GroupsOnFirstUse:
     """The handlers' `GroupsView` before the group coordinator exists: the first attribute a
     request asks for builds it (`Broker.group_coordinator`), so a broker that serves no group
@@ -225,7 +233,7 @@ class Broker:
         self._background_syncs: set[asyncio.Future[None]] = set()
         self.producer_ids: ProducerIdAllocator
         self._group_coordinator: CoordinatorRuntime | None = None
-        self.transactions: TransactionRuntime
+        self._transactions: TransactionRuntime | None = None
         self._cleaner_task: asyncio.Task[None] | None = None
         self._deletion_timer: Timer | None = None
         self._deletion_due_ms = 0
@@ -274,7 +282,9 @@ class Broker:
         self._sync_creations_soon()
         if self.catalog.get(OFFSETS_TOPIC) is not None:
             self._start_group_coordinator()
-        self._start_transactions()
+        if self.catalog.get(TRANSACTION_STATE_TOPIC) is not None:
+            self._start_transactions()
+        self._start_producer_expiry()
         self._start_log_timers()
         services = Services(
             partitions=self.partitions,
@@ -285,7 +295,7 @@ class Broker:
             producer_ids=self.producer_ids,
             clock=self.clock,
             log_dirs=self.log_dirs,
-            transactions=self.transactions,
+            transactions=_TransactionsOnFirstUse(self),
             security=self.security,
         )
         emulation = None
@@ -310,6 +320,7 @@ class Broker:
         (the offsets expiry runs every ``offsets.retention.check.interval.ms`` from now on)."""
         from odradek.coordinator.coordinator import CoordinatorSettings, GroupCoordinator
         from odradek.coordinator.runtime import OFFSETS_TOPIC_CONFIGS, CoordinatorRuntime
+        from odradek.partition.internal_topic import InternalTopicLog
 
         partitions = self.config.offsets_topic_num_partitions
         runtime = CoordinatorRuntime(
@@ -376,10 +387,23 @@ class Broker:
             elif spec.advertised_port is None and spec.port == 0:
                 security.advertised = (security.advertised[0], listener.port)
 
-    def _start_transactions(self) -> None:
-        """The transaction coordinator over ``__transaction_state``, loaded, with its timers, and
-        the expiry of idle producers in every partition (``producer.id.expiration.ms``).  Its
+    @property
+    def transactions(self) -> TransactionRuntime:
+        """The transaction coordinator's runtime: built at start-up when ``__transaction_state``
+        exists, else by the first request that needs it."""
+        if self._transactions is None:
+            return self._start_transactions()
+        return self._transactions
+
+    def _start_transactions(self) -> TransactionRuntime:
+        """The transaction coordinator over ``__transaction_state``, loaded, with its timers.  Its
         ``transaction.version`` is the cluster's, or the emulated release's."""
+        from odradek.partition.internal_topic import InternalTopicLog
+        from odradek.transactions.runtime import TransactionRuntime, transaction_state_configs
+        from odradek.txn.coordinator import TransactionCoordinator
+        from odradek.txn.log_records import value_version_for
+        from odradek.txn.messages import TxnSettings
+
         config = self.config
         transaction_version = self.features.level(TRANSACTION_VERSION)
         if self.emulate is not None:
@@ -403,7 +427,7 @@ class Broker:
             self.clock,
             partitions,
         )
-        self.transactions = TransactionRuntime(
+        runtime = TransactionRuntime(
             coordinator,
             state_log,
             _MarkerWriter(self),
@@ -411,8 +435,14 @@ class Broker:
             partitions,
             value_version_for(transaction_version),
         )
-        self.transactions.load()
-        self.transactions.start_timers(settings.abort_timed_out_interval_ms, settings.remove_expired_interval_ms)
+        runtime.load()
+        runtime.start_timers(settings.abort_timed_out_interval_ms, settings.remove_expired_interval_ms)
+        self._transactions = runtime
+        return runtime
+
+    def _start_producer_expiry(self) -> None:
+        """The expiry of idle producers in every partition (``producer.id.expiration.ms``)."""
+        config = self.config
         self.scheduler.schedule_periodic(
             config.producer_id_expiration_check_interval_ms,
             self._expire_producers,

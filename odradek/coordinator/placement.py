@@ -1,4 +1,5 @@
-"""Which ``__consumer_offsets`` partition holds a group: Kafka's ``partitionFor``.
+"""Which partition of a coordinator topic holds a group (``__consumer_offsets``) or a
+transactional id (``__transaction_state``): Kafka's ``partitionFor``.
 
 ``abs(groupId.hashCode()) % offsets.topic.num.partitions`` with Java's ``String.hashCode`` (over
 UTF-16 code units, wrapping at 32 bits) and Kafka's ``Utils.abs``, which maps
@@ -9,9 +10,10 @@ from __future__ import annotations
 
 from odradek.java_hash import java_string_hash
 
-__all__ = ["OFFSETS_TOPIC", "java_string_hash", "partition_for"]
+__all__ = ["OFFSETS_TOPIC", "TRANSACTION_STATE_TOPIC", "java_string_hash", "partition_for"]
 
 OFFSETS_TOPIC = "__consumer_offsets"
+TRANSACTION_STATE_TOPIC = "__transaction_state"
 
 _INT_MIN = -(2**31)
 

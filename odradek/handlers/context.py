@@ -33,7 +33,6 @@ from odradek.security.acl import AclOperation, ResourceType
 from odradek.security.principal import ClientIdentity
 from odradek.security.services import SecurityServices
 from odradek.txn.markers import Marker
-from odradek.txn.messages import DescribedTransaction, EndTxnResult, InitProducerIdResult, ListedTransactions
 from odradek.txn.producer_state import ProducerView
 from odradek.wire.api import RequestHeader
 from odradek.wire.errors import ErrorCode
@@ -50,6 +49,7 @@ if TYPE_CHECKING:
         SyncRequest,
         SyncResult,
     )
+    from odradek.txn.messages import DescribedTransaction, EndTxnResult, InitProducerIdResult, ListedTransactions
 
 __all__ = [
     "ClientConnection",

@@ -36,7 +36,7 @@ from odradek.handlers.registry import registry
 from odradek.java_hash import java_string_hash
 from odradek.java_order import java_hash_order, scala_mutable_hash_order, topic_partition_hash
 from odradek.security.acl import AclOperation, ResourceType
-from odradek.txn.messages import fenced_error_for_version
+from odradek.txn.client_errors import fenced_error_for_version
 from odradek.wire.api import ApiKey
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.txn import (

@@ -36,6 +36,7 @@ from odradek.coordinator.placement import partition_for
 from odradek.partition.internal_topic import AppendFailed
 from odradek.scheduler import Scheduler
 from odradek.transactions.marker_channel import MarkerChannel, MarkerTarget
+from odradek.txn.client_errors import append_error_to_response_error
 from odradek.txn.coordinator import TransactionCoordinator
 from odradek.txn.log_records import (
     TRANSACTION_STATE_TOPIC,
@@ -52,7 +53,6 @@ from odradek.txn.messages import (
     ListedTransactions,
     TxnResult,
     WriteMarkers,
-    append_error_to_response_error,
 )
 from odradek.txn.metadata import TxnMetadata
 from odradek.wire.errors import ErrorCode

@@ -35,6 +35,7 @@ import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from odradek.coordinator.placement import TRANSACTION_STATE_TOPIC
 from odradek.txn.txn_state import TxnState
 from odradek.wire.codec import decode, encode
 from odradek.wire.primitives import DecodeError
@@ -53,7 +54,6 @@ __all__ = [
     "value_version_for",
 ]
 
-TRANSACTION_STATE_TOPIC = "__transaction_state"
 KEY_VERSION = 0
 
 TopicPartition = tuple[str, int]

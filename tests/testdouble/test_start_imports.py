@@ -1,5 +1,5 @@
 """What starting a broker imports, in a fresh interpreter: never a Kafka client or a UI library, and
-none of the parts built on first use (the group coordinator, the log cleaner, the SASL and TLS
+none of the parts built on first use (the group and transaction coordinators, the log cleaner, the SASL and TLS
 libraries) until a request needs them.  Both the embedded broker and ``odradek run`` are checked,
 each up to its first ApiVersions answer; a group request then shows the coordinator arriving."""
 
@@ -19,6 +19,8 @@ CLIENT_LIBRARIES = ("confluent_kafka", "kafka", "aiokafka", "rich", "aiohttp", "
 BUILT_ON_FIRST_USE = (
     "odradek.coordinator.coordinator",
     "odradek.coordinator.messages",
+    "odradek.transactions.runtime",
+    "odradek.txn.coordinator",
     "odradek.storage.cleaner",
     "scramp",
     "jwt",

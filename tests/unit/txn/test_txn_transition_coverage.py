@@ -8,11 +8,10 @@ from test_txn_state_table import LEGAL
 from txn_harness import TID, Harness
 
 import odradek.txn.metadata as metadata_module
+from odradek.txn.client_errors import append_error_to_response_error, fenced_error_for_version
 from odradek.txn.messages import (
     Transition,
     TxnResult,
-    append_error_to_response_error,
-    fenced_error_for_version,
 )
 from odradek.txn.metadata import (
     MAX_EPOCH,
