@@ -82,7 +82,12 @@ from odradek.storage.time_index import NO_TIMESTAMP, TimeIndex
 from odradek.storage.txn_cleaning import CleanedTransactions, CleaningHints
 from odradek.storage.txn_index import AbortedTxn, TransactionIndex
 from odradek.wire.records.batch import BATCH_OVERHEAD, BatchHeader, iter_batches, read_header
-from odradek.wire.records.builder import ControlRecordType, build_batch, decode_batch, parse_control_record
+from odradek.wire.records.builder import (
+    ControlRecordType,
+    build_batch_like,
+    decode_batch,
+    parse_control_record,
+)
 from odradek.wire.records.record import Record
 
 __all__ = ["CleanResult", "CleanSteps", "Job", "clean", "clean_steps", "run_inline"]
@@ -511,19 +516,9 @@ def _rebuilt(header: BatchHeader, kept: list[Record], keep: _Filter, needs_horiz
     if needs_horizon:
         base_timestamp = keep.now_ms + keep.delete_retention_ms
     shift = header.base_timestamp - base_timestamp
-    return build_batch(
+    return build_batch_like(
+        header,
         [Record(r.offset_delta, r.timestamp_delta + shift, r.key, r.value, r.headers, r.attributes) for r in kept],
-        base_offset=header.base_offset,
-        compression=header.compression,
-        producer_id=header.producer_id,
-        producer_epoch=header.producer_epoch,
-        base_sequence=header.base_sequence,
-        is_transactional=header.is_transactional,
-        is_control=header.is_control,
-        partition_leader_epoch=header.partition_leader_epoch,
         base_timestamp=base_timestamp,
-        timestamp_type=header.timestamp_type,
         has_delete_horizon=header.has_delete_horizon or needs_horizon,
-        last_offset_delta=header.last_offset_delta,
-        max_timestamp=header.max_timestamp,
     )

@@ -51,7 +51,7 @@ from odradek.wire.records.batch import (
     BatchHeader,
     CorruptBatchError,
 )
-from odradek.wire.records.builder import build_batch, decode_batch, parse_control_record
+from odradek.wire.records.builder import build_batch_like, decode_batch, parse_control_record
 from odradek.wire.records.compression import (
     CompressionError,
     CompressionType,
@@ -248,25 +248,6 @@ _COMPARED_HEADER = tuple(f.name for f in fields(BatchHeader) if f.name not in ("
 _KNOWN_ATTRIBUTES = 0x7F
 
 
-def _rebuild(header: BatchHeader, records: list[Record]) -> bytes:
-    return build_batch(
-        records,
-        base_offset=header.base_offset,
-        compression=header.compression,
-        producer_id=header.producer_id,
-        producer_epoch=header.producer_epoch,
-        base_sequence=header.base_sequence,
-        is_transactional=header.is_transactional,
-        is_control=header.is_control,
-        partition_leader_epoch=header.partition_leader_epoch,
-        base_timestamp=header.base_timestamp,
-        timestamp_type=header.timestamp_type,
-        has_delete_horizon=header.has_delete_horizon,
-        last_offset_delta=header.last_offset_delta,
-        max_timestamp=header.max_timestamp,
-    )
-
-
 def _header_fields(header: BatchHeader) -> tuple[object, ...]:
     return (*(getattr(header, name) for name in _COMPARED_HEADER), header.attributes & _KNOWN_ATTRIBUTES)
 
@@ -297,14 +278,14 @@ def fuzz_batch(data: bytes) -> bytes | None:
     deltas = [-1, *(record.offset_delta for record in records)]
     if any(b <= a for a, b in itertools.pairwise(deltas)):
         return None  # build_batch writes only increasing offset deltas from 0; nothing to compare with
-    again = _rebuild(header, records)
+    again = build_batch_like(header, records)
     header2, records2 = decode_batch(again)
     if records2 != records or _header_fields(header2) != _header_fields(header):
         raise RoundTripError("a rebuilt batch decodes to different records or header fields")
     if header.compression == CompressionType.NONE:
         if len(again) > header.total_size:
             raise RoundTripError(f"an uncompressed batch grew from {header.total_size} to {len(again)} bytes")
-        if _rebuild(header2, records2) != again:
+        if build_batch_like(header2, records2) != again:
             raise RoundTripError("an uncompressed batch's rebuild is not a fixpoint")
     return again
 

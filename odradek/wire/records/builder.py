@@ -51,6 +51,7 @@ __all__ = [
     "ControlRecord",
     "ControlRecordType",
     "build_batch",
+    "build_batch_like",
     "build_control_batch",
     "decode_batch",
     "iter_records",
@@ -157,6 +158,34 @@ def build_batch(
     )
     write_header(buf, 0, header)
     return bytes(buf)
+
+
+def build_batch_like(
+    header: BatchHeader,
+    records: Sequence[Record],
+    *,
+    base_timestamp: int | None = None,
+    has_delete_horizon: bool | None = None,
+) -> bytes:
+    """``records`` in a batch shaped as ``header`` says: the same offsets (last offset delta
+    included), producer fields, leader epoch, codec, timestamp type and max timestamp.  The base
+    timestamp and the delete-horizon flag are the header's unless given."""
+    return build_batch(
+        records,
+        base_offset=header.base_offset,
+        compression=header.compression,
+        producer_id=header.producer_id,
+        producer_epoch=header.producer_epoch,
+        base_sequence=header.base_sequence,
+        is_transactional=header.is_transactional,
+        is_control=header.is_control,
+        partition_leader_epoch=header.partition_leader_epoch,
+        base_timestamp=header.base_timestamp if base_timestamp is None else base_timestamp,
+        timestamp_type=header.timestamp_type,
+        has_delete_horizon=header.has_delete_horizon if has_delete_horizon is None else has_delete_horizon,
+        last_offset_delta=header.last_offset_delta,
+        max_timestamp=header.max_timestamp,
+    )
 
 
 MAX_DECOMPRESSED_BYTES = 64 * 1024 * 1024
