@@ -98,26 +98,26 @@ def produce_backlogged(bootstrap: str, topic: str, client_id: str, seconds: floa
 
 
 def burst_starts(acked: list[tuple[float, int]], quota: float) -> list[float]:
-    """Starts of the bursts after the first ``QUIET_S``: a burst is a run of busy bins (each carrying
-    more than a quarter of a second's quota, gaps up to ``GAP_S`` allowed) carrying more than a
-    second's quota in all, after ``QUIET_S`` carrying less than half a second's quota."""
+    """Starts of the bursts after the first ``QUIET_S``. A busy bin carries more than a quarter of a
+    second's quota (the trickle between bursts, a batch or two at a time, is not busy); busy bins at
+    most ``GAP_S`` apart form a run; a run carrying more than a second's quota that starts at least
+    ``QUIET_S`` after the previous run ended starts a burst."""
     bins: dict[int, int] = {}
     for at, size in acked:
         bins[int(at / BIN_S)] = bins.get(int(at / BIN_S), 0) + size
-    busy = [index for index in sorted(bins) if bins[index] > quota / 4]
     runs: list[list[int]] = []
-    for index in busy:
+    for index in (i for i in sorted(bins) if bins[i] > quota / 4):
         if runs and index - runs[-1][-1] <= int(GAP_S / BIN_S):
             runs[-1].append(index)
         else:
             runs.append([index])
-    quiet = int(QUIET_S / BIN_S)
     starts: list[float] = []
+    previous_end: int | None = None
     for run in runs:
-        first = run[0]
-        before = sum(bins.get(i, 0) for i in range(first - quiet, first))
-        if first >= quiet and sum(bins[i] for i in run) > quota and before < quota / 2:
-            starts.append(first * BIN_S)
+        quiet_before = previous_end is None or run[0] - previous_end >= int(QUIET_S / BIN_S)
+        if run[0] * BIN_S >= QUIET_S and quiet_before and sum(bins[i] for i in run) > quota:
+            starts.append(run[0] * BIN_S)
+        previous_end = run[-1]
     return starts
 
 
