@@ -42,6 +42,7 @@ from probes.groups_legacy import SEQUENCES as LEGACY_GROUP_SEQUENCES  # noqa: E4
 from probes.idempotence import SEQUENCES as IDEMPOTENCE_SEQUENCES  # noqa: E402
 from probes.log_dirs import SEQUENCES as LOG_DIR_SEQUENCES  # noqa: E402
 from probes.partitions import SEQUENCES as PARTITION_SEQUENCES  # noqa: E402
+from probes.quota_enforcement import SEQUENCES as QUOTA_SEQUENCES  # noqa: E402
 from probes.secured import SECURED_SEQUENCES as SECURITY_SECURED_SEQUENCES  # noqa: E402
 from probes.secured_admin import SECURED_ADMIN_SEQUENCES  # noqa: E402
 from probes.security import SEQUENCES as SECURITY_SEQUENCES  # noqa: E402
@@ -71,6 +72,7 @@ SEQUENCES = {
     **FEATURE_SEQUENCES,
     **TRANSACTION_SEQUENCES,
     **SECURITY_SEQUENCES,
+    **QUOTA_SEQUENCES,
     **SECURED_SEQUENCES,
     **BATCH_SHAPE_SEQUENCES,
 }
