@@ -12,6 +12,11 @@ answer entry for entry as Kafka does, odradek lists them in the same order.  Two
 - Scala 2.13's ``mutable.HashMap``: the same bucket index, but a bucket keeps its keys sorted by
   their spread hash (a signed int), and the table doubles as the size reaches three quarters.
 
+- Scala 2.13's immutable ``Set`` (what ``toSet`` builds): up to four elements keep their first
+  insertion order (``Set1`` .. ``Set4``); from five on it is a CHAMP trie keyed by the improved hash
+  (``Hashing.improve``), five bits per level from the lowest: a node lists its own elements by
+  their five bits, then its sub-nodes, each depth first, by theirs.
+
 Hashes are Java's: ``String.hashCode`` (`odradek.java_hash`; `string_hash` takes null as 0, as
 ``Objects.hashCode`` does), ``Long.hashCode``, Kafka's ``TopicPartition.hashCode`` and
 ``Map.hashCode`` (`map_hash`, which a ``ClientQuotaEntity`` uses as its own).  Buckets that grow
@@ -31,6 +36,8 @@ __all__ = [
     "java_hash_order",
     "java_long_hash",
     "map_hash",
+    "scala_hash_set_order",
+    "scala_immutable_set_order",
     "scala_mutable_hash_order",
     "string_hash",
     "topic_partition_hash",
@@ -97,3 +104,35 @@ def scala_mutable_hash_order(keys: Iterable[K], hash_of: Callable[[K], int]) -> 
         return spread & (capacity - 1), spread
 
     return sorted(unique, key=position)
+
+
+def _improve(hash_code: int) -> int:
+    """Scala 2.13's ``Hashing.improve``, on 32-bit ints."""
+    h = (hash_code + ~(hash_code << 9)) & _MASK
+    h ^= h >> 14
+    h = (h + (h << 4)) & _MASK
+    return h ^ (h >> 10)
+
+
+def scala_immutable_set_order(keys: Iterable[K], hash_of: Callable[[K], int]) -> list[K]:
+    """The order a Scala 2.13 immutable ``Set`` built from ``keys`` (``toSet``) iterates them."""
+    unique = list(dict.fromkeys(keys))
+    return unique if len(unique) <= 4 else scala_hash_set_order(unique, hash_of)
+
+
+def scala_hash_set_order(keys: Iterable[K], hash_of: Callable[[K], int]) -> list[K]:
+    """The order a Scala 2.13 immutable ``HashSet`` (a CHAMP trie, whatever its size: what a set
+    of more than four elements and the sets taken from it, e.g. by ``diff``, are) iterates ``keys``."""
+    unique = list(dict.fromkeys(keys))
+    return _champ_order([(key, _improve(hash_of(key) & _MASK)) for key in unique], 0)
+
+
+def _champ_order(entries: list[tuple[K, int]], shift: int) -> list[K]:
+    """One CHAMP node holding ``entries`` (key, improved hash) at ``shift``: the elements alone in
+    their five-bit slot, by slot, then each slot shared by several (a sub-node), by slot."""
+    slots: dict[int, list[tuple[K, int]]] = {}
+    for key, hashed in entries:
+        slots.setdefault((hashed >> shift) & 31, []).append((key, hashed))
+    own = [slots[slot][0][0] for slot in sorted(slots) if len(slots[slot]) == 1]
+    nested = [_champ_order(slots[slot], shift + 5) for slot in sorted(slots) if len(slots[slot]) > 1]
+    return own + [key for node in nested for key in node]

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import queue
 import shutil
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -98,9 +100,14 @@ def build(spec: DriverSpec, log_path: Path) -> str | None:
 class DriverSession:
     """One driver process speaking the protocol; a reader thread turns stdout lines into a queue."""
 
-    def __init__(self, spec: DriverSpec, bootstrap: str, stderr_log: Path) -> None:
+    def __init__(
+        self, spec: DriverSpec, bootstrap: str, stderr_log: Path, env: Mapping[str, str] | None = None
+    ) -> None:
+        """``env``: variables added to the harness's environment (``COMPAT_SECURITY``, PROTOCOL.md)."""
         self.spec = spec
-        self.proc = procs.spawn(spec.expand(spec.run, bootstrap), log_path=stderr_log, cwd=spec.directory, pipes=True)
+        argv = spec.expand(spec.run, bootstrap)
+        environment = {**os.environ, **env} if env else None
+        self.proc = procs.spawn(argv, log_path=stderr_log, cwd=spec.directory, pipes=True, env=environment)
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.dead = False
         threading.Thread(target=self._read, daemon=True).start()

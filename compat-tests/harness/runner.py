@@ -21,10 +21,12 @@ from harness import checks, drivers, report
 from harness.broker import PEERS, REFERENCE, RunningBroker, launchers
 from harness.drivers import DriverDied, DriverSpec, StepTimeout
 from harness.expect import match
+from harness.net import free_port
 from harness.normalise import Normaliser, comparable
 from harness.peers import PeerUnavailable
 from harness.report import Cell
 from harness.scenarios import DEFAULT_STEP_TIMEOUT_S, Scenario, load_all, select
+from harness.security import SecuredProfile, create_scram_users, grant_client_acls, super_user_step
 from harness.sessions import CellDrivers
 
 COMPAT_DIR = Path(__file__).resolve().parents[1]
@@ -45,16 +47,28 @@ def _clip(value: Any, limit: int = 160) -> Any:
 
 
 #: Steps the harness performs itself; drivers never see them.
-HARNESS_OPS = frozenset({"kill_driver", "restart_broker"})
+HARNESS_OPS = frozenset({"kill_driver", "restart_broker", "super_user"})
 
 
 def _harness_step(
-    step: dict[str, Any], template: dict[str, Any], cell_drivers: CellDrivers, broker: RunningBroker
+    step: dict[str, Any],
+    template: dict[str, Any],
+    cell_drivers: CellDrivers,
+    broker: RunningBroker,
+    principal: str | None,
 ) -> dict[str, Any]:
-    """``kill_driver`` (of the secondary named by the template's ``driver``) and ``restart_broker``,
-    answered as a driver would answer a step."""
+    """``kill_driver`` (of the secondary named by the template's ``driver``), ``restart_broker`` and
+    ``super_user`` (a secured scenario's topics and ACLs, ``principal`` being its client's), answered
+    as a driver would answer a step."""
     if step["op"] == "kill_driver":
         return {"step": step["id"], **cell_drivers.kill(str(template.get("driver")))}
+    if step["op"] == "super_user":
+        if principal is None:
+            return {"step": step["id"], "ok": False, "unsupported": True}
+        try:
+            return {"step": step["id"], **super_user_step(broker.bootstrap, step, principal)}
+        except Exception as exc:
+            return {"step": step["id"], "ok": False, "error": f"HARNESS:super_user failed: {type(exc).__name__}: {exc}"}
     if broker.restart is None:
         return {"step": step["id"], "ok": False, "unsupported": True}
     try:
@@ -77,6 +91,7 @@ def run_scenario(
     log_dir: Path,
     step_timeout_s: float,
     helper_spec: DriverSpec | None = None,
+    profile: SecuredProfile | None = None,
 ) -> Cell:
     """Run one scenario in fresh driver processes and judge it against its own expectations.
 
@@ -88,7 +103,7 @@ def run_scenario(
     scenario describes would not exist, so those steps are unsupported too and so is the cell.
     The same holds once the helper cannot do a step either (eager ``sticky``: kafkajs and kcat
     lack it, and so does the helper, confluent-kafka).
-    ``kill_driver`` and ``restart_broker`` are done here (``HARNESS_OPS``).
+    ``kill_driver``, ``restart_broker`` and ``super_user`` are done here (``HARNESS_OPS``).
     """
     started = time.monotonic()
     templates = scenario.for_driver(spec.name)
@@ -108,7 +123,12 @@ def run_scenario(
             transcript.flush()
 
         try:
-            cell_drivers = CellDrivers(spec, helper_spec, broker.bootstrap, folder, scenario.name)
+            connection, principal = None, None
+            if scenario.security is not None and profile is not None:
+                principal = profile.principal(scenario.security)
+                address, settings = profile.driver_connection(scenario.security)
+                connection = (address, {"COMPAT_SECURITY": json.dumps(settings)})
+            cell_drivers = CellDrivers(spec, helper_spec, broker.bootstrap, folder, scenario.name, connection)
         except (StepTimeout, DriverDied) as exc:
             cell.problems.append(f"driver did not start: {exc}")
             log("error", str(exc))
@@ -128,7 +148,7 @@ def run_scenario(
                     if skipped:
                         reply = {"step": step["id"], "ok": False, "unsupported": True}
                     elif step["op"] in HARNESS_OPS:
-                        reply = _harness_step(step, template, cell_drivers, broker)
+                        reply = _harness_step(step, template, cell_drivers, broker, principal)
                     else:
                         reply = cell_drivers.request(step, timeout_s, driver)
                     log("reply", reply)
@@ -281,10 +301,18 @@ def main(argv: list[str] | None = None) -> int:
     run_id = time.strftime("%H%M%S") + f"{os.getpid() % 1000:03d}"
     run_info: dict[str, Any] = {"run_id": run_id, "brokers": {}, "drivers": dict(skipped)}
     cells: list[Cell] = []
-    for broker_name in brokers:
-        cells.extend(
-            _run_broker(broker_name, known_brokers, usable, scenarios, run_id, log_dir, args, run_info, helper_spec)
-        )
+    with tempfile.TemporaryDirectory(prefix="compat-secured-") as secured_dir:
+        # One profile per run: every broker gets the same certificates, users and ACLs (new ports each).
+        profile = SecuredProfile(Path(secured_dir)) if any(s.security for s in scenarios) else None
+        for broker_name in brokers:
+            if profile is not None:
+                profile.ports = {name: free_port() for name in profile.ports}
+            cells.extend(
+                _run_broker(
+                    broker_name, known_brokers, usable, scenarios, run_id, log_dir, args, run_info, helper_spec,
+                    profile,
+                )
+            )  # fmt: skip
     for name, reason in skipped.items():
         cells.extend(Cell(s.name, name, b, "skipped", [reason]) for s in scenarios for b in brokers)
     compare(cells, {s.name: s for s in scenarios})
@@ -309,23 +337,63 @@ def _run_broker(
     args: argparse.Namespace,
     run_info: dict[str, Any],
     helper_spec: DriverSpec | None,
+    profile: SecuredProfile | None = None,
+) -> list[Cell]:
+    """The cells of one broker: the plain scenarios on a plain broker, then the secured ones
+    (``Scenario.security``) on a second start of it with the run's secured ``profile``, after the
+    SCRAM users and the clients' ACLs are made (the same on every broker)."""
+    plain = [s for s in scenarios if s.security is None]
+    secured = [s for s in scenarios if s.security is not None]
+    cells: list[Cell] = []
+    if plain:
+        cells += _run_started(broker_name, known, specs, plain, run_id, log_dir, args, run_info, helper_spec, None)
+    if secured and broker_name in PEERS:
+        reason = f"the secured configuration runs on {REFERENCE} and odradek only"
+        cells += [Cell(s.name, d.name, broker_name, "skipped", [reason]) for d in specs for s in secured]
+    elif secured and profile is not None:
+        cells += _run_started(
+            broker_name, known, specs, secured, run_id, log_dir, args, run_info, helper_spec, profile
+        )  # fmt: skip
+    return cells
+
+
+def _run_started(
+    broker_name: str,
+    known: dict[str, Any],
+    specs: list[DriverSpec],
+    scenarios: list[Scenario],
+    run_id: str,
+    log_dir: Path,
+    args: argparse.Namespace,
+    run_info: dict[str, Any],
+    helper_spec: DriverSpec | None,
+    profile: SecuredProfile | None,
 ) -> list[Cell]:
     cells: list[Cell] = []
     log_dir.mkdir(parents=True, exist_ok=True)
-    print(f"== starting broker {broker_name}", flush=True)
+    label = f"{broker_name} (secured)" if profile is not None else broker_name
+    log_name = f"{broker_name}-secured.log" if profile is not None else f"{broker_name}.log"
+    print(f"== starting broker {label}", flush=True)
     try:
         with (
             tempfile.TemporaryDirectory(prefix="compat-") as tmp,
-            known[broker_name](Path(tmp), log_dir / f"{broker_name}.log") as broker,
+            (
+                known[broker_name](Path(tmp), log_dir / log_name, profile=profile)
+                if profile is not None
+                else known[broker_name](Path(tmp), log_dir / log_name)
+            ) as broker,
         ):
-            run_info["brokers"][broker_name] = (
-                f"{broker.version} at {broker.bootstrap}, ready in {broker.start_seconds:.1f}s"
-            )
-            print(f"   {broker_name} {broker.version} ready in {broker.start_seconds:.1f}s", flush=True)
+            run_info["brokers"][label] = f"{broker.version} at {broker.bootstrap}, ready in {broker.start_seconds:.1f}s"
+            print(f"   {label} {broker.version} ready in {broker.start_seconds:.1f}s", flush=True)
+            if profile is not None:
+                create_scram_users(broker.bootstrap)
+                grant_client_acls(broker.bootstrap)
             for spec in specs:
                 for scenario in scenarios:
                     tag = f"{run_id}-{spec.name}"
-                    cell = run_scenario(spec, broker, scenario, tag, log_dir, args.step_timeout, helper_spec)
+                    cell = run_scenario(
+                        spec, broker, scenario, tag, log_dir, args.step_timeout, helper_spec, profile
+                    )  # fmt: skip
                     if cell.client:
                         run_info["drivers"][spec.name] = cell.client
                     print(f"   {broker_name:8} {spec.name:16} {scenario.name:32} {cell.status} ({cell.seconds}s)")
@@ -333,10 +401,10 @@ def _run_broker(
                         print(f"      {problem}")
                     cells.append(cell)
     except Exception as exc:
-        reason = f"broker {broker_name} did not start: {type(exc).__name__}: {exc}"
+        reason = f"broker {label} did not start: {type(exc).__name__}: {exc}"
         status = "skipped" if isinstance(exc, PeerUnavailable) else "fail"
         print(f"!!! {reason}", file=sys.stderr)
-        run_info["brokers"][broker_name] = reason
+        run_info["brokers"][label] = reason
         done = {(c.scenario, c.driver) for c in cells}
         cells.extend(
             Cell(s.name, d.name, broker_name, status, [reason])

@@ -29,6 +29,9 @@ A scenario file holds one object:
                               cannot set record timestamps, has no ListOffsets timestamps, ...); never
                               for what the broker decides
     checks       extra checks over all observations (harness/checks.py)
+    security     optional connection mode of harness/security.py MODES (e.g. "sasl_ssl-scram-sha-256"):
+                 the scenario runs on the secured broker, its driver connecting through that listener
+                 with that mechanism and user (the helper driver stays on the super user's PLAINTEXT)
 
 Byte fields may be written as {"utf8": "text"} or {"fill": "x", "size": N} and become base64.
 A produce step's "records" may be {"generate": {"count": N, "key": "k-{i}", "value": "v-{i}",
@@ -68,6 +71,8 @@ class Scenario:
     steps: list[dict[str, Any]]
     checks: list[dict[str, Any]] = field(default_factory=list)
     groups: tuple[str, ...] = ("main",)
+    #: A harness/security.py MODES key: run on the secured broker through that listener; None: plain broker.
+    security: str | None = None
 
     def for_driver(self, driver: str) -> list[dict[str, Any]]:
         """The steps as ``driver`` runs them: each step's ``by_driver`` entry for it merged over the step."""
@@ -218,6 +223,7 @@ def load_file(path: Path) -> list[Scenario]:
                 groups=tuple(raw.get("groups", ["main"])),
                 steps=[_prepare_step(step) for step in body["steps"]],
                 checks=body["checks"],
+                security=sub(raw["security"]) if raw.get("security") else None,
             )
         )
     return out

@@ -18,10 +18,13 @@ Ports are picked here, so both brokers listen where the profile says; `listener_
 
 from __future__ import annotations
 
+import base64
+import json
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from harness.net import HOST, free_port
 
@@ -29,7 +32,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.integration.certs import Certificates, make_certificates
 
-__all__ = ["PASSWORDS", "SCRAM_USERS", "SecuredProfile"]
+__all__ = [
+    "MODES",
+    "PASSWORDS",
+    "SCRAM_USERS",
+    "SecuredProfile",
+    "create_scram_users",
+    "grant_client_acls",
+    "super_user_step",
+]
 
 PASSWORDS = {"admin": "admin-secret", "alice": "alice-secret", "bob": "bob-secret"}
 #: SCRAM users, created in both brokers after start-up (same names, different passwords from PLAIN's).
@@ -42,6 +53,43 @@ _PROTOCOLS = {
     "MTLS": "SSL",
     "SASL_SSL": "SASL_SSL",
 }
+
+#: The connection modes a secured scenario names (harness/scenarios.py ``security``): listener, SASL
+#: mechanism, user. SSL without a client certificate is User:ANONYMOUS, a super user of the profile;
+#: bob has no ACL but those his scenario (acl_matrix) makes, admin is a super user.
+MODES: dict[str, tuple[str, str | None, str | None]] = {
+    "ssl": ("SSL", None, None),
+    "mtls": ("MTLS", None, "alice"),
+    "sasl_ssl-plain-bob": ("SASL_SSL", "PLAIN", "bob"),
+    "sasl_ssl-plain-admin": ("SASL_SSL", "PLAIN", "admin"),
+    **{
+        f"{listener.lower()}-{mechanism.lower()}": (listener, mechanism, user)
+        for listener in ("SASL_PLAINTEXT", "SASL_SSL")
+        for mechanism, user in (
+            ("PLAIN", "alice"),
+            ("SCRAM-SHA-256", "carol"),
+            ("SCRAM-SHA-512", "dave"),
+            ("OAUTHBEARER", "alice"),
+        )
+    },
+}
+#: What the client principals of `MODES` may do (`grant_client_acls`): everything on the run's
+#: topics, groups and transactional ids, which all start with this prefix.
+CLIENT_PREFIX = "compat-"
+#: The principal Kafka's default principal builder gives a client certificate (RFC 2253 form).
+MTLS_PRINCIPAL = "User:CN=alice,OU=test,O=odradek,C=US"
+#: The principals `grant_client_acls` lets do anything under `CLIENT_PREFIX`.
+GRANTED = frozenset({"User:alice", "User:carol", "User:dave", MTLS_PRINCIPAL})
+
+
+def unsecured_jwt(subject: str, lifetime_s: int = 3600) -> str:
+    """An unsecured JWS (alg "none") naming ``subject``, as Kafka's default OAUTHBEARER validator accepts."""
+
+    def part(value: dict[str, object]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(value).encode()).decode("ascii").rstrip("=")
+
+    now = int(time.time())
+    return f"{part({'alg': 'none'})}.{part({'sub': subject, 'iat': now, 'exp': now + lifetime_s})}."
 
 
 def _plain_jaas() -> str:
@@ -111,6 +159,51 @@ class SecuredProfile:
                 config["sasl.password"] = {**PASSWORDS, **SCRAM_USERS}[user]
         return config
 
+    @staticmethod
+    def principal(mode: str) -> str:
+        """The principal both brokers give a client connecting in ``mode``."""
+        listener, _, user = MODES[mode]
+        if listener == "MTLS":
+            return MTLS_PRINCIPAL
+        return f"User:{user}" if user else "User:ANONYMOUS"
+
+    def driver_connection(self, mode: str) -> tuple[str, dict[str, str | None]]:
+        """The bootstrap address and the client-neutral settings (the drivers' ``COMPAT_SECURITY``,
+        PROTOCOL.md) of a driver connecting in ``mode``."""
+        listener, mechanism, user = MODES[mode]
+        protocol = _PROTOCOLS[listener]
+        settings: dict[str, str | None] = {"protocol": protocol, "mechanism": mechanism, "username": user}
+        settings["ca"] = str(self.certs.ca) if protocol in ("SSL", "SASL_SSL") else None
+        cert, key = self.certs.clients[user] if listener == "MTLS" and user else (None, None)
+        settings["cert"], settings["key"] = (str(cert), str(key)) if cert and key else (None, None)
+        settings["password"] = {**PASSWORDS, **SCRAM_USERS}.get(user or "") if mechanism != "OAUTHBEARER" else None
+        settings["token"] = unsecured_jwt(user) if mechanism == "OAUTHBEARER" and user else None
+        return self.listener_addresses()[listener], settings
+
+
+def grant_client_acls(bootstrap: str) -> None:
+    """Every principal of `MODES` may do anything on resources named with `CLIENT_PREFIX` (prefixed
+    ACLs on topics, groups, transactional ids), through the super user's PLAINTEXT listener."""
+    from confluent_kafka.admin import (
+        AclBinding,
+        AclOperation,
+        AclPermissionType,
+        AdminClient,
+        ResourcePatternType,
+        ResourceType,
+    )
+
+    principals = sorted(GRANTED)
+    bindings = [
+        AclBinding(kind, CLIENT_PREFIX, ResourcePatternType.PREFIXED, principal, "*", AclOperation.ALL,
+                   AclPermissionType.ALLOW)
+        for kind in (ResourceType.TOPIC, ResourceType.GROUP, ResourceType.TRANSACTIONAL_ID)
+        for principal in principals
+    ]  # fmt: skip
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    for future in admin.create_acls(bindings).values():
+        future.result(30)
+
 
 def create_scram_users(bootstrap: str) -> None:
     """SCRAM-SHA-256 and -512 credentials for `SCRAM_USERS`, through the super user's PLAINTEXT listener."""
@@ -136,3 +229,48 @@ def create_scram_users(bootstrap: str) -> None:
             pass
         time.sleep(0.2)
     raise RuntimeError("the SCRAM users did not appear")
+
+
+#: The ``super_user`` step's ACL fields named by confluent-kafka's enums (any case).
+_ACL_ENUM_FIELDS = ("resource", "pattern", "operation", "permission")
+
+
+def super_user_step(bootstrap: str, step: dict[str, Any], principal: str) -> dict[str, Any]:
+    """The harness's ``super_user`` step (PROTOCOL.md): topics and ACLs made through the super user's
+    PLAINTEXT listener, ``{client}`` in an ACL's principal being the scenario's own; returns once
+    DescribeAcls shows every new ACL (both brokers apply ACLs from their metadata a moment later)."""
+    from confluent_kafka.admin import (
+        AclBinding,
+        AclBindingFilter,
+        AclOperation,
+        AclPermissionType,
+        AdminClient,
+        NewTopic,
+        ResourcePatternType,
+        ResourceType,
+    )
+
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    topics = [NewTopic(t["topic"], int(t.get("partitions", 1)), 1) for t in step.get("create_topics", [])]
+    if topics:
+        for future in admin.create_topics(topics).values():
+            future.result(30)
+    bindings = []
+    for acl in step.get("acls", []):
+        resource, pattern, operation, permission = (str(acl[f]).upper() for f in _ACL_ENUM_FIELDS)
+        who = str(acl.get("principal", "{client}")).replace("{client}", principal)
+        bindings.append(
+            AclBinding(ResourceType[resource], acl["name"], ResourcePatternType[pattern], who, "*",
+                       AclOperation[operation], AclPermissionType[permission])
+        )  # fmt: skip
+    if bindings:
+        for future in admin.create_acls(bindings).values():
+            future.result(30)
+        wanted = AclBindingFilter(ResourceType.ANY, None, ResourcePatternType.ANY, None, None,
+                                  AclOperation.ANY, AclPermissionType.ANY)  # fmt: skip
+        deadline = time.monotonic() + 30
+        while set(bindings) - set(admin.describe_acls(wanted).result(30)):
+            if time.monotonic() > deadline:
+                return {"ok": False, "error": "HARNESS:the ACLs did not appear"}
+            time.sleep(0.2)
+    return {"ok": True}

@@ -4,7 +4,9 @@ A step without ``"driver"`` goes to the main driver process. A step with ``"driv
 to a secondary process of the same client (same argv, same bootstrap), started on its first step, so
 that a scenario can kill it (``kill_driver``: SIGKILL of its process group, no close, no LeaveGroup)
 while the main driver keeps its members. ``setup``/``fallback`` steps a driver cannot do go to the
-helper driver (harness/runner.py ``HELPER_DRIVER``), also started on first use.
+helper driver (harness/runner.py ``HELPER_DRIVER``), also started on first use. A secured scenario's
+main and secondary processes connect through its listener with its credentials (``COMPAT_SECURITY``,
+PROTOCOL.md); the helper stays on the super user's PLAINTEXT listener.
 
 Invariant: after ``close`` no process started here is running: secondaries first (killed ones are
 already reaped), then the helper, then the main driver, each even if closing another one failed.
@@ -26,9 +28,12 @@ _NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 class _Lazy:
     """A driver session started on first use."""
 
-    def __init__(self, spec: DriverSpec | None, bootstrap: str, stderr_log: Path, what: str) -> None:
+    def __init__(
+        self, spec: DriverSpec | None, bootstrap: str, stderr_log: Path, what: str, env: dict[str, str] | None = None
+    ) -> None:
         self.spec = spec
         self.bootstrap = bootstrap
+        self.env = env
         self.stderr_log = stderr_log
         self.what = what
         self.session: DriverSession | None = None
@@ -40,7 +45,7 @@ class _Lazy:
         if self.spec is None:
             raise DriverDied(f"{self.what} is not available")
         if self.session is None:
-            self.session = DriverSession(self.spec, self.bootstrap, self.stderr_log)
+            self.session = DriverSession(self.spec, self.bootstrap, self.stderr_log, self.env)
         return self.session.request(step, timeout_s)
 
     def kill(self) -> None:
@@ -59,13 +64,22 @@ class CellDrivers:
     """Every driver process of one cell; ``main`` is started at once (its errors reach the caller)."""
 
     def __init__(
-        self, spec: DriverSpec, helper_spec: DriverSpec | None, bootstrap: str, folder: Path, scenario: str
+        self,
+        spec: DriverSpec,
+        helper_spec: DriverSpec | None,
+        bootstrap: str,
+        folder: Path,
+        scenario: str,
+        connection: tuple[str, dict[str, str]] | None = None,
     ) -> None:
+        """``connection``: the bootstrap and environment of a secured scenario's driver processes (main
+        and secondaries); the helper always uses ``bootstrap`` (the super user's PLAINTEXT listener)."""
         self.spec = spec
-        self.bootstrap = bootstrap
+        self.client_bootstrap, self.env = connection if connection is not None else (bootstrap, None)
         self.folder = folder
         self.scenario = scenario
-        self.main = drivers.DriverSession(spec, bootstrap, folder / f"{scenario}.stderr.log")
+        log = folder / f"{scenario}.stderr.log"
+        self.main = drivers.DriverSession(spec, self.client_bootstrap, log, self.env)
         self.helper = _Lazy(helper_spec, bootstrap, folder / f"{scenario}.helper.stderr.log", "the helper driver")
         self.secondaries: dict[str, _Lazy] = {}
 
@@ -74,7 +88,8 @@ class CellDrivers:
             raise DriverDied(f"bad secondary driver name {name!r} (letters, digits, '-', '_')")
         if name not in self.secondaries:
             log = self.folder / f"{self.scenario}.{name}.stderr.log"
-            self.secondaries[name] = _Lazy(self.spec, self.bootstrap, log, f"secondary driver {name!r}")
+            what = f"secondary driver {name!r}"
+            self.secondaries[name] = _Lazy(self.spec, self.client_bootstrap, log, what, self.env)
         return self.secondaries[name]
 
     def request(self, step: dict[str, Any], timeout_s: float, driver: str | None) -> dict[str, Any]:

@@ -32,6 +32,8 @@ from harness.security import SecuredProfile, create_scram_users  # noqa: E402
 from probes.batch_shapes import SEQUENCES as BATCH_SHAPE_SEQUENCES  # noqa: E402
 from probes.cluster import SEQUENCES as CLUSTER_SEQUENCES  # noqa: E402
 from probes.configs import SEQUENCES as CONFIG_SEQUENCES  # noqa: E402
+from probes.configs_and_order import SECURED_CONFIG_SEQUENCES  # noqa: E402
+from probes.configs_and_order import SEQUENCES as ORDER_SEQUENCES  # noqa: E402
 from probes.dynamic_configs import SEQUENCES as DYNAMIC_CONFIG_SEQUENCES  # noqa: E402
 from probes.epochs import SEQUENCES as EPOCH_SEQUENCES  # noqa: E402
 from probes.features import SEQUENCES as FEATURE_SEQUENCES  # noqa: E402
@@ -42,6 +44,7 @@ from probes.groups_legacy import SEQUENCES as LEGACY_GROUP_SEQUENCES  # noqa: E4
 from probes.idempotence import SEQUENCES as IDEMPOTENCE_SEQUENCES  # noqa: E402
 from probes.log_dirs import SEQUENCES as LOG_DIR_SEQUENCES  # noqa: E402
 from probes.partitions import SEQUENCES as PARTITION_SEQUENCES  # noqa: E402
+from probes.quota_enforcement import SEQUENCES as QUOTA_SEQUENCES  # noqa: E402
 from probes.secured import SECURED_SEQUENCES as SECURITY_SECURED_SEQUENCES  # noqa: E402
 from probes.secured_admin import SECURED_ADMIN_SEQUENCES  # noqa: E402
 from probes.security import SEQUENCES as SECURITY_SEQUENCES  # noqa: E402
@@ -52,7 +55,12 @@ from probes.transactions import SEQUENCES as TRANSACTION_SEQUENCES  # noqa: E402
 from probes.transactions_secured import SEQUENCES as SECURED_TRANSACTION_SEQUENCES  # noqa: E402
 from probes.versions import SEQUENCES as VERSION_SEQUENCES  # noqa: E402
 
-SECURED_SEQUENCES = {**SECURITY_SECURED_SEQUENCES, **SECURED_ADMIN_SEQUENCES, **SECURED_TRANSACTION_SEQUENCES}
+SECURED_SEQUENCES = {
+    **SECURITY_SECURED_SEQUENCES,
+    **SECURED_ADMIN_SEQUENCES,
+    **SECURED_TRANSACTION_SEQUENCES,
+    **SECURED_CONFIG_SEQUENCES,
+}
 SEQUENCES = {
     **GROUP_SEQUENCES,
     **LEGACY_GROUP_SEQUENCES,
@@ -71,6 +79,8 @@ SEQUENCES = {
     **FEATURE_SEQUENCES,
     **TRANSACTION_SEQUENCES,
     **SECURITY_SEQUENCES,
+    **QUOTA_SEQUENCES,
+    **ORDER_SEQUENCES,
     **SECURED_SEQUENCES,
     **BATCH_SHAPE_SEQUENCES,
 }

@@ -32,6 +32,7 @@ LEADER_ELECTION = "org.apache.kafka.tools.LeaderElectionCommand"
 REASSIGN_PARTITIONS = "org.apache.kafka.tools.reassign.ReassignPartitionsCommand"
 LOG_DIRS = "org.apache.kafka.tools.LogDirsCommand"
 METADATA_QUORUM = "org.apache.kafka.tools.MetadataQuorumCommand"
+CONFIG_COMMAND = "org.apache.kafka.tools.ConfigCommand"
 
 _LOG4J2 = """\
 status = warn

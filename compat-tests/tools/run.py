@@ -23,6 +23,10 @@ Per broker, in order (each check reports pass/fail with the tool's output):
     reassign-list       ReassignPartitionsCommand --list: no reassignment in progress
     log-dirs            LogDirsCommand --describe: the topic's partitions in the data directory
     metadata-quorum     MetadataQuorumCommand describe --status: this node leads the quorum
+    configs-scram       ConfigCommand (kafka-configs) adds SCRAM-SHA-256/512 credentials to a user,
+                        describes them, deletes one (config_command.py)
+    configs-quotas      ConfigCommand adds, describes and deletes client quotas of a user, a client id,
+                        both together and the default client id (config_command.py)
     dump-indexes-stopped  after a clean shutdown: every partition's .index/.timeindex has entries and
                         DumpLogSegments finds no mismatch (odradek writes index entries at flush/close)
 
@@ -30,7 +34,7 @@ A check passing on both brokers whose normalised observation differs between the
 "diff" (not gating). With Apache Kafka running, its raw ApiVersions answer is stored as
 report/kafka-api-versions.json (and odradek's as report/odradek-api-versions.json) for ledger.py.
 
-    .venv/bin/python compat-tests/tools/run.py [--brokers odradek,kafka] [--tools-version 4.3.1]
+    .venv/bin/python compat-tests/tools/run.py [--brokers odradek,kafka] [--tools-version 4.3.1] [--checks a,b]
 
 Writes report/tools.json and report/tools.md; full tool outputs go to report/logs/tools/.
 """
@@ -53,6 +57,7 @@ COMPAT = HERE.parent
 sys.path.insert(0, str(COMPAT))
 sys.path.insert(0, str(HERE))
 
+import config_command  # noqa: E402
 from harness.broker import REFERENCE, RunningBroker, launchers  # noqa: E402
 from kafka_tools import (  # noqa: E402
     CLIENT_COMPATIBILITY_TEST,
@@ -439,6 +444,8 @@ CHECKS: list[tuple[str, Callable[[Context, Check], None]]] = [
     ("reassign-list", check_reassign_list),
     ("log-dirs", check_log_dirs),
     ("metadata-quorum", check_metadata_quorum),
+    ("configs-scram", lambda ctx, check: config_command.scram_users(ctx, check, _record)),
+    ("configs-quotas", lambda ctx, check: config_command.client_quotas(ctx, check, _record)),
 ]
 
 #: Run once the broker has been stopped cleanly, on the data directory it left behind.
@@ -447,15 +454,20 @@ STOPPED_CHECKS: list[tuple[str, Callable[[Context, Check], None]]] = [
 ]
 
 
-def run_broker(name: str, tools: Tools, report_dir: Path, run_id: str) -> tuple[list[Check], str]:
+def run_broker(
+    name: str, tools: Tools, report_dir: Path, run_id: str, wanted: frozenset[str] | None = None
+) -> tuple[list[Check], str]:
+    """Every check (or those named in ``wanted``) against a fresh broker ``name``."""
     log_dir = report_dir / "logs" / "tools"
     checks: list[Check] = []
     with tempfile.TemporaryDirectory(prefix="tools-") as tmp:
         data_dir = Path(tmp) / "kept-data"
         launch: Any = launchers()[name]
         with launch(Path(tmp), log_dir / f"{name}.log", data_dir=data_dir) as broker:
-            info, ctx = _live_checks(name, tools, broker, report_dir, log_dir, run_id, checks)
+            info, ctx = _live_checks(name, tools, broker, report_dir, log_dir, run_id, checks, wanted)
         for check_name, fn in STOPPED_CHECKS:
+            if wanted is not None and check_name not in wanted:
+                continue
             checks.append(_run_check(check_name, name, fn, ctx))
     return checks, info
 
@@ -477,7 +489,14 @@ def _run_check(check_name: str, broker_name: str, fn: Callable[[Context, Check],
 
 
 def _live_checks(
-    name: str, tools: Tools, broker: RunningBroker, report_dir: Path, log_dir: Path, run_id: str, checks: list[Check]
+    name: str,
+    tools: Tools,
+    broker: RunningBroker,
+    report_dir: Path,
+    log_dir: Path,
+    run_id: str,
+    checks: list[Check],
+    wanted: frozenset[str] | None = None,
 ) -> tuple[str, Context]:
     produced = [(f"key-{i % 7}", f"value-{i:04d}-" + "x" * 48) for i in range(RECORDS)]
     info = f"{broker.version} at {broker.bootstrap}"
@@ -491,7 +510,8 @@ def _live_checks(
         ) + "\n"
     )  # fmt: skip
     ctx = Context(tools, broker, log_dir, f"tools-{run_id}", f"tools-{run_id}-group", produced)
-    checks.extend(_run_check(check_name, name, fn, ctx) for check_name, fn in CHECKS)
+    chosen = [(check_name, fn) for check_name, fn in CHECKS if wanted is None or check_name in wanted]
+    checks.extend(_run_check(check_name, name, fn, ctx) for check_name, fn in chosen)
     return info, ctx
 
 
@@ -537,7 +557,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--brokers", default="kafka,odradek")
     parser.add_argument("--tools-version", default=DEFAULT_TOOLS_VERSION)
     parser.add_argument("--report-dir", type=Path, default=COMPAT / "report")
+    parser.add_argument("--checks", default="", help="comma-separated check names (default: all)")
     args = parser.parse_args(argv)
+    wanted = frozenset(n.strip() for n in args.checks.split(",") if n.strip()) or None
     started = time.monotonic()
     brokers = sorted((b.strip() for b in args.brokers.split(",") if b.strip()), key=lambda b: b != REFERENCE)
     args.report_dir.mkdir(parents=True, exist_ok=True)
@@ -553,7 +575,7 @@ def main(argv: list[str] | None = None) -> int:
         for name in brokers:
             print(f"== tools against {name}", flush=True)
             try:
-                broker_checks, meta["brokers"][name] = run_broker(name, tools, args.report_dir, run_id)
+                broker_checks, meta["brokers"][name] = run_broker(name, tools, args.report_dir, run_id, wanted)
             except Exception as exc:
                 meta["brokers"][name] = f"did not start: {type(exc).__name__}: {exc}"
                 print(f"!!! {name}: {meta['brokers'][name]}", file=sys.stderr)

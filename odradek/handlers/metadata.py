@@ -15,9 +15,10 @@
 - With an authorizer, as Kafka: a topic the principal may not DESCRIBE is left out of an "every
   topic" answer and answered TOPIC_AUTHORIZATION_FAILED when named (its existence is not disclosed);
   a missing topic it may describe but not CREATE (on the cluster or the topic) is answered
-  TOPIC_AUTHORIZATION_FAILED instead of being created.  The topics answered come first in request
-  order, then those refused creation, then those refused description (Kafka 4.4.0's order for up to
-  four named topics; beyond that its answer follows a Scala hash set).
+  TOPIC_AUTHORIZATION_FAILED instead of being created.
+- Named topics are answered once each: existing ones first, then missing ones, then those refused
+  creation, then those refused description; in request order up to four names, beyond that in the
+  order of Kafka's Scala hash set of the names (`_by_names`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from __future__ import annotations
 from odradek.cluster.topics import TopicError, TopicInfo, validate_topic_name
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
+from odradek.java_order import scala_immutable_set_order, string_hash
 from odradek.security.acl import AclOperation, ResourceType
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.metadata import (
@@ -118,24 +120,7 @@ async def metadata(ctx: RequestContext, request: MetadataRequestValue) -> Metada
     elif version >= 10 and any(t.topic_id != ZERO_UUID for t in request.topics):
         topics = _by_ids(ctx, [t.topic_id for t in request.topics if t.topic_id != ZERO_UUID], with_ops)
     else:
-        refused_create: list[MetadataResponseValue.MetadataResponseTopic] = []
-        refused_describe: list[MetadataResponseValue.MetadataResponseTopic] = []
-        may_create_all = ctx.authorize_cluster(AclOperation.CREATE)
-        for wanted in request.topics:
-            name = wanted.name
-            if name is not None and not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, name):
-                refused_describe.append(_refused(name))
-            elif (
-                name is not None
-                and allow_create
-                and ctx.topics.get(name) is None
-                and not may_create_all
-                and not ctx.authorize(AclOperation.CREATE, ResourceType.TOPIC, name)
-            ):
-                refused_create.append(_refused(name))
-            else:
-                topics.append(await _one_topic(ctx, wanted, allow_create, with_ops))
-        topics += refused_create + refused_describe
+        topics = await _by_names(ctx, request.topics, allow_create, with_ops)
     host, port = ctx.advertised
     registered = cluster.registered
     return MetadataResponse(
@@ -150,6 +135,45 @@ async def metadata(ctx: RequestContext, request: MetadataRequestValue) -> Metada
         ),
         error_code=ErrorCode.NONE,
     )
+
+
+async def _by_names(
+    ctx: RequestContext,
+    requested: list[MetadataRequestValue.MetadataRequestTopic],
+    allow_create: bool,
+    with_ops: bool,
+) -> list[MetadataResponseValue.MetadataResponseTopic]:
+    """Named topics as Kafka answers them: once per name, in the order of the Scala set the names
+    make (request order up to four names, a hash order beyond: `scala_immutable_set_order`); the
+    existing topics first, then the missing ones, then those refused creation, then those refused
+    description (checked against Kafka 4.4.0 without an authorizer, probe metadata.topic_order).
+    Beyond four names, the missing ones keep their places in the set's order, which is not
+    always Kafka's (the probe's six names with three unknown differs)."""
+    first = {wanted.name: wanted for wanted in reversed(requested)}
+    names = scala_immutable_set_order([wanted.name for wanted in requested], string_hash)
+    may_create_all = ctx.authorize_cluster(AclOperation.CREATE)
+    known: list[str | None] = []
+    missing: list[str | None] = []
+    refused_create: list[MetadataResponseValue.MetadataResponseTopic] = []
+    refused_describe: list[MetadataResponseValue.MetadataResponseTopic] = []
+    for name in names:
+        exists = name is not None and ctx.topics.get(name) is not None
+        if name is not None and not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, name):
+            refused_describe.append(_refused(name))
+        elif (
+            name is not None
+            and allow_create
+            and not exists
+            and not may_create_all
+            and not ctx.authorize(AclOperation.CREATE, ResourceType.TOPIC, name)
+        ):
+            refused_create.append(_refused(name))
+        elif exists or name is None:
+            known.append(name)
+        else:
+            missing.append(name)
+    answered = [await _one_topic(ctx, first[name], allow_create, with_ops) for name in known + missing]
+    return answered + refused_create + refused_describe
 
 
 def _refused(name: str) -> MetadataResponseValue.MetadataResponseTopic:

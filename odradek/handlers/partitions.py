@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections import Counter
 
 from odradek.handlers.context import RequestContext
+from odradek.handlers.mutation_quota import mutation_quota, throttled
 from odradek.handlers.registry import registry
 from odradek.handlers.replicas import replica_list_error
 from odradek.security.acl import AclOperation, ResourceType
@@ -90,6 +91,7 @@ async def create_partitions(
         for name, count in counts.items()
         if count > 1
     ]
+    quota = mutation_quota(ctx, strict_since=3)
     for topic in request.topics:
         if counts[topic.name] > 1:
             continue
@@ -102,7 +104,12 @@ async def create_partitions(
         if refused is not None:
             results.append(refused)
             continue
+        info = ctx.topics.get(topic.name)
+        added = topic.count - (info.partitions if info is not None else 0)
+        if quota is not None and not quota.admit(added):
+            results.append(_Result(name=topic.name, error_code=ErrorCode.THROTTLING_QUOTA_EXCEEDED, error_message=None))
+            continue
         if not request.validate_only:
             ctx.topics.add_partitions(topic.name, topic.count)
         results.append(_Result(name=topic.name, error_code=ErrorCode.NONE))
-    return CreatePartitionsResponse(results=results)
+    return throttled(ctx, quota, CreatePartitionsResponse(results=results))

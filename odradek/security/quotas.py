@@ -7,6 +7,15 @@ the samples over the window they span, which counts as at least ``num - 1`` full
 whose recorded bytes push the rate above the quota gets a throttle time of
 ``(rate - quota) / quota * window`` milliseconds: the answer carries it in ``throttle_time_ms`` and the
 connection takes no further request for that long (Kafka mutes the channel, KIP-219).
+
+``controller_mutation_rate`` (KIP-599) is a token bucket of partitions instead: it holds at most
+``(controller.quota.window.num - 1) * controller.quota.window.size.seconds * rate`` tokens (full when
+first used) and refills at the rate. Each topic created, grown or deleted takes its partitions (the
+new ones, for a grown topic). A strict request (CreateTopics v6+, CreatePartitions v3+, DeleteTopics
+v5+) finds the bucket empty, below zero, before taking: the topic is refused with
+THROTTLING_QUOTA_EXCEEDED and the throttle time is ``-tokens / rate`` seconds; a topic taken while
+tokens remain may leave the bucket below zero. An older, permissive request always takes, and is
+throttled by the deficit it leaves.
 """
 
 from __future__ import annotations
@@ -18,7 +27,7 @@ from odradek.clock import Clock
 from odradek.scheduler import Scheduler
 from odradek.security.quota_store import CLIENT_ID, USER, QuotaStore
 
-__all__ = ["QuotaManager"]
+__all__ = ["MutationQuota", "QuotaManager"]
 
 
 @dataclass(slots=True)
@@ -53,6 +62,51 @@ class _Rate:
         return sum(total for _, total in self.samples) * 1000.0 / window, window
 
 
+#: The largest throttle time an answer can carry (an INT32 field).
+_MAX_THROTTLE_MS = 2**31 - 1
+
+
+@dataclass(slots=True)
+class _TokenBucket:
+    tokens: float
+    last_ms: int
+
+    def refill(self, rate: float, burst: float, now: int) -> None:
+        self.tokens = min(burst, self.tokens + rate * (now - self.last_ms) / 1000.0)
+        self.last_ms = now
+
+
+class MutationQuota:
+    """One request's controller mutation quota: `admit` each topic's partitions in request order;
+    ``throttle_ms`` is the answer's throttle time (the last deficit met or left), 0 when none."""
+
+    def __init__(self, bucket: _TokenBucket, rate: float, burst: float, clock: Clock, strict: bool) -> None:
+        self._bucket = bucket
+        self._rate = rate
+        self._burst = burst
+        self._clock = clock
+        self._strict = strict
+        self.throttle_ms = 0
+
+    def admit(self, partitions: int) -> bool:
+        """Take ``partitions`` tokens unless a strict request finds the bucket below zero."""
+        bucket = self._bucket
+        bucket.refill(self._rate, self._burst, self._clock.time_ms())
+        if self._strict and bucket.tokens < 0:
+            self.throttle_ms = self._deficit_ms(bucket.tokens)
+            return False
+        bucket.tokens = min(self._burst, bucket.tokens - partitions)
+        if not self._strict and bucket.tokens < 0:
+            self.throttle_ms = self._deficit_ms(bucket.tokens)
+        return True
+
+    def _deficit_ms(self, tokens: float) -> int:
+        """How long the bucket takes to refill to zero (a rate of 0 never refills: the longest wait)."""
+        if self._rate <= 0:
+            return _MAX_THROTTLE_MS
+        return min(_MAX_THROTTLE_MS, round(-tokens / self._rate * 1000))
+
+
 class QuotaManager:
     """Records client traffic against the stored quotas (see the module docstring)."""
 
@@ -61,10 +115,22 @@ class QuotaManager:
         self._clock = clock
         self._window_ms = int(float(settings.get("quota.window.size.seconds", "1")) * 1000)
         self._count = int(settings.get("quota.window.num", "11"))
+        self._mutation_window_ms = int(float(settings.get("controller.quota.window.size.seconds", "1")) * 1000)
+        self._mutation_count = int(settings.get("controller.quota.window.num", "11"))
         self._rates: dict[tuple[str, tuple[tuple[str, str], ...]], _Rate] = {}
+        self._buckets: dict[tuple[tuple[str, str], ...], _TokenBucket] = {}
         self.scheduler: Scheduler | None = None
 
     def _sensor(self, key: str, user: str, client_id: str) -> tuple[float, _Rate] | None:
+        found = self._quota(key, user, client_id)
+        if found is None:
+            return None
+        value, tags = found
+        return value, self._rates.setdefault((key, tags), _Rate())
+
+    def _quota(self, key: str, user: str, client_id: str) -> tuple[float, tuple[tuple[str, str], ...]] | None:
+        """The quota of ``key`` that applies to the user and client id (Kafka's order of precedence)
+        and the tags of the sensor that measures it (a default entity measures each client apart)."""
         store = self._store
         if not store:
             return None
@@ -88,9 +154,20 @@ class QuotaManager:
                 tags.append((USER, user))
             value = store.get(tuple(entity), key)
             if value is not None:
-                rate = self._rates.setdefault((key, tuple(tags)), _Rate())
-                return value, rate
+                return value, tuple(tags)
         return None
+
+    def mutation_quota(self, user: str, client_id: str, strict: bool) -> MutationQuota | None:
+        """The controller mutation quota of one CreateTopics, CreatePartitions or DeleteTopics
+        (``strict`` for the versions that refuse topics), None when no quota applies."""
+        found = self._quota("controller_mutation_rate", user, client_id)
+        if found is None:
+            return None
+        rate, tags = found
+        burst = (self._mutation_count - 1) * self._mutation_window_ms / 1000.0 * rate
+        now = self._clock.time_ms()
+        bucket = self._buckets.setdefault(tags, _TokenBucket(tokens=burst, last_ms=now))
+        return MutationQuota(bucket, rate, burst, self._clock, strict)
 
     def record(self, key: str, user: str, client_id: str, amount: float) -> int:
         """Record ``amount`` for ``key``; the throttle time in ms (0 when within the quota)."""

@@ -108,3 +108,45 @@ def _frame(api_key: int, version: int, value: object) -> bytes:
     encode_request_header(writer, RequestHeader(api_key, version, 99, "raw-test"), request_schema.is_flexible(version))
     encode_into(request_schema, version, value, writer)
     return struct.pack(">i", len(writer.buf)) + bytes(writer.buf)
+
+
+def _create(broker: InProcessBroker, version: int, topics: dict[str, int]) -> tuple[int, list[tuple[str, int]]]:
+    """CreateTopics on a fresh connection (a throttled connection is muted): the throttle time and
+    each topic's error code."""
+    from odradek.wire.messages.topics import CreateTopicsRequest
+
+    creatable = [
+        CreateTopicsRequest.CreatableTopic(name=name, num_partitions=count, replication_factor=1)
+        for name, count in topics.items()
+    ]
+    connection = RawConnection(broker.bootstrap)
+    try:
+        answer = connection.request(
+            ApiKey.CREATE_TOPICS, version, CreateTopicsRequest(topics=creatable, timeout_ms=5000)
+        )
+    finally:
+        connection.close()
+    return answer.throttle_time_ms, [(t.name, t.error_code) for t in answer.topics]
+
+
+def test_the_controller_mutation_quota_refuses_strict_requests_and_throttles_older_ones(
+    broker: InProcessBroker,
+) -> None:
+    """controller_mutation_rate 1/s: a bucket of (11 - 1) * 1 s * 1 = 10 partitions, refilled at
+    1 per second of the broker's clock (Kafka's numbers, compat-tests/probes/quota_enforcement.py)."""
+    connection = RawConnection(broker.bootstrap)
+    try:
+        _set_quota(connection, "raw-test", "controller_mutation_rate", 1.0)
+    finally:
+        connection.close()
+    throttled = 89  # THROTTLING_QUOTA_EXCEEDED
+    # The bucket is not empty before it, so twelve partitions go through and leave it at -2.
+    assert _create(broker, 7, {"twelve": 12}) == (0, [("twelve", 0)])
+    assert _create(broker, 7, {"one": 1}) == (2000, [("one", throttled)])
+    broker.clock.advance(2000)
+    # Back at 0 (not below): the first topic goes through, the second finds -1.
+    assert _create(broker, 7, {"one": 1, "two": 1}) == (1000, [("one", 0), ("two", throttled)])
+    # CreateTopics v5 predates the refusal: the topic is created and the answer throttled for -4.
+    assert _create(broker, 5, {"three": 3}) == (4000, [("three", 0)])
+    broker.clock.advance(4000)
+    assert _create(broker, 7, {"four": 4}) == (0, [("four", 0)])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from odradek.java_hash import java_string_hash
-from odradek.java_order import java_hash_order, map_hash, string_hash
+from odradek.java_order import java_hash_order, map_hash, scala_immutable_set_order, string_hash
 
 
 def test_a_hash_set_of_strings_iterates_as_java_does() -> None:
@@ -70,3 +70,20 @@ def test_map_hash_is_javas_with_null_values() -> None:
     assert map_hash({"user": "alice", "client-id": None}) == -1807702104
     assert map_hash({"user": None}) == 3599307
     assert string_hash(None) == 0
+
+
+def test_a_scala_immutable_set_keeps_insertion_order_up_to_four() -> None:
+    assert scala_immutable_set_order(["t-c", "t-a", "t-c", "t-e", "t-b"][:4], string_hash) == ["t-c", "t-a", "t-e"]
+    assert scala_immutable_set_order(["d", "c", "b", "a"], string_hash) == ["d", "c", "b", "a"]
+
+
+def test_a_scala_immutable_set_past_four_iterates_its_champ_trie() -> None:
+    # What scala-library 2.13.18 printed for (names).toSet (Kafka's Metadata topic set).
+    names = ["t-c", "t-a", "t-c", "t-e", "t-b", "t-d", "t-a", "t-f"]
+    assert scala_immutable_set_order(names, string_hash) == ["t-f", "t-e", "t-d", "t-a", "t-c", "t-b"]
+    names = ["orders", "payments", "clicks", "views", "users", "carts", "refunds", "sessions", "audit-log",
+             "__consumer_offsets", "metrics", "alerts"]  # fmt: skip
+    assert scala_immutable_set_order(names, string_hash) == [
+        "refunds", "users", "sessions", "__consumer_offsets", "orders", "metrics", "alerts", "carts", "audit-log",
+        "payments", "clicks", "views",
+    ]  # fmt: skip

@@ -139,7 +139,7 @@ func (d *driver) groupClient(s *step, t *assignmentTracker, extra ...kgo.Opt) (*
 		kgo.OnPartitionsRevoked(t.remove),
 		kgo.OnPartitionsLost(t.remove),
 	}
-	return kgo.NewClient(append(opts, extra...)...)
+	return newClient(append(opts, extra...)...)
 }
 
 func stepTimeout(s *step) time.Duration {

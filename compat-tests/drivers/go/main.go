@@ -240,7 +240,7 @@ func (d *driver) dispatch(s *step) (map[string]any, error) {
 
 func (d *driver) adminClient() (*kadm.Client, error) {
 	if d.admin == nil {
-		cl, err := kgo.NewClient(kgo.SeedBrokers(d.bootstrap), kgo.RequestTimeoutOverhead(10*time.Second))
+		cl, err := newClient(kgo.SeedBrokers(d.bootstrap), kgo.RequestTimeoutOverhead(10*time.Second))
 		if err != nil {
 			return nil, err
 		}
@@ -450,7 +450,7 @@ func (d *driver) produce(s *step) (map[string]any, error) {
 	if !s.Idempotent {
 		opts = append(opts, kgo.DisableIdempotentWrite())
 	}
-	cl, err := kgo.NewClient(opts...)
+	cl, err := newClient(opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -540,7 +540,7 @@ func (d *driver) consume(s *step) (map[string]any, error) {
 			return nil, err
 		}
 	}
-	cl, err := kgo.NewClient(
+	cl, err := newClient(
 		kgo.SeedBrokers(d.bootstrap),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{s.Topic: {s.Partition: start}}),
 		kgo.ConsumeResetOffset(reset),

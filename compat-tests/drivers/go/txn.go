@@ -66,7 +66,7 @@ func (d *driver) txnProducer(f *txnFields) (*txnProducer, error) {
 	if f.TransactionTimeoutMs != nil {
 		opts = append(opts, kgo.TransactionTimeout(ms(*f.TransactionTimeoutMs)))
 	}
-	cl, err := kgo.NewClient(opts...)
+	cl, err := newClient(opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +139,7 @@ func (d *driver) txnProduce(s *step, f *txnFields) (map[string]any, error) {
 }
 
 func (d *driver) txnCopy(s *step, f *txnFields) (map[string]any, error) {
-	sess, err := kgo.NewGroupTransactSession(
+	sess, err := newGroupTransactSession(
 		kgo.SeedBrokers(d.bootstrap),
 		kgo.TransactionalID(f.TransactionalID),
 		kgo.ConsumerGroup(s.Group),

@@ -19,6 +19,8 @@ What kcat can and cannot do, and how each step maps onto it:
   no timestamp, so the reply has no ``timestamp`` field, and has no max-timestamp query (unsupported).
 - list_topics: ``kcat -L -J``. create_topic and delete_topic: unsupported.
 - member_start, members_wait, member_pause, member_stop: ``kcat -G`` child processes (members.py).
+- a secured connection (``COMPAT_SECURITY``): librdkafka's ``-X`` settings; SCRAM is unsupported
+  when kcat's librdkafka predates 2.6.1 (``SCRAM_FIXED_IN``).
 
 Error names: kcat prints librdkafka's error descriptions; librdkafka's own table (read through
 ctypes from the library kcat links) turns a description back into a code and name, and
@@ -51,6 +53,24 @@ _RESET = {"earliest": "earliest", "latest": "latest", "none": "error"}
 #: kcat's -J "tstype" as Kafka's TimestampType names.
 _TIMESTAMP_TYPES = {"create": "CreateTime", "logappend": "LogAppendTime"}
 INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state", "__share_group_state"})
+
+
+def security_args() -> list[str]:
+    """kcat's ``-X`` settings for the secured connection in ``COMPAT_SECURITY`` (PROTOCOL.md), if any:
+    librdkafka's own names, and its unsecured JWS for OAUTHBEARER."""
+    text = os.environ.get("COMPAT_SECURITY")
+    if not text:
+        return []
+    settings = json.loads(text)
+    config = {"security.protocol": settings["protocol"], "ssl.ca.location": settings["ca"]}
+    config["ssl.certificate.location"], config["ssl.key.location"] = settings["cert"], settings["key"]
+    config["sasl.mechanism"] = settings["mechanism"]
+    if settings["mechanism"] == "OAUTHBEARER":
+        config["enable.sasl.oauthbearer.unsecure.jwt"] = "true"
+        config["sasl.oauthbearer.config"] = f"principal={settings['username']}"
+    elif settings["mechanism"]:
+        config["sasl.username"], config["sasl.password"] = settings["username"], settings["password"]
+    return [arg for key, value in config.items() if value for arg in ("-X", f"{key}={value}")]
 
 # librdkafka's names for broker error codes where they differ from Kafka's.
 RDKAFKA_TO_KAFKA = {
@@ -147,10 +167,10 @@ class Driver:
 
     def __init__(self, bootstrap: str) -> None:
         self.bootstrap = bootstrap
-        self.members = Members(KCAT, bootstrap)
+        self.members = Members(KCAT, bootstrap, security_args())
 
     def run(self, args: list[str], stdin: bytes = b"", timeout: float = 60.0) -> tuple[int, bytes, bytes]:
-        cmd = [KCAT, "-b", self.bootstrap, *args]
+        cmd = [KCAT, "-b", self.bootstrap, *security_args(), *args]
         try:
             proc = subprocess.run(cmd, input=stdin, capture_output=True, timeout=timeout, check=False)
         except subprocess.TimeoutExpired as exc:
@@ -159,6 +179,8 @@ class Driver:
 
     def dispatch(self, step: dict[str, Any]) -> dict[str, Any]:
         op = step.get("op")
+        if op != "close" and SCRAM_REFUSED:
+            raise Unsupported("this kcat's librdkafka cannot log in with SCRAM to Kafka 4")
         if op == "produce":
             return self.produce(step)
         if op == "consume":
@@ -394,6 +416,23 @@ def kcat_version() -> str:
         return "kcat unknown"
     m = re.search(r"Version (\S+).*?librdkafka (\S+)", out)
     return f"kcat {m.group(1)} (librdkafka {m.group(2)})" if m else "kcat unknown"
+
+
+#: librdkafka before 2.6.1 repeats the client nonce in SCRAM's client-final message; Apache Kafka 4
+#: checks the nonce as RFC 5802 says and refuses the login (so does odradek), so such a kcat cannot
+#: use SCRAM with Kafka 4 at all and every step of a SCRAM connection is unsupported.
+SCRAM_FIXED_IN = (2, 6, 1)
+
+
+def _scram_refused() -> bool:
+    text = os.environ.get("COMPAT_SECURITY")
+    if not text or not str(json.loads(text).get("mechanism") or "").startswith("SCRAM-"):
+        return False
+    m = re.search(r"librdkafka (\d+)\.(\d+)\.(\d+)", kcat_version())
+    return m is None or tuple(int(part) for part in m.groups()) < SCRAM_FIXED_IN
+
+
+SCRAM_REFUSED = _scram_refused()
 
 
 def main() -> int:

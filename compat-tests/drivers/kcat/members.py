@@ -144,9 +144,11 @@ class Member:
 class Members:
     """The driver's running members by name."""
 
-    def __init__(self, kcat: str, bootstrap: str) -> None:
+    def __init__(self, kcat: str, bootstrap: str, security: list[str]) -> None:
+        """``security``: kcat's ``-X`` arguments for a secured connection (driver.py), else empty."""
         self.kcat = kcat
         self.bootstrap = bootstrap
+        self.security = security
         self.members: dict[str, Member] = {}
 
     def get(self, name: str) -> Member:
@@ -173,7 +175,7 @@ class Members:
             "group.instance.id": step.get("group_instance_id"),
             "topic.metadata.refresh.interval.ms": METADATA_REFRESH_MS,
         }
-        args = [self.kcat, "-b", self.bootstrap, "-E", "-G", step["group"]]
+        args = [self.kcat, "-b", self.bootstrap, *self.security, "-E", "-G", step["group"]]
         for key, value in props.items():
             if value is not None:
                 args += ["-X", f"{key}={value}"]

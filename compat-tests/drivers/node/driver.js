@@ -14,6 +14,7 @@
  * cppzst fails to compile), so zstd steps, and fetches that meet zstd batches, answer
  * unsupported. kafkajs has no max-timestamp listing either.
  */
+const fs = require('fs')
 const readline = require('readline')
 const {
   Kafka,
@@ -116,6 +117,30 @@ function headersObject(pairs) {
   return out
 }
 
+/**
+ * kafkajs's ssl and sasl settings for the secured connection in COMPAT_SECURITY (PROTOCOL.md), if
+ * any; OAUTHBEARER sends the harness's unsecured JWS.
+ */
+function securityConfig() {
+  const text = process.env.COMPAT_SECURITY
+  if (!text) return {}
+  const s = JSON.parse(text)
+  const config = {}
+  if (s.ca) {
+    config.ssl = { ca: [fs.readFileSync(s.ca, 'utf8')] }
+    if (s.cert) {
+      config.ssl.cert = fs.readFileSync(s.cert, 'utf8')
+      config.ssl.key = fs.readFileSync(s.key, 'utf8')
+    }
+  }
+  if (s.mechanism === 'OAUTHBEARER') {
+    config.sasl = { mechanism: 'oauthbearer', oauthBearerProvider: async () => ({ value: s.token }) }
+  } else if (s.mechanism) {
+    config.sasl = { mechanism: s.mechanism.toLowerCase(), username: s.username, password: s.password }
+  }
+  return config
+}
+
 class Driver {
   constructor(bootstrap) {
     this.kafka = new Kafka({
@@ -123,6 +148,7 @@ class Driver {
       brokers: [bootstrap],
       logLevel: logLevel.WARN,
       logCreator: stderrLogger,
+      ...securityConfig(),
     })
     this.admin = null
     this.cluster = null

@@ -21,6 +21,7 @@ import time
 from typing import Any
 
 import aiokafka
+import secured
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewPartitions, NewTopic
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
@@ -95,7 +96,9 @@ class AiokafkaClient(AiokafkaTransactions):
         self.members: dict[str, _Member] = {}
 
     async def _start_admin(self) -> AIOKafkaAdminClient:
-        admin = AIOKafkaAdminClient(bootstrap_servers=self.bootstrap, request_timeout_ms=_TIMEOUT_MS)
+        admin = AIOKafkaAdminClient(
+            bootstrap_servers=self.bootstrap, **secured.aiokafka(), request_timeout_ms=_TIMEOUT_MS
+        )
         await admin.start()
         return admin
 
@@ -128,6 +131,7 @@ class AiokafkaClient(AiokafkaTransactions):
             acks, compression, idempotent, linger = key
             producer = AIOKafkaProducer(
                 bootstrap_servers=self.bootstrap,
+                **secured.aiokafka(),
                 acks="all" if acks == "all" else int(acks),
                 compression_type=None if compression == "none" else compression,
                 enable_idempotence=idempotent,
@@ -170,7 +174,7 @@ class AiokafkaClient(AiokafkaTransactions):
         return {"topics": self._run(self._list_topics())}
 
     async def _list_topics(self) -> dict[str, int]:
-        client = AIOKafkaClient(bootstrap_servers=self.bootstrap, request_timeout_ms=_TIMEOUT_MS)
+        client = AIOKafkaClient(bootstrap_servers=self.bootstrap, **secured.aiokafka(), request_timeout_ms=_TIMEOUT_MS)
         await client.bootstrap()
         try:
             metadata = await client.fetch_all_metadata()
@@ -233,6 +237,7 @@ class AiokafkaClient(AiokafkaTransactions):
         }
         consumer = AIOKafkaConsumer(
             bootstrap_servers=self.bootstrap,
+            **secured.aiokafka(),
             group_id=step["group"],
             enable_auto_commit=False,
             auto_offset_reset=step.get("auto_offset_reset") or "earliest",
@@ -374,6 +379,7 @@ class AiokafkaClient(AiokafkaTransactions):
     async def _consume(self, step: Json) -> list[Json]:
         consumer = AIOKafkaConsumer(
             bootstrap_servers=self.bootstrap,
+            **secured.aiokafka(),
             group_id=None,
             enable_auto_commit=False,
             isolation_level=step.get("isolation", "read_uncommitted"),
@@ -424,7 +430,11 @@ class AiokafkaClient(AiokafkaTransactions):
 
     async def _list_offsets(self, step: Json) -> Json:
         consumer = AIOKafkaConsumer(
-            bootstrap_servers=self.bootstrap, group_id=None, enable_auto_commit=False, request_timeout_ms=10000
+            bootstrap_servers=self.bootstrap,
+            **secured.aiokafka(),
+            group_id=None,
+            enable_auto_commit=False,
+            request_timeout_ms=10000,
         )
         await consumer.start()
         try:

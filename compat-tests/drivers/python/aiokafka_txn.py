@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import secured
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.structs import OffsetAndMetadata
 from common import CLIENT_MAX_REQUEST_BYTES, OPERATION_TIMEOUT_S, Json, b64decode, headers_in, normalise_offset
@@ -34,6 +35,7 @@ class AiokafkaTransactions:
             optional = {"transaction_timeout_ms": step.get("transaction_timeout_ms")}
             producer = AIOKafkaProducer(
                 bootstrap_servers=self.bootstrap,
+                **secured.aiokafka(),
                 transactional_id=step["transactional_id"],
                 linger_ms=5,
                 max_request_size=CLIENT_MAX_REQUEST_BYTES,
@@ -96,6 +98,7 @@ class AiokafkaTransactions:
         consumer = AIOKafkaConsumer(
             step["input"],
             bootstrap_servers=self.bootstrap,
+            **secured.aiokafka(),
             group_id=step["group"],
             enable_auto_commit=False,
             auto_offset_reset="earliest",
@@ -120,9 +123,7 @@ class AiokafkaTransactions:
             positions: dict[int, int] = {}
             for msg in kept:
                 positions[msg.partition] = msg.offset + 1
-            offsets = {
-                TopicPartition(step["input"], p): OffsetAndMetadata(o, "") for p, o in sorted(positions.items())
-            }
+            offsets = {TopicPartition(step["input"], p): OffsetAndMetadata(o, "") for p, o in sorted(positions.items())}
             await producer.send_offsets_to_transaction(offsets, step["group"])
             await self._end(name, producer, True)
             return len(kept)

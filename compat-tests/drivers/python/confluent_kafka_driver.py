@@ -17,6 +17,7 @@ import time
 from typing import Any
 
 import confluent_kafka
+import secured
 from common import (
     CLIENT_MAX_REQUEST_BYTES,
     OPERATION_TIMEOUT_S,
@@ -91,7 +92,7 @@ class ConfluentClient(ThreadMemberOps, ConfluentTransactions):
         ConfluentTransactions.__init__(self)
         self.bootstrap = bootstrap
         self.name = f"confluent-kafka {confluent_kafka.version()[0]} (librdkafka {confluent_kafka.libversion()[0]})"
-        self.admin = AdminClient({"bootstrap.servers": bootstrap})
+        self.admin = AdminClient({"bootstrap.servers": bootstrap, **secured.confluent()})
         self.producers: dict[tuple[str, str, bool, int], Producer] = {}
         self.book = MemberBook()
         self.members: dict[str, ThreadMember] = {}
@@ -122,6 +123,7 @@ class ConfluentClient(ThreadMemberOps, ConfluentTransactions):
             producer = Producer(
                 {
                     "bootstrap.servers": self.bootstrap,
+                    **secured.confluent(),
                     "acks": "-1" if acks == "all" else acks,
                     "compression.type": compression,
                     "enable.idempotence": idempotent,
@@ -214,6 +216,7 @@ class ConfluentClient(ThreadMemberOps, ConfluentTransactions):
         consumer = Consumer(
             {
                 "bootstrap.servers": self.bootstrap,
+                **secured.confluent(),
                 # librdkafka insists on a group id even for assign(); nothing is ever committed to it.
                 "group.id": f"compat-assign-{os.getpid()}",
                 "enable.auto.commit": False,
@@ -274,6 +277,7 @@ class ConfluentClient(ThreadMemberOps, ConfluentTransactions):
         consumer = Consumer(
             {
                 "bootstrap.servers": self.bootstrap,
+                **secured.confluent(),
                 "group.id": step["group"],
                 "group.protocol": "classic",
                 "enable.auto.commit": False,
@@ -367,7 +371,7 @@ class ConfluentClient(ThreadMemberOps, ConfluentTransactions):
                 closer.join()
 
     def op_committed(self, step: Json) -> Json:
-        consumer = Consumer({"bootstrap.servers": self.bootstrap, "group.id": step["group"]})
+        consumer = Consumer({"bootstrap.servers": self.bootstrap, **secured.confluent(), "group.id": step["group"]})
         try:
             wanted = [TopicPartition(step["topic"], int(p)) for p in step["partitions"]]
             got = consumer.committed(wanted, timeout=OPERATION_TIMEOUT_S)

@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import secured
 from common import CLIENT_MAX_REQUEST_BYTES, OPERATION_TIMEOUT_S, Json, b64decode, headers_in, normalise_offset
 from confluent_kafka import Consumer, KafkaError, KafkaException, Message, Producer, TopicPartition
 
@@ -30,6 +31,7 @@ class ConfluentTransactions:
         if producer is None:
             config: dict[str, Any] = {
                 "bootstrap.servers": self.bootstrap,
+                **secured.confluent(),
                 "transactional.id": step["transactional_id"],
                 "linger.ms": 5,
                 "message.max.bytes": CLIENT_MAX_REQUEST_BYTES,
@@ -99,6 +101,7 @@ class ConfluentTransactions:
         consumer = Consumer(
             {
                 "bootstrap.servers": self.bootstrap,
+                **secured.confluent(),
                 "group.id": step["group"],
                 "group.protocol": "classic",
                 "enable.auto.commit": False,

@@ -19,6 +19,7 @@ import time
 from typing import Any
 
 import kafka
+import secured
 from common import (
     CLIENT_MAX_REQUEST_BYTES,
     OPERATION_TIMEOUT_S,
@@ -89,7 +90,9 @@ class KafkaPythonClient(ThreadMemberOps, KafkaPythonTransactions):
         KafkaPythonTransactions.__init__(self)
         self.bootstrap = bootstrap
         self.name = f"kafka-python {kafka.__version__}"
-        self.admin = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=_TIMEOUT_MS)
+        self.admin = KafkaAdminClient(
+            bootstrap_servers=bootstrap, **secured.kafka_python(), request_timeout_ms=_TIMEOUT_MS
+        )
         self.producers: dict[tuple[str, str, bool, int], KafkaProducer] = {}
         self.book = MemberBook()
         self.members: dict[str, ThreadMember] = {}
@@ -114,6 +117,7 @@ class KafkaPythonClient(ThreadMemberOps, KafkaPythonTransactions):
             acks, compression, idempotent, linger = key
             producer = KafkaProducer(
                 bootstrap_servers=self.bootstrap,
+                **secured.kafka_python(),
                 acks="all" if acks == "all" else int(acks),
                 compression_type=None if compression == "none" else compression,
                 enable_idempotence=idempotent,
@@ -218,6 +222,7 @@ class KafkaPythonClient(ThreadMemberOps, KafkaPythonTransactions):
     def op_consume(self, step: Json) -> Json:
         consumer = KafkaConsumer(
             bootstrap_servers=self.bootstrap,
+            **secured.kafka_python(),
             group_id=None,
             enable_auto_commit=False,
             isolation_level=step.get("isolation", "read_uncommitted"),
@@ -277,6 +282,7 @@ class KafkaPythonClient(ThreadMemberOps, KafkaPythonTransactions):
         }
         consumer = KafkaConsumer(
             bootstrap_servers=self.bootstrap,
+            **secured.kafka_python(),
             group_id=step["group"],
             enable_auto_commit=False,
             auto_offset_reset=step.get("auto_offset_reset") or "earliest",

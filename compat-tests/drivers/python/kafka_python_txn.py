@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import secured
 from common import CLIENT_MAX_REQUEST_BYTES, OPERATION_TIMEOUT_S, Json, b64decode, headers_in, normalise_offset
 from kafka import KafkaConsumer, KafkaProducer, OffsetAndMetadata, TopicPartition
 
@@ -32,6 +33,7 @@ class KafkaPythonTransactions:
             optional = {"transaction_timeout_ms": step.get("transaction_timeout_ms")}
             producer = KafkaProducer(
                 bootstrap_servers=self.bootstrap,
+                **secured.kafka_python(),
                 transactional_id=step["transactional_id"],
                 linger_ms=5,
                 max_request_size=CLIENT_MAX_REQUEST_BYTES,
@@ -89,6 +91,7 @@ class KafkaPythonTransactions:
         producer = self._txn_producer(step)
         consumer = KafkaConsumer(
             bootstrap_servers=self.bootstrap,
+            **secured.kafka_python(),
             group_id=step["group"],
             enable_auto_commit=False,
             auto_offset_reset="earliest",

@@ -233,6 +233,7 @@ public final class Driver {
         if (admin == null) {
             Properties props = new Properties();
             props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+            Security.apply(props);
             props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 15000);
             props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30000);
             admin = Admin.create(props);
@@ -282,6 +283,7 @@ public final class Driver {
         String acks = step.path("acks").asText("all");
         Properties props = new Properties();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        Security.apply(props);
         props.put(ProducerConfig.ACKS_CONFIG, acks);
         props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, step.path("compression").asText("none"));
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, step.path("idempotent").asBoolean(false));
@@ -340,6 +342,7 @@ public final class Driver {
         String isolation = step.path("isolation").asText("read_uncommitted");
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        Security.apply(props);
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, step.path("auto_offset_reset").asText("none"));
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);

@@ -84,6 +84,7 @@ final class Groups {
         }
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        Security.apply(props);
         props.put(ConsumerConfig.GROUP_ID_CONFIG, step.get("group").asText());
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, step.path("auto_offset_reset").asText("earliest"));

@@ -60,6 +60,7 @@ final class Transactions {
         if (producer == null) {
             Properties props = new Properties();
             props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+            Security.apply(props);
             props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, step.get("transactional_id").asText());
             props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
             props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 20000);
@@ -135,6 +136,7 @@ final class Transactions {
         KafkaProducer<byte[], byte[]> producer = producer(step);
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        Security.apply(props);
         props.put(ConsumerConfig.GROUP_ID_CONFIG, step.get("group").asText());
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");

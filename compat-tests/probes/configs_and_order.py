@@ -1,0 +1,103 @@
+"""Probe sequences: what DescribeConfigs reports of a secured broker's own security settings, and
+in which order Metadata answers topics when a request names some twice or more than a few."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from odradek.wire.api import ApiKey
+from probes.groups import topic_with
+from probes.session import Session
+
+__all__ = ["SECURED_CONFIG_SEQUENCES", "SEQUENCES"]
+
+BROKER = 4
+
+
+def broker_security_configs(s: Session, names: dict[str, str]) -> None:
+    """Every key of the broker resource, with and without synonyms, and a few security keys by name."""
+    for synonyms in (False, True):
+        s.call(
+            f"describe broker configs, synonyms {synonyms}",
+            ApiKey.DESCRIBE_CONFIGS,
+            4,
+            resources=[{"resource_type": BROKER, "resource_name": "1", "configuration_keys": None}],
+            include_synonyms=synonyms,
+            include_documentation=False,
+        )
+    keys = [
+        "listener.name.sasl_ssl.plain.sasl.jaas.config",
+        "sasl.enabled.mechanisms",
+        "ssl.keystore.location",
+        "ssl.keystore.type",
+        "ssl.truststore.location",
+        "listener.name.mtls.ssl.client.auth",
+        "ssl.client.auth",
+        "super.users",
+        "authorizer.class.name",
+        "allow.everyone.if.no.acl.found",
+    ]
+    s.call(
+        "describe security keys by name",
+        ApiKey.DESCRIBE_CONFIGS,
+        4,
+        resources=[{"resource_type": BROKER, "resource_name": "1", "configuration_keys": keys}],
+        include_synonyms=True,
+        include_documentation=False,
+    )
+
+
+def metadata_topic_order(s: Session, names: dict[str, str]) -> None:
+    """Metadata naming topics twice, more than four, and unknown ones, in several versions."""
+    run = names["topic"]
+    made = [f"{run}-{label}" for label in ("c", "a", "e", "b", "d", "f")]
+    for topic in made:
+        topic_with(s, topic, 1)
+    for version in (4, 9, 12):
+        # A missing name of its own per request: a creation one request asked for would be done
+        # by Kafka's controller a moment later, and the next request would find the topic or not.
+        asked = [made[0], made[1], made[0], made[2], f"{run}-missing{version}", made[3], made[4], made[1], made[5]]
+        s.call(
+            f"metadata v{version}: nine names, duplicates, one unknown",
+            ApiKey.METADATA,
+            version,
+            topics=[{"name": t} for t in asked],
+            allow_auto_topic_creation=False,
+        )
+    s.call(
+        "metadata v12: an unknown name before two known ones",
+        ApiKey.METADATA,
+        12,
+        topics=[{"name": f"{run}-nothing"}, {"name": made[0]}, {"name": made[1]}],
+        allow_auto_topic_creation=False,
+    )
+    s.call(
+        "metadata v12: six names, three unknown",
+        ApiKey.METADATA,
+        12,
+        topics=[{"name": t} for t in (f"{run}-x1", made[2], f"{run}-x2", made[3], f"{run}-x3", made[4])],
+        allow_auto_topic_creation=False,
+    )
+    for count in (2, 3, 4, 5, 6):
+        s.call(
+            f"metadata v12: {count} topics",
+            ApiKey.METADATA,
+            12,
+            topics=[{"name": t} for t in made[:count]],
+            allow_auto_topic_creation=False,
+        )
+    s.call(
+        "metadata v12: one topic twice",
+        ApiKey.METADATA,
+        12,
+        topics=[{"name": made[0]}, {"name": made[0]}],
+        allow_auto_topic_creation=False,
+    )
+
+
+SECURED_CONFIG_SEQUENCES: dict[str, Callable[[Session, dict[str, str]], None]] = {
+    "secured.broker_security_configs": broker_security_configs,
+}
+SEQUENCES: dict[str, Callable[[Session, dict[str, str]], None]] = {
+    "metadata.topic_order": metadata_topic_order,
+}
