@@ -18,6 +18,8 @@
   TOPIC_AUTHORIZATION_FAILED instead of being created.  The topics answered come first in request
   order, then those refused creation, then those refused description (Kafka 4.4.0's order for up to
   four named topics; beyond that its answer follows a Scala hash set).
+- A request naming many topics, or an "every topic" answer over many, shares the event loop with
+  the other connections while it is answered (`odradek.handlers.slices`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from __future__ import annotations
 from odradek.cluster.topics import TopicError, TopicInfo, validate_topic_name
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
+from odradek.handlers.slices import LoopShare
 from odradek.security.acl import AclOperation, ResourceType
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.metadata import (
@@ -45,6 +48,8 @@ ALL_TOPIC_OPERATIONS = sum(1 << op for op in TOPIC_OPERATIONS)
 # Kafka 4.3.1 without an authorizer reports for the cluster (8096; no token operations).
 CLUSTER_OPERATIONS = tuple(AclOperation(op) for op in (5, 7, 8, 9, 10, 11, 12))
 ALL_CLUSTER_OPERATIONS = sum(1 << op for op in CLUSTER_OPERATIONS)
+_Topic = MetadataResponse.MetadataResponseTopic
+_Partition = MetadataResponse.MetadataResponseTopic.MetadataResponsePartition
 
 
 def cluster_operations(ctx: RequestContext) -> int:
@@ -67,7 +72,7 @@ def topic_metadata(
     for index in range(info.partitions):
         leader = ctx.partitions.leadership(info.name, index)
         partitions.append(
-            MetadataResponse.MetadataResponseTopic.MetadataResponsePartition(
+            _Partition(
                 error_code=ErrorCode.LEADER_NOT_AVAILABLE if leader.leader_id < 0 else ErrorCode.NONE,
                 partition_index=index,
                 leader_id=leader.leader_id,
@@ -77,7 +82,7 @@ def topic_metadata(
                 offline_replicas=list(leader.offline),
             )
         )
-    return MetadataResponse.MetadataResponseTopic(
+    return _Topic(
         error_code=ErrorCode.NONE,
         name=info.name,
         topic_id=info.topic_id,
@@ -95,7 +100,7 @@ def _missing(
     """A topic answered with an error; like Kafka 4.3.1, a named one still carries the topic
     operations when they were asked for (checked with compat-tests/probes/versions.py)."""
     ops = topic_operations(ctx, name) if with_ops and name is not None else AUTHORIZED_OPERATIONS_OMITTED
-    return MetadataResponse.MetadataResponseTopic(
+    return _Topic(
         error_code=code, name=name, topic_id=topic_id, is_internal=False, partitions=[], topic_authorized_operations=ops
     )
 
@@ -109,12 +114,12 @@ async def metadata(ctx: RequestContext, request: MetadataRequestValue) -> Metada
         cluster.config.auto_create_topics_enable
     )
     topics: list[MetadataResponseValue.MetadataResponseTopic] = []
+    share = LoopShare()
     if request.topics is None or (version == 0 and not request.topics):
-        topics = [
-            topic_metadata(ctx, info, with_ops)
-            for info in ctx.topics
-            if ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, info.name)
-        ]
+        for info in list(ctx.topics):
+            if ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, info.name):
+                topics.append(topic_metadata(ctx, info, with_ops))
+            await share.share()
     elif version >= 10 and any(t.topic_id != ZERO_UUID for t in request.topics):
         topics = _by_ids(ctx, [t.topic_id for t in request.topics if t.topic_id != ZERO_UUID], with_ops)
     else:
@@ -134,7 +139,8 @@ async def metadata(ctx: RequestContext, request: MetadataRequestValue) -> Metada
             ):
                 refused_create.append(_refused(name))
             else:
-                topics.append(await _one_topic(ctx, wanted, allow_create, with_ops))
+                topics.append(_one_topic(ctx, wanted, allow_create, with_ops))
+            await share.share()
         topics += refused_create + refused_describe
     host, port = ctx.advertised
     registered = cluster.registered
@@ -153,7 +159,7 @@ async def metadata(ctx: RequestContext, request: MetadataRequestValue) -> Metada
 
 
 def _refused(name: str) -> MetadataResponseValue.MetadataResponseTopic:
-    return MetadataResponse.MetadataResponseTopic(
+    return _Topic(
         error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED,
         name=name,
         topic_id=ZERO_UUID,
@@ -179,7 +185,7 @@ def _by_ids(
     )
 
 
-async def _one_topic(
+def _one_topic(
     ctx: RequestContext, wanted: MetadataRequestValue.MetadataRequestTopic, allow_create: bool, with_ops: bool
 ) -> MetadataResponseValue.MetadataResponseTopic:
     catalog = ctx.topics
