@@ -85,6 +85,12 @@ compat: $(STAMP) compat-deps
 compat-cli: $(STAMP)
 	$(BIN)/python compat-tests/cli/run.py $(COMPAT_CLI_ARGS)
 
+# Connection limits (max.connections, per listener and per ip, connections.max.idle.ms): the same raw
+# connections against Apache Kafka and odradek started with the same limits; writes compat-tests/report/limits.{json,md}.
+.PHONY: compat-limits
+compat-limits: $(STAMP)
+	$(BIN)/python compat-tests/limits/run.py $(COMPAT_LIMITS_ARGS)
+
 # tests/spark (Spark's Kafka connector, spark-load, the odradek data source) against a fresh Apache Kafka
 # and against odradek; writes compat-tests/report/spark.{md,json}. COMPAT_SPARK_ARGS="--brokers kafka -k txn"
 compat-spark: $(STAMP) $(SPARK_STAMP)

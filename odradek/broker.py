@@ -350,8 +350,9 @@ class Broker:
 
         max_request = self.config.socket_request_max_bytes
         idle_ms = int(self.config.security.get("connections.max.idle.ms", "600000"))
-        limits = ConnectionLimits(self.config.security)
-        for index, spec in enumerate(listener_specs(self.config)):
+        specs = listener_specs(self.config)
+        limits = ConnectionLimits(self.config.security, [spec.name for spec in specs])
+        for index, spec in enumerate(specs):
             security = ListenerSecurity(
                 spec,
                 self.config.security,
@@ -359,7 +360,6 @@ class Broker:
                 max_request,
                 self.security.scram.lookup,
                 dispatcher.error_answer,
-                limits,
             )
             listener = Listener(
                 dispatcher,
@@ -374,6 +374,7 @@ class Broker:
                 idle_ms=idle_ms,
                 memory=self.request_memory,
                 socket_buffers=(self.config.socket_send_buffer_bytes, self.config.socket_receive_buffer_bytes),
+                admission=limits,
             )
             self._listeners.append(listener)
             self._listener_security.append(security)

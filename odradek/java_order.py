@@ -27,17 +27,19 @@ users) and the transaction answers share this one module.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TypeVar
 
 from odradek.java_hash import java_string_hash
 
 __all__ = [
+    "iter_scala_immutable_set_order",
     "java_hash_order",
     "java_long_hash",
     "map_hash",
     "scala_hash_set_order",
     "scala_immutable_set_order",
+    "scala_improved_hash",
     "scala_mutable_hash_order",
     "string_hash",
     "topic_partition_hash",
@@ -117,22 +119,40 @@ def _improve(hash_code: int) -> int:
 def scala_immutable_set_order(keys: Iterable[K], hash_of: Callable[[K], int]) -> list[K]:
     """The order a Scala 2.13 immutable ``Set`` built from ``keys`` (``toSet``) iterates them."""
     unique = list(dict.fromkeys(keys))
-    return unique if len(unique) <= 4 else scala_hash_set_order(unique, hash_of)
+    return list(iter_scala_immutable_set_order([(key, scala_improved_hash(hash_of(key))) for key in unique]))
+
+
+def iter_scala_immutable_set_order(improved: list[tuple[K, int]]) -> Iterator[K]:
+    """`scala_immutable_set_order` of distinct keys given with their `scala_improved_hash`, in
+    the order they were added, yielded one by one: each CHAMP node is sorted only when the
+    iteration reaches it, so a caller can pause between keys of a large set."""
+    if len(improved) <= 4:
+        return (key for key, _ in improved)
+    return _champ_iter(improved, 0)
 
 
 def scala_hash_set_order(keys: Iterable[K], hash_of: Callable[[K], int]) -> list[K]:
     """The order a Scala 2.13 immutable ``HashSet`` (a CHAMP trie, whatever its size: what a set
     of more than four elements and the sets taken from it, e.g. by ``diff``, are) iterates ``keys``."""
     unique = list(dict.fromkeys(keys))
-    return _champ_order([(key, _improve(hash_of(key) & _MASK)) for key in unique], 0)
+    return list(_champ_iter([(key, scala_improved_hash(hash_of(key))) for key in unique], 0))
 
 
-def _champ_order(entries: list[tuple[K, int]], shift: int) -> list[K]:
+def scala_improved_hash(hash_code: int) -> int:
+    """The hash a Scala 2.13 ``HashSet`` files a key under: ``Hashing.improve`` of its hash code."""
+    return _improve(hash_code & _MASK)
+
+
+def _champ_iter(entries: list[tuple[K, int]], shift: int) -> Iterator[K]:
     """One CHAMP node holding ``entries`` (key, improved hash) at ``shift``: the elements alone in
     their five-bit slot, by slot, then each slot shared by several (a sub-node), by slot."""
     slots: dict[int, list[tuple[K, int]]] = {}
     for key, hashed in entries:
         slots.setdefault((hashed >> shift) & 31, []).append((key, hashed))
-    own = [slots[slot][0][0] for slot in sorted(slots) if len(slots[slot]) == 1]
-    nested = [_champ_order(slots[slot], shift + 5) for slot in sorted(slots) if len(slots[slot]) > 1]
-    return own + [key for node in nested for key in node]
+    ordered = sorted(slots)
+    for slot in ordered:
+        if len(slots[slot]) == 1:
+            yield slots[slot][0][0]
+    for slot in ordered:
+        if len(slots[slot]) > 1:
+            yield from _champ_iter(slots[slot], shift + 5)

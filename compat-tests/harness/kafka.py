@@ -23,7 +23,7 @@ import subprocess
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -114,7 +114,11 @@ def _cluster_id() -> str:
 
 
 def server_properties(
-    port: int, controller_port: int, log_dir: Path | str, profile: SecuredProfile | None = None
+    port: int,
+    controller_port: int,
+    log_dir: Path | str,
+    profile: SecuredProfile | None = None,
+    settings: Mapping[str, str] | None = None,
 ) -> str:
     """A single-node KRaft config; Kafka's defaults except what one node needs and faster storage passes.
     A secured profile replaces the listeners with its own (plus the controller's) and adds its settings."""
@@ -147,6 +151,7 @@ def server_properties(
         secured["listeners"] += f",CONTROLLER://{HOST}:{controller_port}"
         secured["listener.security.protocol.map"] += ",CONTROLLER:PLAINTEXT"
         props.update(secured)
+    props.update(settings or {})
     return "".join(f"{key}={value}\n" for key, value in props.items())
 
 
@@ -162,8 +167,10 @@ def launch(
     profile: SecuredProfile | None = None,
     *,
     log_dirs: int = 1,
+    settings: Mapping[str, str] | None = None,
 ) -> Iterator[RunningBroker]:
-    """Resolve, format and start Kafka; yield it once ready; always stop it.
+    """Resolve, format and start Kafka; yield it once ready; always stop it (``settings``: more
+    server properties).
 
     ``data_dir``, if given, is the log directory instead of a temporary one and outlives the broker;
     ``profile`` runs the secured configuration (harness/security.py) on the profile's ports;
@@ -179,7 +186,7 @@ def launch(
             port = profile.ports["PLAINTEXT"]
         config = root / "server.properties"
         dirs = ",".join(str(path) for path in log_dir_paths(data_dir, log_dirs))
-        config.write_text(server_properties(port, controller_port, dirs, profile))
+        config.write_text(server_properties(port, controller_port, dirs, profile, settings))
         log4j = root / "log4j2.properties"
         log4j.write_text(_LOG4J2)
         started = time.monotonic()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
@@ -30,15 +30,22 @@ OVERRIDES = (
 )
 
 
-def command(port: int, data_dir: Path, profile: SecuredProfile | None = None, log_dirs: int = 1) -> list[str]:
-    """The one place that knows how odradek is started (a secured profile adds its settings;
-    ``log_dirs`` directories under ``data_dir`` as Kafka's launcher lays them out,
+def command(
+    port: int,
+    data_dir: Path,
+    profile: SecuredProfile | None = None,
+    log_dirs: int = 1,
+    settings: Mapping[str, str] | None = None,
+) -> list[str]:
+    """The one place that knows how odradek is started (a secured profile adds its settings, then
+    ``settings``; ``log_dirs`` directories under ``data_dir`` as Kafka's launcher lays them out,
     `harness.broker.log_dir_paths`)."""
     dirs = ",".join(str(path) for path in log_dir_paths(data_dir, log_dirs))
     argv = [sys.executable, "-m", "odradek", "run", "--host", HOST, "--port", str(port), "--data-dir", dirs]
     overrides = list(OVERRIDES)
     if profile is not None:
         overrides += [f"{key}={value}" for key, value in profile.properties().items()]
+    overrides += [f"{key}={value}" for key, value in (settings or {}).items()]
     for override in overrides:
         argv += ["--override", override]
     return argv
@@ -52,9 +59,11 @@ def launch(
     profile: SecuredProfile | None = None,
     *,
     log_dirs: int = 1,
+    settings: Mapping[str, str] | None = None,
 ) -> Iterator[RunningBroker]:
     """Start odradek, wait for ApiVersions to answer, yield it, always stop it (``profile``: the
-    secured configuration of harness/security.py, on the profile's ports).
+    secured configuration of harness/security.py, on the profile's ports; ``settings``: more
+    server properties).
 
     ``data_dir``, if given, is used instead of a temporary one and outlives the broker (tools/run.py
     reads the segment files of the stopped broker)."""
@@ -62,7 +71,7 @@ def launch(
         port = profile.ports["PLAINTEXT"] if profile is not None else free_port()
         started = time.monotonic()
         data_dir = data_dir or Path(tmp) / "data"
-        argv = command(port, data_dir, profile, log_dirs)
+        argv = command(port, data_dir, profile, log_dirs, settings)
         broker = BrokerProcess(argv, log_path, port, START_TIMEOUT_S, grace_s=10.0, cwd=REPO_ROOT)
         try:
             cluster_id = broker.wait_ready()

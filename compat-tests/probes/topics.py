@@ -185,7 +185,35 @@ def delete_and_metadata(s: Session, names: dict[str, str]) -> None:
     s.call("delete: an internal topic", ApiKey.DELETE_TOPICS, 5, topic_names=["__consumer_offsets"], timeout_ms=10_000)
 
 
+def metadata_many(s: Session, names: dict[str, str]) -> None:
+    """Metadata naming 1,200 topics (odradek answers those in slices, `odradek.handlers.slices`):
+    a topic among unknown and invalid names, with and without authorized operations.  Kafka lists
+    more than four named topics in a Scala hash set's order, so each answer's topics are compared
+    in name order."""
+    topic, missing = names["topic"], names["missing"]
+    topic_with(s, topic, 2)
+    wanted = [f"{missing}-{i:04d}" for i in range(1000)]
+    wanted[500:500] = [topic, missing + "!"]
+    wanted += [f"{missing}?{i}" for i in range(198)]
+    requests = [
+        ("metadata of 1,200 names", 12, False),
+        ("metadata of 1,200 names, with operations", 12, True),
+        ("metadata v4 of 1,200 names", 4, False),
+    ]
+    for label, version, operations in requests:
+        s.call(
+            label,
+            ApiKey.METADATA,
+            version,
+            topics=[{"name": name} for name in wanted],
+            allow_auto_topic_creation=False,
+            include_topic_authorized_operations=operations,
+        )
+        s.observations[-1].response["topics"].sort(key=lambda topic: str(topic["name"]))
+
+
 SEQUENCES: dict[str, Callable[[Session, dict[str, str]], None]] = {
     "topics.create": create_topics,
     "topics.delete_and_metadata": delete_and_metadata,
+    "topics.metadata_many": metadata_many,
 }

@@ -28,12 +28,21 @@ from odradek.wire.messages.api_versions import (
 
 __all__ = ["supported_api_entries"]
 
+_ApiVersion = ApiVersionsResponse.ApiVersion
+_entries: dict[tuple[tuple[int, int, int], ...], tuple[ApiVersionsResponseValue.ApiVersion, ...]] = {}
+
 
 def supported_api_entries(served: Registry) -> list[ApiVersionsResponseValue.ApiVersion]:
-    return [
-        ApiVersionsResponse.ApiVersion(api_key=key, min_version=low, max_version=high)
-        for key, low, high in served.supported()
-    ]
+    """The API ranges of an answer: a new list, of entries built once per set of ranges (every
+    client's first request is an ApiVersions, so a client that reconnects often costs this each
+    time; nothing changes an entry once it is in an answer)."""
+    supported = served.supported()
+    entries = _entries.get(supported)
+    if entries is None:
+        entries = _entries[supported] = tuple(
+            _ApiVersion(api_key=key, min_version=low, max_version=high) for key, low, high in supported
+        )
+    return list(entries)
 
 
 def _error(request: ApiVersionsRequestValue, code: ErrorCode) -> ApiVersionsResponseValue:

@@ -24,6 +24,12 @@ from odradek.handlers.api_versions import supported_api_entries
 from odradek.handlers.context import ClientConnection, RequestContext, Services
 from odradek.handlers.interception import Call, Interceptor
 from odradek.handlers.registry import ApiHandler, Registry
+from odradek.handlers.slices import (
+    LARGE_REQUEST_BYTES,
+    LoopShare,
+    release_in_slices,
+    run_in_slices,
+)
 from odradek.wire.api import (
     ApiKey,
     RequestHeader,
@@ -31,7 +37,7 @@ from odradek.wire.api import (
     encode_response_header,
     response_header_is_flexible,
 )
-from odradek.wire.codec import decode_from, encode_into
+from odradek.wire.codec import decode_from, decode_in_slices, encode_in_slices, encode_into
 from odradek.wire.errors import ErrorCode, ProtocolViolation
 from odradek.wire.messages.api_versions import ApiVersionsResponse
 from odradek.wire.primitives import DecodeError, Part, Reader, Writer
@@ -64,6 +70,19 @@ def encode_response_frame(api_key: int, version: int, correlation_id: int, messa
     flexible = response_header_is_flexible(api_key, message.is_flexible(version))
     encode_response_header(writer, correlation_id, flexible)
     encode_into(message, version, value, writer)
+    _SIZE.pack_into(head, 0, writer.size() - 4)
+    return writer.parts()
+
+
+async def encode_response_frame_in_slices(
+    api_key: int, version: int, correlation_id: int, message: Message[T], value: T, share: LoopShare
+) -> Frame:
+    """`encode_response_frame`, sharing the event loop while a huge answer is encoded."""
+    head = bytearray(4)
+    writer = Writer(head)
+    flexible = response_header_is_flexible(api_key, message.is_flexible(version))
+    encode_response_header(writer, correlation_id, flexible)
+    await run_in_slices(encode_in_slices(message, version, value, writer), share)
     _SIZE.pack_into(head, 0, writer.size() - 4)
     return writer.parts()
 
@@ -104,20 +123,53 @@ class Dispatcher:
             if header.api_key == ApiKey.API_VERSIONS:
                 return self._unsupported_api_versions(header.correlation_id)
             raise ProtocolViolation(f"{handler.request.name} version {version} is not supported")
+        if len(body) < LARGE_REQUEST_BYTES and header.api_key != ApiKey.METADATA:
+            try:
+                request: StructValue = decode_from(handler.request, version, reader)
+            except (DecodeError, ValueError) as exc:
+                raise ProtocolViolation(f"unparsable {handler.request.name} v{version}: {exc}") from None
+            return await self._answer(header, handler, request, connection, len(body), None)
+        share = LoopShare()
         try:
-            request: StructValue = decode_from(handler.request, version, reader)
-        except (DecodeError, ValueError) as exc:
-            raise ProtocolViolation(f"unparsable {handler.request.name} v{version}: {exc}") from None
+            try:
+                request = await run_in_slices(decode_in_slices(handler.request, version, reader), share)
+            except (DecodeError, ValueError) as exc:
+                raise ProtocolViolation(f"unparsable {handler.request.name} v{version}: {exc}") from None
+            frame = await self._answer(header, handler, request, connection, len(body), share)
+            if share.steps and self.interceptor is None:  # an interceptor (the journal) may keep it
+                await release_in_slices(request, share)
+            return frame
+        finally:
+            share.done()
+
+    async def _answer(
+        self,
+        header: RequestHeader,
+        handler: ApiHandler,
+        request: StructValue,
+        connection: ClientConnection,
+        request_bytes: int,
+        share: LoopShare | None,
+    ) -> Frame | None:
+        """Handle a decoded request and encode its answer (in slices with a ``share``)."""
+        version = header.api_version
         context = RequestContext(self._services, header, connection)
         if self.interceptor is not None or self._emulation is not None:
-            return await self._answer_slowly(header, handler, request, context, len(body))
+            return await self._answer_slowly(header, handler, request, context, request_bytes)
         try:
             response = await handler.handle(context, request)
             if header.api_key in _QUOTA_APIS and self._services.security.quotas:
-                return self._throttled(header, handler, connection, len(body), response)
+                return self._throttled(header, handler, connection, request_bytes, response)
             if response is None:
                 return None
-            return self._frame(header, handler, response)
+            if share is None:
+                return self._frame(header, handler, response)
+            frame = await encode_response_frame_in_slices(
+                header.api_key, version, header.correlation_id, handler.response, response, share
+            )
+            if share.steps:
+                await release_in_slices(response, share)
+            return frame
         except ProtocolViolation:
             raise
         except Exception:

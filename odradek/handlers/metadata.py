@@ -19,6 +19,8 @@
 - Named topics are answered once each: existing ones first, then missing ones, then those refused
   creation, then those refused description; in request order up to four names, beyond that in the
   order of Kafka's Scala hash set of the names (`_by_names`).
+- A request naming many topics, or an "every topic" answer over many, shares the event loop with
+  the other connections while it is answered (`odradek.handlers.slices`).
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from __future__ import annotations
 from odradek.cluster.topics import TopicError, TopicInfo, validate_topic_name
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
-from odradek.java_order import scala_immutable_set_order, string_hash
+from odradek.handlers.slices import LoopShare
+from odradek.java_order import iter_scala_immutable_set_order, scala_improved_hash, string_hash
 from odradek.security.acl import AclOperation, ResourceType
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.metadata import (
@@ -47,6 +50,8 @@ ALL_TOPIC_OPERATIONS = sum(1 << op for op in TOPIC_OPERATIONS)
 # Kafka 4.3.1 without an authorizer reports for the cluster (8096; no token operations).
 CLUSTER_OPERATIONS = tuple(AclOperation(op) for op in (5, 7, 8, 9, 10, 11, 12))
 ALL_CLUSTER_OPERATIONS = sum(1 << op for op in CLUSTER_OPERATIONS)
+_Topic = MetadataResponse.MetadataResponseTopic
+_Partition = MetadataResponse.MetadataResponseTopic.MetadataResponsePartition
 
 
 def cluster_operations(ctx: RequestContext) -> int:
@@ -69,7 +74,7 @@ def topic_metadata(
     for index in range(info.partitions):
         leader = ctx.partitions.leadership(info.name, index)
         partitions.append(
-            MetadataResponse.MetadataResponseTopic.MetadataResponsePartition(
+            _Partition(
                 error_code=ErrorCode.LEADER_NOT_AVAILABLE if leader.leader_id < 0 else ErrorCode.NONE,
                 partition_index=index,
                 leader_id=leader.leader_id,
@@ -79,7 +84,7 @@ def topic_metadata(
                 offline_replicas=list(leader.offline),
             )
         )
-    return MetadataResponse.MetadataResponseTopic(
+    return _Topic(
         error_code=ErrorCode.NONE,
         name=info.name,
         topic_id=info.topic_id,
@@ -97,7 +102,7 @@ def _missing(
     """A topic answered with an error; like Kafka 4.3.1, a named one still carries the topic
     operations when they were asked for (checked with compat-tests/probes/versions.py)."""
     ops = topic_operations(ctx, name) if with_ops and name is not None else AUTHORIZED_OPERATIONS_OMITTED
-    return MetadataResponse.MetadataResponseTopic(
+    return _Topic(
         error_code=code, name=name, topic_id=topic_id, is_internal=False, partitions=[], topic_authorized_operations=ops
     )
 
@@ -111,16 +116,16 @@ async def metadata(ctx: RequestContext, request: MetadataRequestValue) -> Metada
         cluster.config.auto_create_topics_enable
     )
     topics: list[MetadataResponseValue.MetadataResponseTopic] = []
+    share = LoopShare()
     if request.topics is None or (version == 0 and not request.topics):
-        topics = [
-            topic_metadata(ctx, info, with_ops)
-            for info in ctx.topics
-            if ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, info.name)
-        ]
+        for info in list(ctx.topics):
+            if ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, info.name):
+                topics.append(topic_metadata(ctx, info, with_ops))
+            await share.share()
     elif version >= 10 and any(t.topic_id != ZERO_UUID for t in request.topics):
         topics = _by_ids(ctx, [t.topic_id for t in request.topics if t.topic_id != ZERO_UUID], with_ops)
     else:
-        topics = await _by_names(ctx, request.topics, allow_create, with_ops)
+        topics = await _by_names(ctx, request.topics, allow_create, with_ops, share)
     host, port = ctx.advertised
     registered = cluster.registered
     return MetadataResponse(
@@ -142,6 +147,7 @@ async def _by_names(
     requested: list[MetadataRequestValue.MetadataRequestTopic],
     allow_create: bool,
     with_ops: bool,
+    share: LoopShare,
 ) -> list[MetadataResponseValue.MetadataResponseTopic]:
     """Named topics as Kafka answers them: once per name, in the order of the Scala set the names
     make (request order up to four names, a hash order beyond: `scala_immutable_set_order`); the
@@ -150,13 +156,16 @@ async def _by_names(
     Beyond four names, the missing ones keep their places in the set's order, which is not
     always Kafka's (the probe's six names with three unknown differs)."""
     first = {wanted.name: wanted for wanted in reversed(requested)}
-    names = scala_immutable_set_order([wanted.name for wanted in requested], string_hash)
+    improved: list[tuple[str | None, int]] = []
+    for name in dict.fromkeys(wanted.name for wanted in requested):
+        improved.append((name, scala_improved_hash(string_hash(name))))
+        await share.share()
     may_create_all = ctx.authorize_cluster(AclOperation.CREATE)
     known: list[str | None] = []
     missing: list[str | None] = []
     refused_create: list[MetadataResponseValue.MetadataResponseTopic] = []
     refused_describe: list[MetadataResponseValue.MetadataResponseTopic] = []
-    for name in names:
+    for name in iter_scala_immutable_set_order(improved):
         exists = name is not None and ctx.topics.get(name) is not None
         if name is not None and not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, name):
             refused_describe.append(_refused(name))
@@ -172,12 +181,16 @@ async def _by_names(
             known.append(name)
         else:
             missing.append(name)
-    answered = [await _one_topic(ctx, first[name], allow_create, with_ops) for name in known + missing]
+        await share.share()
+    answered: list[MetadataResponseValue.MetadataResponseTopic] = []
+    for name in known + missing:
+        answered.append(_one_topic(ctx, first[name], allow_create, with_ops))
+        await share.share()
     return answered + refused_create + refused_describe
 
 
 def _refused(name: str) -> MetadataResponseValue.MetadataResponseTopic:
-    return MetadataResponse.MetadataResponseTopic(
+    return _Topic(
         error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED,
         name=name,
         topic_id=ZERO_UUID,
@@ -203,7 +216,7 @@ def _by_ids(
     )
 
 
-async def _one_topic(
+def _one_topic(
     ctx: RequestContext, wanted: MetadataRequestValue.MetadataRequestTopic, allow_create: bool, with_ops: bool
 ) -> MetadataResponseValue.MetadataResponseTopic:
     catalog = ctx.topics

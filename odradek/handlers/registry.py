@@ -60,6 +60,7 @@ class ApiHandler:
 class Registry:
     def __init__(self) -> None:
         self._handlers: dict[int, ApiHandler] = {}
+        self._supported: tuple[tuple[int, int, int], ...] | None = None
 
     def register(self, handler: ApiHandler) -> None:
         key = handler.api_key
@@ -68,13 +69,16 @@ class Registry:
         if handler.min_version not in handler.request.valid or handler.max_version not in handler.request.valid:
             raise ValueError(f"{handler.request.name}: {handler.min_version}-{handler.max_version} not in schema")
         self._handlers[key] = handler
+        self._supported = None
 
     def get(self, api_key: int) -> ApiHandler | None:
         return self._handlers.get(api_key)
 
-    def supported(self) -> list[tuple[int, int, int]]:
-        """(api key, min, max) for every served API, in key order."""
-        return sorted((h.api_key, h.min_version, h.max_version) for h in self._handlers.values())
+    def supported(self) -> tuple[tuple[int, int, int], ...]:
+        """(api key, min, max) for every served API, in key order (kept until the next `register`)."""
+        if self._supported is None:
+            self._supported = tuple(sorted((h.api_key, h.min_version, h.max_version) for h in self._handlers.values()))
+        return self._supported
 
     def is_flexible(self, api_key: int, version: int) -> bool:
         handler = self._handlers.get(api_key)

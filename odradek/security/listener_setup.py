@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from odradek.clock import Clock
 from odradek.config.broker import ConfigError
 from odradek.java_order import java_hash_order, string_hash
-from odradek.security.limits import ConnectionLimits
 from odradek.security.listeners import ListenerSpec, listener_setting
 from odradek.security.principal import ClientIdentity, KafkaPrincipal
 from odradek.wire.errors import ErrorCode
@@ -85,10 +84,8 @@ class ListenerSecurity:
         max_request_bytes: int,
         scram: ScramLookup,
         error_answer: ErrorAnswer,
-        limits: ConnectionLimits | None = None,
     ) -> None:
         self.spec = spec
-        self._limits = limits
         self._error_answer = error_answer
         self.advertised: tuple[str, int] = (spec.advertised_host or spec.host, spec.advertised_port or spec.port)
         self._clock = clock
@@ -160,13 +157,6 @@ class ListenerSecurity:
 
     def prepare(self, connection: PreparedConnection) -> None:
         identity = connection.identity
-        if self._limits is not None:
-            refusal = self._limits.admit(identity.host, self.spec.name)
-            if refusal is not None:
-                connection.abort(refusal)
-                return
-            host, limits, name = identity.host, self._limits, self.spec.name
-            connection.close_callbacks.append(lambda: limits.release(host, name))
         identity.listener = self.spec.name
         identity.protocol = self.spec.protocol.value
         identity.advertised = self.advertised

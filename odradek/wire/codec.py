@@ -37,9 +37,10 @@ Invariants:
 
 from __future__ import annotations
 
+import inspect
 import struct
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -60,11 +61,14 @@ from odradek.wire.primitives import DecodeError, Reader, Writer
 from odradek.wire.schema import ArrayOf, Field, Message, Primitive, Struct, StructValue
 
 __all__ = [
+    "SLICE_ELEMENTS",
     "DecodeError",
     "UnsupportedFieldError",
     "decode",
     "decode_from",
+    "decode_in_slices",
     "encode",
+    "encode_in_slices",
     "encode_into",
     "generated_source",
 ]
@@ -73,17 +77,28 @@ __all__ = [
 T = TypeVar("T", bound=StructValue)
 """A message's value class: `decode` of a ``Message[T]`` gives a ``T``, `encode` takes one."""
 
-_compiled: dict[tuple[Struct, int, bool], _Compiled] = {}
-_in_progress: set[tuple[Struct, int, bool]] = set()
+SLICE_ELEMENTS = 256
+"""Elements of a top-level array of structs decoded or encoded between two steps of a generator."""
+
+_compiled: dict[tuple[Struct, int, bool, bool], _Compiled] = {}
+_in_progress: set[tuple[Struct, int, bool, bool]] = set()
 _generating = threading.RLock()
 _decoders: dict[tuple[Message, int], Callable[..., Any]] = {}
 _encoders: dict[tuple[Message, int], Callable[..., Any]] = {}
+_sliced: dict[tuple[Message, int], _Compiled] = {}
 
 
-def _compiled_message(message: Message, version: int) -> _Compiled:
+def _compiled_message(message: Message, version: int, *, sliced: bool = False) -> _Compiled:
     if version not in message.valid:
         raise UnsupportedFieldError(f"{message.name} has no version {version}")
-    return _codec(message.struct, version, message.is_flexible(version))
+    return _codec(message.struct, version, message.is_flexible(version), sliced=sliced)
+
+
+def _sliced_message(message: Message, version: int) -> _Compiled:
+    found = _sliced.get((message, version))
+    if found is None:
+        found = _sliced[message, version] = _compiled_message(message, version, sliced=True)
+    return found
 
 
 def _run_decoder(message: Message, version: int, buf: memoryview, pos: int) -> tuple[Any, int]:
@@ -97,6 +112,34 @@ def _run_decoder(message: Message, version: int, buf: memoryview, pos: int) -> t
     except UnicodeDecodeError as exc:
         raise DecodeError(f"invalid UTF-8 in string: {exc}") from None
     return value, end
+
+
+def decode_in_slices(message: Message[T], version: int, r: Reader) -> Generator[None, None, T]:
+    """`decode_from` as a generator that stops after every `SLICE_ELEMENTS` elements of the
+    message's top-level arrays of structs; its return value is the decoded value."""
+    buf = r.buf if r.end == len(r.buf) else r.buf[: r.end]
+    decoder = _sliced_message(message, version).decode
+    try:
+        if inspect.isgeneratorfunction(decoder):
+            value, r.pos = yield from decoder(buf, r.pos)
+        else:
+            value, r.pos = decoder(buf, r.pos)
+    except (struct.error, IndexError) as exc:
+        raise DecodeError(f"{message.name} v{version}: the input ends inside a value ({exc})") from None
+    except UnicodeDecodeError as exc:
+        raise DecodeError(f"invalid UTF-8 in string: {exc}") from None
+    decoded: T = value
+    return decoded
+
+
+def encode_in_slices(message: Message[T], version: int, value: T, w: Writer) -> Generator[None, None, None]:
+    """`encode_into` as a generator that stops after every `SLICE_ELEMENTS` elements of the
+    message's top-level arrays of structs; ``w`` is complete once it is exhausted."""
+    encoder = _sliced_message(message, version).encode
+    if inspect.isgeneratorfunction(encoder):
+        yield from encoder(w, value)
+    else:
+        encoder(w, value)
 
 
 def decode_from(message: Message[T], version: int, r: Reader) -> T:
@@ -146,9 +189,10 @@ class _Compiled(Unit):
     """Whether ``encode`` may call `Writer.payload`, which can replace ``w.buf``."""
 
 
-def _codec(struct_def: Struct, version: int, flexible: bool) -> _Compiled:
-    """The generated functions of ``struct_def`` at ``version``, generated on first use."""
-    key = (struct_def, version, flexible)
+def _codec(struct_def: Struct, version: int, flexible: bool, *, sliced: bool = False) -> _Compiled:
+    """The generated functions of ``struct_def`` at ``version``, generated on first use; ``sliced``:
+    the generators of `decode_in_slices` and `encode_in_slices`."""
+    key = (struct_def, version, flexible, sliced)
     found = _compiled.get(key)
     if found is not None:
         return found
@@ -159,7 +203,7 @@ def _codec(struct_def: Struct, version: int, flexible: bool) -> _Compiled:
                 raise ValueError(f"{struct_def.name} contains itself")
             _in_progress.add(key)
             try:
-                found = _CodecWriter(struct_def, version, flexible).build()
+                found = _CodecWriter(struct_def, version, flexible, sliced=sliced).build()
             finally:
                 _in_progress.discard(key)
             _compiled[key] = found
@@ -169,11 +213,12 @@ def _codec(struct_def: Struct, version: int, flexible: bool) -> _Compiled:
 class _CodecWriter:
     """Writes the decoder and encoder source of one (struct, version, flexible)."""
 
-    def __init__(self, struct_def: Struct, version: int, flexible: bool) -> None:
+    def __init__(self, struct_def: Struct, version: int, flexible: bool, *, sliced: bool = False) -> None:
         self.struct = struct_def
         self.version = version
         self.flexible = flexible
-        mode = "flexible" if flexible else "classic"
+        self.sliced = sliced
+        mode = ("flexible" if flexible else "classic") + (" in slices" if sliced else "")
         check_name(struct_def.name)
         self.src = Source(f"{struct_def.name} v{version} {mode}")
         self.regular: list[Field] = []
@@ -216,17 +261,23 @@ class _CodecWriter:
     def build(self) -> _Compiled:
         src, name, version = self.src, self.struct.name, self.version
         mode = "flexible" if self.flexible else "classic"
-        self._decoder(f"decode_{name}_v{version}", f"{name} v{version} ({mode})")
+        suffix = "_in_slices" if self.sliced else ""
+        self._decoder(f"decode_{name}_v{version}{suffix}", f"{name} v{version} ({mode})")
         src.emit("")
-        self._encoder(f"encode_{name}_v{version}", f"{name} v{version} ({mode})")
+        self._encoder(f"encode_{name}_v{version}{suffix}", f"{name} v{version} ({mode})")
         source, ns = src.compile()
         return _Compiled(
             source,
             tuple(src.requires.values()),
-            ns[f"decode_{name}_v{version}"],
-            ns[f"encode_{name}_v{version}"],
+            ns[f"decode_{name}_v{version}{suffix}"],
+            ns[f"encode_{name}_v{version}{suffix}"],
             self.may_spill,
         )
+
+    def _slice_end(self, index: str) -> None:
+        """In a sliced top-level function: stop after every `SLICE_ELEMENTS` elements."""
+        with self.src.block(f"if {index} % {SLICE_ELEMENTS} == {SLICE_ELEMENTS - 1}:"):
+            self.src.emit("yield")
 
     def _runs(self) -> Iterator[list[Field]]:
         """The regular fields in order, consecutive fixed-size ones grouped into one run."""
@@ -375,9 +426,11 @@ class _CodecWriter:
             if isinstance(element, Struct):
                 decode = self._nested_names(element)[0]
                 src.emit("items = []")
-                with src.block("for _ in range(count):"):
+                with src.block(f"for {'index' if self.sliced else '_'} in range(count):"):
                     src.emit(f"item, pos = {decode}({buf}, pos)")
                     src.emit("items.append(item)")
+                    if self.sliced:
+                        self._slice_end("index")
                 src.emit(f"{target} = items")
             elif element is Primitive.UUID:
                 src.emit("stop = pos + 16 * count")
@@ -544,8 +597,10 @@ class _CodecWriter:
                 src.emit(f"{buf} += _pack_i32(len({x}))")
             if isinstance(element, Struct):
                 _, encode, spills = self._nested_names(element)
-                with src.block(f"for item in {x}:"):
+                with src.block(f"for {'index, item in enumerate(' + x + ')' if self.sliced else 'item in ' + x}:"):
                     src.emit(f"{encode}({w}, item)")
+                    if self.sliced:
+                        self._slice_end("index")
                 if spills:
                     src.emit(f"{buf} = {w}.buf")
             elif element is Primitive.UUID:

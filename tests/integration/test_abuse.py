@@ -10,6 +10,8 @@
   file descriptors or connections behind.
 - A compressed batch a few KiB long that stands for a GiB is refused (CORRUPT_MESSAGE) once its
   records pass ``MAX_DECOMPRESSED_BYTES``, instead of being decompressed whole.
+- A Metadata request for 100,000 topics is answered in slices: other tasks on the broker's loop
+  run while it is answered, and the answer is whole.
 
 Memory is the broker process's resident set (``/proc/PID/status``); the bounds asserted are
 loose multiples of what the design allows and far below what the abuse would cost without it.
@@ -17,6 +19,7 @@ loose multiples of what the design allows and far below what the abuse would cos
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import os
 import select
@@ -29,12 +32,14 @@ from pathlib import Path
 import pytest
 import zstandard
 
+from odradek.handlers.interception import Answer, Call
 from odradek.server.backpressure import MAX_QUEUED_FRAMES, Hold
 from odradek.wire.api import ApiKey, RequestHeader, encode_request_header
 from odradek.wire.codec import encode_into
 from odradek.wire.errors import ErrorCode
 from odradek.wire.framing import DEFAULT_READ_BYTES
 from odradek.wire.messages.api_versions import ApiVersionsRequest
+from odradek.wire.messages.metadata import MetadataRequest
 from odradek.wire.messages.produce import ProduceRequest
 from odradek.wire.primitives import Writer
 from odradek.wire.records.batch import BATCH_OVERHEAD, read_header, write_header
@@ -160,6 +165,47 @@ def test_the_muted_connection_holds_at_most_a_bounded_queue(tmp_path: Path) -> N
     finally:
         sock.close()
         broker.stop()
+
+
+def test_a_metadata_request_for_100000_topics_shares_the_loop(tmp_path: Path) -> None:
+    """Other tasks run while the handler answers 100,000 names (counted from the interceptor
+    around the handler: the request is decoded and its answer encoded in slices the same way,
+    `tests/unit/wire/test_codec_slices.py`)."""
+    broker = InProcessBroker(tmp_path / "data")
+    broker.start()
+    turns = [0]
+    during: list[int] = []
+
+    async def other_work() -> None:
+        while True:
+            turns[0] += 1
+            await asyncio.sleep(0)
+
+    async def count_turns(call: Call, answer: Answer) -> object:
+        before = turns[0]
+        value = await answer(call.request)
+        during.append(turns[0] - before)
+        return value
+
+    def install() -> asyncio.Task[None]:
+        broker.broker.dispatcher.interceptor = count_turns  # type: ignore[assignment]
+        return asyncio.get_running_loop().create_task(other_work())
+
+    ticker = broker.call(install)
+    try:
+        connection = RawConnection(broker.bootstrap, timeout=120)
+        names = [f"no-such-topic-{i:06d}" for i in range(100_000)]
+        request = MetadataRequest(
+            topics=[MetadataRequest.MetadataRequestTopic(name=name) for name in names], allow_auto_topic_creation=False
+        )
+        answer = connection.request(ApiKey.METADATA, 12, request)
+        connection.close()
+    finally:
+        broker.call(ticker.cancel)
+        broker.stop()
+    assert [topic.name for topic in answer.topics] == names
+    assert {topic.error_code for topic in answer.topics} == {ErrorCode.UNKNOWN_TOPIC_OR_PARTITION}
+    assert during[0] > 0
 
 
 def test_announced_huge_frames_hold_what_was_sent_not_what_was_announced(process_broker: BrokerProcess) -> None:

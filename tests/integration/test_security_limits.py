@@ -7,13 +7,16 @@ from __future__ import annotations
 import struct
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from odradek.wire.api import ApiKey
+from odradek.wire.api import ApiKey, RequestHeader, encode_request_header
+from odradek.wire.codec import encode_into
 from odradek.wire.messages.cluster import SaslHandshakeRequest
 from odradek.wire.messages.metadata import MetadataRequest
 from odradek.wire.messages.security import SaslAuthenticateRequest
+from odradek.wire.primitives import Writer
 from tests.integration.inprocess import InProcessBroker
 from tests.integration.rawclient import RawConnection
 
@@ -112,3 +115,66 @@ def test_an_idle_plain_connection_is_closed(broker: InProcessBroker) -> None:
         assert _closed(connection)
     finally:
         connection.close()
+
+
+def _served(connection: RawConnection) -> bool:
+    return bool(connection.request(ApiKey.METADATA, 12, MetadataRequest(topics=[])).brokers)
+
+
+def test_over_max_connections_a_connection_waits_until_a_slot_frees(tmp_path: Path) -> None:
+    """Kafka's acceptor stops accepting at ``max.connections``: the next connection is not closed,
+    it waits unserved and is served once a connection closes (compat-tests/limits compares this
+    with Kafka 4.4.0)."""
+    broker = InProcessBroker(tmp_path, ["max.connections=2"])
+    broker.start()
+    kept = [RawConnection(broker.bootstrap) for _ in range(2)]
+    waiting = RawConnection(broker.bootstrap, timeout=30)
+    try:
+        assert all(_served(connection) for connection in kept)
+        waiting.send_raw(_metadata_frame())
+        listener = broker.broker._listener
+        assert listener is not None
+        assert broker.call(lambda: len(listener.connections)) == 2  # the third is not served
+        kept[0].close()
+        assert waiting.recv_frame() is not None
+        assert broker.call(lambda: len(listener.connections)) == 2
+    finally:
+        for connection in [*kept, waiting]:
+            connection.close()
+        broker.stop()
+
+
+def test_the_protected_inter_broker_listener_passes_the_total_and_another_listener_sheds(tmp_path: Path) -> None:
+    """With two listeners the inter-broker one (PLAINTEXT here) is held back only by its own
+    limit; while the total is over ``max.connections`` because of it, the other listener closes
+    its least recently active connection (Kafka's protected listener)."""
+    overrides = [
+        "listeners=PLAINTEXT://127.0.0.1:0,EXTERNAL://127.0.0.1:0",
+        "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,EXTERNAL:PLAINTEXT",
+        "max.connections=2",
+        "listener.name.plaintext.max.connections=5",
+    ]
+    broker = InProcessBroker(tmp_path, overrides)
+    broker.start()
+    external = f"127.0.0.1:{broker.broker.listener_ports['EXTERNAL']}"
+    first, second = RawConnection(external), RawConnection(external)
+    inter_broker = RawConnection(broker.bootstrap)
+    try:
+        assert _served(first)
+        assert _served(second)  # the older one is now `first`
+        assert _served(inter_broker)
+        assert _closed(first, timeout=10)
+        assert _served(second)
+        assert _served(inter_broker)
+    finally:
+        for connection in (first, second, inter_broker):
+            connection.close()
+        broker.stop()
+
+
+def _metadata_frame() -> bytes:
+    writer = Writer()
+    encode_request_header(writer, RequestHeader(ApiKey.METADATA, 12, 1, "limits"), True)
+    encode_into(MetadataRequest, 12, MetadataRequest(topics=[]), writer)
+    body = writer.getvalue()
+    return struct.pack(">i", len(body)) + body
