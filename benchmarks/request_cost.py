@@ -163,6 +163,11 @@ def main(argv: list[str] | None = None) -> int:
                     results.setdefault(broker.name, []).append(cost)
     for name, costs in results.items():
         print(f"{name:<13} median {statistics.median(costs):8.1f} CPU µs/request (n={len(costs)}, {args.mode})")
+    if len(results) == 2:
+        ours, base = results.values()
+        ratios = [a / b for a, b in zip(ours, base, strict=True) if b > 0]
+        print(f"odradek / odradek-base per round: median {statistics.median(ratios):.3f} "
+              f"(range {min(ratios):.3f}-{max(ratios):.3f}, n={len(ratios)})")  # fmt: skip
     return 0
 
 
