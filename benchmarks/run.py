@@ -1,4 +1,4 @@
-"""``make bench``: odradek measured side by side with Apache Kafka (issue 6, benchmarks.md).
+"""``make bench``: odradek measured side by side with Apache Kafka (issues 6 and 19, benchmarks.md).
 
     python benchmarks/run.py                 # W1-W8 on Kafka, odradek and the peers: warm-up until stable,
                                              # then up to 5 measured pairs of >= 10 s runs (within 45 min)
