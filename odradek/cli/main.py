@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import logging
 import signal
 import sys
@@ -117,6 +118,10 @@ async def _until(stop: asyncio.Event, host: str, port: int, console_listen: tupl
 async def _serve(broker: Broker, port_file: Path | None, console_listen: tuple[str, int] | None) -> None:
     stop = _stop_on_signals()
     await broker.start()
+    # Everything built at start-up (modules, message schemas, the recovered logs) lives as long as
+    # the broker: out of the collector's sight, the full collections that many short-lived request
+    # objects trigger stop re-scanning it.
+    gc.freeze()
     _write_port_file(port_file, broker.port, None)
     # One line a supervisor (or a test harness) can wait for.
     print(f"odradek ready on {broker.config.host}:{broker.port}", flush=True)
