@@ -156,7 +156,13 @@ def main(argv: list[str] | None = None) -> int:
     timing = QUICK_TIMING if args.quick or args.smoke else FULL_TIMING
     selected, with_startup = _selected(cases(sizes), args.only)
     planned = [
-        PlannedCase(case_brokers(case, order), case.measured_s or timing.measured_s, case.java_client)
+        PlannedCase(
+            case_brokers(case, order),
+            case.measured_s or timing.measured_s,
+            case.java_client,
+            case.run_extra_s,
+            case.max_pairs,
+        )
         for case in selected
     ]
     if args.pairs is not None:
@@ -167,6 +173,12 @@ def main(argv: list[str] | None = None) -> int:
         order, sizes, pairs, selected, with_startup = [SUBJECT], SMOKE, 1, [smoke_case(SMOKE)], False
         planned = [PlannedCase(order, timing.measured_s, False)]
     estimate = estimate_seconds(planned, pairs, timing)
+    if estimate > BUDGET_S:
+        print(
+            f"warning: estimated {estimate / 60:.0f} min, over the {BUDGET_S / 60:.0f}-min budget "
+            "(fewer brokers with --brokers, or fewer cases with --only)",
+            file=sys.stderr,
+        )
     if args.profile is not None and args.py_spy is None:
         print("--profile needs py-spy (pip install py-spy, or --py-spy PATH)", file=sys.stderr)
         return 2

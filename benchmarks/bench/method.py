@@ -30,7 +30,7 @@ class Timing:
     pause_s: float  # after ``sync``, before the next run starts
 
 
-FULL_TIMING = Timing(warmup_s=4.0, measured_s=10.0, pause_s=2.0)
+FULL_TIMING = Timing(warmup_s=3.0, measured_s=10.0, pause_s=1.0)
 QUICK_TIMING = Timing(warmup_s=1.0, measured_s=2.0, pause_s=0.5)
 
 
@@ -76,13 +76,15 @@ class PlannedCase:
     brokers: Sequence[str]
     measured_s: float  # this case's measured run length
     java_client: bool  # each run starts a JVM tool (about 2 s more per run)
+    run_extra_s: float = 0.0  # fixed time each run spends outside the measured part (W8's group forming)
+    max_pairs: int | None = None  # at most this many measured runs per broker (W8's 60 s runs)
 
 
 #: Rough cost of starting each broker on a fresh data directory (Kafka formats storage first).
 START_S = {"kafka": 12.0, "odradek": 2.0, "odradek-base": 2.0, "kfake": 1.0, "tansu": 1.0}
 #: Expected warm-up runs per broker: Kafka's JIT needs more than the others' minimum.
 EXPECTED_WARMUPS = {"kafka": 3.5}
-RUN_OVERHEAD_S = 2.5  # topic create/delete, client start, result parsing
+RUN_OVERHEAD_S = 1.0  # topic create/delete, client start, result parsing (0.2-0.7 s measured)
 JAVA_START_S = 2.0
 
 
@@ -90,12 +92,13 @@ def estimate_seconds(cases: Sequence[PlannedCase], pairs: int, timing: Timing) -
     """A planning estimate of a whole run: broker starts, warm-ups and ``pairs`` measured runs per broker."""
     total = 0.0
     for case in cases:
-        per_run = RUN_OVERHEAD_S + timing.pause_s + (JAVA_START_S if case.java_client else 0.0)
+        per_run = RUN_OVERHEAD_S + timing.pause_s + case.run_extra_s + (JAVA_START_S if case.java_client else 0.0)
+        measured = pairs if case.max_pairs is None else min(pairs, case.max_pairs)
         for broker in case.brokers:
             warmups = EXPECTED_WARMUPS.get(broker, float(MIN_WARMUP_RUNS))
             total += START_S.get(broker, 5.0)
             total += warmups * (min(timing.warmup_s, case.measured_s) + per_run)
-            total += pairs * (case.measured_s + per_run)
+            total += measured * (case.measured_s + per_run)
     return total
 
 

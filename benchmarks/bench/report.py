@@ -154,7 +154,7 @@ def summary_markdown(
         "to disk.",
         "- W8 mixed: 4 producers at a fixed total rate over 6 partitions and a consumer group of 3 committing "
         "synchronously every 0.5 s, at once, for the whole run; per-role throughput and p99 (produce ack, "
-        "produce-to-consume, commit).",
+        "produce-to-consume, commit); at most 2 measured runs per broker.",
         "",
     ]
     return "\n".join(lines)

@@ -172,7 +172,7 @@ def run_case(case: Case, ctx: Context, pool: BrokerPool, order: Sequence[str], p
     for name in brokers:
         runs.warm_up(name)
     measured_s = case.measured_s or ctx.timing.measured_s
-    for index in range(1, pairs + 1):
+    for index in range(1, (pairs if case.max_pairs is None else min(pairs, case.max_pairs)) + 1):
         for name in brokers:
             started = time.monotonic()
             run = runs.one(name, index, False, measured_s)

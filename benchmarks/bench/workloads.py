@@ -83,6 +83,8 @@ class Case:
     pace: str = "rec_s"  # the per-run figure warm-up watches and runs are sized by
     measured_s: float | None = None  # a fixed measured length (W8), else the timing's
     peers: bool = False  # also run on kfake and Tansu
+    max_pairs: int | None = None  # at most this many measured runs per broker
+    run_extra_s: float = 0.0  # time each run spends outside its measured part (for the time estimate)
 
     @property
     def pace_higher_is_better(self) -> bool:
@@ -594,5 +596,7 @@ def cases(sizes: Sizes) -> list[Case]:
             pace="e2e_p99_ms",
             measured_s=sizes.w8_seconds,
             peers=True,
+            max_pairs=2,
+            run_extra_s=4.0,
         ),
     ]

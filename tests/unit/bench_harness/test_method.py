@@ -84,3 +84,10 @@ def test_pairs_are_the_most_that_fit_the_budget() -> None:
     tight = estimate_seconds(cases, 4, timing)
     assert pairs_within(cases, timing, tight, most=5, least=3) == 4
     assert pairs_within(cases, timing, 1.0, most=5, least=3) == 3
+
+
+def test_a_capped_case_pays_only_its_capped_runs() -> None:
+    timing = Timing(warmup_s=1.0, measured_s=10.0, pause_s=0.0)
+    capped = PlannedCase(["odradek"], 60.0, False, run_extra_s=4.0, max_pairs=2)
+    assert estimate_seconds([capped], 5, timing) == estimate_seconds([capped], 2, timing)
+    assert estimate_seconds([capped], 1, timing) < estimate_seconds([capped], 2, timing)
