@@ -1,7 +1,8 @@
-"""``make bench``: odradek measured side by side with Apache Kafka (issue 6, benchmarks.md).
+"""``make bench``: odradek measured side by side with Apache Kafka (issues 6 and 19, benchmarks.md).
 
-    python benchmarks/run.py                 # W1-W7, 5 measured pairs after a warm-up pair
-    python benchmarks/run.py --quick         # smaller sizes, 2 pairs: a fast look
+    python benchmarks/run.py                 # W1-W8 on Kafka, odradek and the peers: warm-up until stable,
+                                             # then up to 5 measured pairs of >= 10 s runs (within 45 min)
+    python benchmarks/run.py --quick         # short runs, 2 pairs: a smoke look whose figures mean little
     python benchmarks/run.py --only W1,W4    # some workloads (or case keys such as W1-pp-acks1)
     python benchmarks/run.py --smoke         # one short W1 against odradek only (the make test check)
     python benchmarks/run.py --profile /tmp/prof --only W1   # py-spy the odradek runs (raw stacks)
@@ -26,11 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from bench import kafka_tools, stored
-from bench.analysis import REFERENCE, SUBJECT, Figure, contention, evaluate, figures
-from bench.brokers import BROKERS
+from bench.analysis import REFERENCE, SUBJECT, Figure, contended_runs, contention, evaluate, figures
+from bench.brokers import BROKERS, PEERS
+from bench.method import BUDGET_S, FULL_TIMING, QUICK_TIMING, PlannedCase, estimate_seconds, pairs_within
 from bench.pinning import plan
 from bench.report import CHART, summary_markdown, write_chart, write_json
-from bench.runner import BrokerPool, CaseRecord, RunRecord, run_case
+from bench.runner import BrokerPool, CaseRecord, RunRecord, case_brokers, run_case
 from bench.startup import StartupRow, cold_starts
 from bench.workloads import FULL, QUICK, SMOKE, Case, Context, Sizes, cases, smoke_case
 from harness.kafka import resolve_version
@@ -40,11 +42,13 @@ RESULTS = Path(__file__).resolve().parent / "results"
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--pairs", type=int, help="measured pairs after the warm-up pair (default 5; 2 with --quick)")
+    parser.add_argument(
+        "--pairs", type=int, help="measured pairs after warm-up (default: up to 5 within 45 min; 2 with --quick)"
+    )
     parser.add_argument("--quick", action="store_true", help="smaller sizes and fewer pairs")
     parser.add_argument("--smoke", action="store_true", help="one short W1 run against odradek only")
-    parser.add_argument("--only", help="comma-separated workloads (W1..W7) or case keys")
-    parser.add_argument("--brokers", default=",".join(BROKERS), help="comma-separated, in running order")
+    parser.add_argument("--only", help="comma-separated workloads (W1..W8) or case keys")
+    parser.add_argument("--brokers", default=",".join((*BROKERS, *PEERS)), help="comma-separated, in running order")
     parser.add_argument("--out", type=Path, default=RESULTS, help="where results are written")
     parser.add_argument("--workdir", type=Path, help="where broker data lives (default: a temporary directory)")
     parser.add_argument("--no-pin", action="store_true", help="do not pin broker and client to separate cores")
@@ -131,7 +135,9 @@ def _write(out: Path, document: dict[str, Any], records: list[CaseRecord]) -> No
         all_figures.extend(case_figures)
         cases_json.append(_case_json(record, case_figures))
     targets = evaluate(all_figures)
-    document = {**document, "cases": cases_json, "targets": targets}
+    counts = [contended_runs(record) for record in records]
+    quiet = {"contended_runs": sum(c[0] for c in counts), "measured_runs": sum(c[1] for c in counts)}
+    document = {**document, "quiet": quiet, "cases": cases_json, "targets": targets}
     write_json(out / f"{document['date']}.json", document)
     charted = write_chart(out / CHART, all_figures)
     (out / "summary.md").write_text(summary_markdown(document, all_figures, targets, charted))
@@ -147,10 +153,32 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     order = [name.strip() for name in args.brokers.split(",") if name.strip()]
     sizes: Sizes = QUICK if args.quick else FULL
-    pairs = args.pairs if args.pairs is not None else (2 if args.quick else 5)
+    timing = QUICK_TIMING if args.quick or args.smoke else FULL_TIMING
     selected, with_startup = _selected(cases(sizes), args.only)
+    planned = [
+        PlannedCase(
+            case_brokers(case, order),
+            case.measured_s or timing.measured_s,
+            case.java_client,
+            case.run_extra_s,
+            case.max_pairs,
+        )
+        for case in selected
+    ]
+    if args.pairs is not None:
+        pairs = args.pairs
+    else:
+        pairs = 2 if args.quick else pairs_within(planned, timing, BUDGET_S, most=5, least=3)
     if args.smoke:
         order, sizes, pairs, selected, with_startup = [SUBJECT], SMOKE, 1, [smoke_case(SMOKE)], False
+        planned = [PlannedCase(order, timing.measured_s, False)]
+    estimate = estimate_seconds(planned, pairs, timing)
+    if estimate > BUDGET_S:
+        print(
+            f"warning: estimated {estimate / 60:.0f} min, over the {BUDGET_S / 60:.0f}-min budget "
+            "(fewer brokers with --brokers, or fewer cases with --only)",
+            file=sys.stderr,
+        )
     if args.profile is not None and args.py_spy is None:
         print("--profile needs py-spy (pip install py-spy, or --py-spy PATH)", file=sys.stderr)
         return 2
@@ -161,8 +189,8 @@ def main(argv: list[str] | None = None) -> int:
         kafka_tools.resolve(kafka_version)
     started = time.time()
     print(
-        f"odradek bench: {len(selected)} cases{' + W7' if with_startup else ''}, {pairs} pairs + warm-up, "
-        f"brokers {' / '.join(order)}, {pinning.describe()}",
+        f"odradek bench: {len(selected)} cases{' + W7' if with_startup else ''}, {pairs} pairs after warm-up, "
+        f"brokers {' / '.join(order)}, {pinning.describe()}; estimated {estimate / 60:.0f} min",
         flush=True,
     )
     if args.workdir is not None:
@@ -170,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="odradek-bench-", dir=args.workdir))
     records: list[CaseRecord] = []
     pool = BrokerPool(workdir, pinning)
-    ctx = Context(pinning, kafka_version, args.profile, args.py_spy)
+    ctx = Context(pinning, kafka_version, timing, args.profile, args.py_spy)
     try:
         for case in selected:
             print(f"{case.key}: {case.title} [{case.tool}]", flush=True)
@@ -199,6 +227,8 @@ def main(argv: list[str] | None = None) -> int:
         "order": order,
         "pairs": pairs,
         "sizes": dataclasses.asdict(sizes),
+        "timing": dataclasses.asdict(timing),
+        "estimate_s": estimate,
         "duration_s": time.time() - started,
         "restarts": pool.restarts,
     }

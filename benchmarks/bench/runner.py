@@ -1,8 +1,12 @@
-"""Alternating runs: every case, pair by pair, broker A then broker B, with one warm-up pair first.
+"""Alternating runs: every case on fresh brokers, a warm-up per broker until its figure stops rising,
+then measured pairs, broker A then broker B, each run long enough that start-up does not decide it.
 
-The brokers for W1-W6 stay up across cases (started once, fresh topic per run); a broker that died
-is started again before its next run and the restart is recorded. Run 0 of every case is the
-warm-up pair and is kept in the results but left out of every median.
+Every case starts each broker again on a fresh data directory (so no case inherits another's log
+segments or page cache) and stops it afterwards; a broker restarted within a case keeps a count.
+Warm-up runs (``warmup`` = True, index 0, ``round`` 0, 1, ...) go on until ``bench.method.warmed_up``
+says the broker's per-run figure stopped improving; each is kept in the results and left out of
+every median. Measured runs are sized from the rate of the broker's last run so they last at least
+the timing's ``measured_s``.
 """
 
 from __future__ import annotations
@@ -15,10 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.brokers import Broker, launcher
+from bench.brokers import PEERS, Broker, launcher
+from bench.method import records_for, warmed_up
 from bench.metrics import Row
 from bench.pinning import Pinning
-from bench.workloads import Case, Context, Setup
+from bench.workloads import Case, Context, Scale, Setup
 
 
 @dataclass
@@ -80,43 +85,101 @@ class BrokerPool:
             stack.close()
         self._running.clear()
 
+    def fresh(self, names: Sequence[str]) -> None:
+        """Stop every running broker, so the next ``get`` of each of ``names`` starts it on a fresh
+        data directory; returns once ``names`` are all running again (start failures are left to ``get``)."""
+        self.close()
+        for name in names:
+            with contextlib.suppress(Exception):
+                self.get(name)
+
 
 def _progress(case: Case, run: RunRecord, seconds: float) -> str:
-    head = f"  {case.key:<18} {run.broker:<8} run {run.index}{' (warm-up)' if run.warmup else '':<10}"
+    tag = f" (warm-up {run.sample.get('round', 0):.0f})" if run.warmup and run.sample else " (warm-up)" * run.warmup
+    head = f"  {case.key:<18} {run.broker:<8} run {run.index}{tag:<13}"
     if run.error is not None:
         return f"{head} FAILED: {run.error.splitlines()[0][:160]}"
     sample = run.sample or {}
-    shown = [f"{name}={sample[name]:.3g}" for name in ("mb_s", "rec_s", "p99_ms", "mb_per_cpu_s") if name in sample]
+    names = ("mb_s", "rec_s", "p99_ms", "e2e_p99_ms", "mb_per_cpu_s", "dirty_mib")
+    shown = [f"{name}={sample[name]:.3g}" for name in names if name in sample]
     shown.append(f"foreign={sample.get('foreign_cores', 0.0):.2f}")
     return f"{head} {' '.join(shown)} ({seconds:.1f}s)"
 
 
+def case_brokers(case: Case, order: Sequence[str]) -> list[str]:
+    """The brokers ``case`` runs on: every one in ``order``, but the peers only where ``case.peers``."""
+    return [name for name in order if case.peers or name not in PEERS]
+
+
+class _Runs:
+    """Runs one case's runs on one broker and keeps the pace for sizing the next one."""
+
+    def __init__(self, case: Case, ctx: Context, pool: BrokerPool, record: CaseRecord, setups: dict[str, Setup]):
+        self.case, self.ctx, self.pool, self.record, self.setups = case, ctx, pool, record, setups
+        self.rate: dict[str, float] = {}
+
+    def scale(self, name: str, seconds: float) -> Scale:
+        return Scale(records_for(self.rate.get(name, 0.0), seconds, self.case.records), seconds)
+
+    def one(self, name: str, index: int, warmup: bool, seconds: float) -> RunRecord:
+        run = RunRecord(name, index, warmup=warmup)
+        if name not in self.setups:
+            run.error = "set-up failed"
+        else:
+            try:
+                label = f"{name}-{index}-{len(self.record.runs)}"
+                broker = self.pool.get(name)
+                run.sample = self.case.run(self.ctx, broker, self.setups[name], label, self.scale(name, seconds))
+                rate = run.sample.get("rec_s", 0.0)
+                if rate > 0:
+                    self.rate[name] = rate
+            except Exception as exc:
+                run.error = f"{type(exc).__name__}: {exc}"
+        self.record.runs.append(run)
+        return run
+
+    def warm_up(self, name: str) -> None:
+        """Warm-up runs until the pace figure stops improving (a failed run ends the warm-up)."""
+        figures: list[float] = []
+        timing = self.ctx.timing
+        while True:
+            started = time.monotonic()
+            run = self.one(name, 0, True, min(timing.warmup_s, self.case.measured_s or timing.measured_s))
+            if run.sample is not None:
+                run.sample["round"] = float(len(figures))
+            print(_progress(self.case, run, time.monotonic() - started), flush=True)
+            if run.sample is None or self.case.pace not in run.sample:
+                return
+            figures.append(run.sample[self.case.pace])
+            if warmed_up(figures, self.case.pace_higher_is_better):
+                return
+
+
 def run_case(case: Case, ctx: Context, pool: BrokerPool, order: Sequence[str], pairs: int) -> CaseRecord:
-    """Set up on every broker, then ``pairs`` + 1 alternating rounds, then tear down."""
+    """Fresh brokers; set up on each; warm each up; then ``pairs`` alternating measured rounds; tear down."""
     record = CaseRecord(case)
+    brokers = case_brokers(case, order)
+    pool.fresh(brokers)
     setups: dict[str, Setup] = {}
-    for name in order:
+    for name in brokers:
         try:
             setups[name] = case.setup(ctx, pool.get(name)) if case.setup is not None else {}
             record.setup[name] = setups[name]
         except Exception as exc:
             record.setup[name] = {"error": f"{type(exc).__name__}: {exc}"}
             print(f"  {case.key} set-up on {name} FAILED: {exc}")
-    for index in range(pairs + 1):
-        for name in order:
-            run = RunRecord(name, index, warmup=index == 0)
+    runs = _Runs(case, ctx, pool, record, setups)
+    for name in brokers:
+        runs.warm_up(name)
+    measured_s = case.measured_s or ctx.timing.measured_s
+    for index in range(1, (pairs if case.max_pairs is None else min(pairs, case.max_pairs)) + 1):
+        for name in brokers:
             started = time.monotonic()
-            if name not in setups:
-                run.error = "set-up failed"
-            else:
-                try:
-                    run.sample = case.run(ctx, pool.get(name), setups[name], f"{name}-{index}")
-                except Exception as exc:
-                    run.error = f"{type(exc).__name__}: {exc}"
-            record.runs.append(run)
+            run = runs.one(name, index, False, measured_s)
             print(_progress(case, run, time.monotonic() - started), flush=True)
     if case.teardown is not None:
         for name, setup in setups.items():
             with contextlib.suppress(Exception):
                 case.teardown(pool.get(name), setup)
+    pool.close()
     return record

@@ -1,10 +1,13 @@
-"""Workloads W1-W6 of issue 6 as cases: one client tool and one setting each, run on every broker.
+"""Workloads W1-W6 and W8 of issues 6 and 19 as cases: one client tool and one setting each.
 
-A case's ``run`` does one measured run against one broker and returns its figures; ``setup`` and
-``teardown`` (optional) prepare and remove what all runs of the case share on that broker (W4's
-prefilled log, W6's 1000-partition topic). Each run writes to its own fresh topic, deleted after
-the run, so runs do not see each other's data. The same client tool and settings go to both
-brokers; Kafka's producer idempotence is disabled wherever acks=1 is compared.
+A case's ``run`` does one run against one broker at a given ``Scale`` (how many records, or how many
+seconds for the cases that run for a fixed time) and returns its figures; the runner sizes each run
+from the rate the broker showed in the run before (``bench.method``). ``setup`` and ``teardown``
+(optional) prepare and remove what all runs of the case share on that broker (W4's prefilled log,
+W6's 1000-partition topic). Each run writes to its own fresh topic, deleted after the run, so runs do
+not see each other's data. The same client tool and settings go to every broker; Kafka's producer
+idempotence is disabled wherever acks=1 is compared. Cases driven by librdkafka also run on the peers
+(kfake, Tansu); the Java tools' cases run on Kafka and odradek only, to keep ``make bench`` in budget.
 W7 (start-up and footprint) launches brokers itself and lives in ``bench.startup``.
 """
 
@@ -21,7 +24,19 @@ from bench import kafka_tools
 from bench.admin import create_topic, delete_topic, high_watermark
 from bench.brokers import Broker
 from bench.measure import Measured, run_client
-from bench.metrics import CREATE, JOIN, LATENCY_SET, THROUGHPUT_SET, Metric, RunFailed, Sample, check, finish
+from bench.method import Timing
+from bench.metrics import (
+    CREATE,
+    JOIN,
+    LATENCY_SET,
+    MIXED_SET,
+    THROUGHPUT_SET,
+    Metric,
+    RunFailed,
+    Sample,
+    check,
+    finish,
+)
 from bench.pinning import Pinning
 
 RDKAFKA_LOAD = Path(__file__).resolve().parent / "rdkafka_load.py"
@@ -34,12 +49,21 @@ class Context:
 
     pinning: Pinning
     kafka_version: str
+    timing: Timing
     profile_dir: Path | None = None
     py_spy: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Scale:
+    """How big one run is: ``records`` for count-driven cases, ``seconds`` for time-driven ones."""
+
+    records: int
+    seconds: float
+
+
 Setup = dict[str, Any]
-RunFn = Callable[[Context, Broker, Setup, str], Sample]
+RunFn = Callable[[Context, Broker, Setup, str, Scale], Sample]
 
 
 @dataclass(frozen=True)
@@ -55,13 +79,27 @@ class Case:
     setup: Callable[[Context, Broker], Setup] | None = None
     teardown: Callable[[Broker, Setup], None] | None = None
     settings: dict[str, Any] = field(default_factory=dict)
+    records: int = 0  # the size of the first warm-up run; later runs are sized from measured rates
+    pace: str = "rec_s"  # the per-run figure warm-up watches and runs are sized by
+    measured_s: float | None = None  # a fixed measured length (W8), else the timing's
+    peers: bool = False  # also run on kfake and Tansu
+    max_pairs: int | None = None  # at most this many measured runs per broker
+    run_extra_s: float = 0.0  # time each run spends outside its measured part (for the time estimate)
+
+    @property
+    def pace_higher_is_better(self) -> bool:
+        return not self.pace.endswith("_ms")
+
+    @property
+    def java_client(self) -> bool:
+        return self.tool != "librdkafka"
 
 
 def _measure(ctx: Context, broker: Broker, argv: Sequence[str], label: str) -> Measured:
     profile = None
     if ctx.profile_dir is not None and ctx.py_spy is not None and broker.name == "odradek":
         profile = (ctx.py_spy, ctx.profile_dir / f"{label}.txt")
-    return run_client(broker, argv, ctx.pinning, profile=profile)
+    return run_client(broker, argv, ctx.pinning, profile=profile, pause_s=ctx.timing.pause_s)
 
 
 def _rdkafka(mode: str, broker: Broker, topic: str, *args: str) -> list[str]:
@@ -93,7 +131,6 @@ TXN_RATE, TXN_DURATION_MS = 20_000, 50
 
 def producer_perf(
     key: str,
-    records: int,
     size: int,
     props: dict[str, str],
     topic_config: dict[str, str],
@@ -103,7 +140,7 @@ def producer_perf(
     """Kafka's ProducerPerformance into a fresh one-partition topic (``extra``: more arguments,
     ``throughput``: a rate limit in records/s, -1 none)."""
 
-    def run(ctx: Context, broker: Broker, setup: Setup, label: str) -> Sample:
+    def run(ctx: Context, broker: Broker, setup: Setup, label: str, scale: Scale) -> Sample:
         topic = f"{key}-{label}"
         create_topic(broker.bootstrap, topic, 1, topic_config)
         try:
@@ -115,7 +152,7 @@ def producer_perf(
                 "--topic",
                 topic,
                 "--num-records",
-                str(records),
+                str(scale.records),
                 "--record-size",
                 str(size),
                 "--throughput",
@@ -134,19 +171,20 @@ def producer_perf(
     return run
 
 
-def rdkafka_produce(key: str, records: int, size: int, extra: Sequence[str]) -> RunFn:
+def rdkafka_produce(key: str, size: int, extra: Sequence[str]) -> RunFn:
     """The librdkafka producer into a fresh one-partition topic."""
 
-    def run(ctx: Context, broker: Broker, setup: Setup, label: str) -> Sample:
+    def run(ctx: Context, broker: Broker, setup: Setup, label: str, scale: Scale) -> Sample:
         topic = f"{key}-{label}"
         create_topic(broker.bootstrap, topic, 1)
         try:
-            argv = _rdkafka("produce", broker, topic, "--records", str(records), "--size", str(size), *extra)
+            argv = _rdkafka("produce", broker, topic, "--records", str(scale.records), "--size", str(size), *extra)
             measured = _measure(ctx, broker, argv, f"{key}-{label}")
             result = _rdkafka_result(measured)
             seconds = result["seconds"]
             tool = {
                 "records": result["records"],
+                "requested": scale.records,
                 "rec_s": result["records"] / seconds,
                 "mb_s": result["bytes"] / 1e6 / seconds,
             }
@@ -181,8 +219,9 @@ def drop_topic(broker: Broker, setup: Setup) -> None:
     delete_topic(broker.bootstrap, setup["topic"])
 
 
-def consumer_perf(ctx: Context, broker: Broker, setup: Setup, label: str) -> Sample:
-    """Kafka's ConsumerPerformance (a consumer group of one) over the whole prefilled log."""
+def consumer_perf(ctx: Context, broker: Broker, setup: Setup, label: str, scale: Scale) -> Sample:
+    """Kafka's ConsumerPerformance (a consumer group of one) over the whole prefilled log: it cannot
+    read a log twice, so its runs last as long as one pass over the prefilled log (``scale`` unused)."""
     argv = kafka_tools.command(
         ctx.kafka_version,
         "ConsumerPerformance",
@@ -206,22 +245,25 @@ def consumer_perf(ctx: Context, broker: Broker, setup: Setup, label: str) -> Sam
     return finish(measured, tool, tool["mb_s"] * 1e6 * fetch_s, fetch_s)
 
 
-def rdkafka_consume(ctx: Context, broker: Broker, setup: Setup, label: str) -> Sample:
-    """The librdkafka consumer (assign, no group) over the whole prefilled log."""
-    argv = _rdkafka("consume", broker, setup["topic"], "--records", str(setup["records"]))
+def rdkafka_consume(ctx: Context, broker: Broker, setup: Setup, label: str, scale: Scale) -> Sample:
+    """The librdkafka consumer (assign, no group) reading the prefilled log from the beginning,
+    pass after pass, until ``scale.records`` records (at least one whole pass) were read."""
+    wanted = max(scale.records, setup["records"])
+    argv = _rdkafka("consume", broker, setup["topic"], "--records", str(wanted))
     measured = _measure(ctx, broker, argv, f"W4-rdkafka-{label}")
     result = _rdkafka_result(measured)
-    if result["records"] < setup["records"]:
-        raise RunFailed(f"consumed {result['records']} of {setup['records']} records")
+    if result["records"] < wanted:
+        raise RunFailed(f"consumed {result['records']} of {wanted} records")
     seconds = result["seconds"]
     tool = {"records": result["records"], "rec_s": result["records"] / seconds, "mb_s": result["bytes"] / 1e6 / seconds}
     return finish(measured, tool, result["bytes"], seconds)
 
 
-def end_to_end(records: int, size: int) -> RunFn:
+def end_to_end(size: int) -> RunFn:
     """Kafka's EndToEndLatency: send one record, wait for the ack, poll it back; repeat."""
 
-    def run(ctx: Context, broker: Broker, setup: Setup, label: str) -> Sample:
+    def run(ctx: Context, broker: Broker, setup: Setup, label: str, scale: Scale) -> Sample:
+        records = scale.records
         topic = f"W5-e2e-{label}"
         create_topic(broker.bootstrap, topic, 1)
         try:
@@ -231,6 +273,7 @@ def end_to_end(records: int, size: int) -> RunFn:
             measured = _measure(ctx, broker, argv, f"W5-e2e-{label}")
             check(measured)
             tool = kafka_tools.parse_end_to_end(measured.stdout)
+            tool["rec_s"] = 1000 / tool["avg_ms"] if tool["avg_ms"] > 0 else 0.0
             return finish(measured, tool, records * size, records * tool["avg_ms"] / 1000)
         finally:
             delete_topic(broker.bootstrap, topic)
@@ -238,10 +281,11 @@ def end_to_end(records: int, size: int) -> RunFn:
     return run
 
 
-def rdkafka_latency(rate: int, seconds: float, size: int) -> RunFn:
-    """The librdkafka probe: a fixed send rate, send->receive percentiles in microseconds."""
+def rdkafka_latency(rate: int, size: int) -> RunFn:
+    """The librdkafka probe: a fixed send rate for ``scale.seconds``, send->receive percentiles in µs."""
 
-    def run(ctx: Context, broker: Broker, setup: Setup, label: str) -> Sample:
+    def run(ctx: Context, broker: Broker, setup: Setup, label: str, scale: Scale) -> Sample:
+        seconds = scale.seconds
         topic = f"W5-rdkafka-{label}"
         create_topic(broker.bootstrap, topic, 1)
         try:
@@ -268,10 +312,11 @@ def many_partitions(partitions: int) -> Callable[[Context, Broker], Setup]:
     return setup
 
 
-def rdkafka_multi(producers: int, partitions: int, records: int, size: int) -> RunFn:
+def rdkafka_multi(producers: int, partitions: int, size: int) -> RunFn:
     """``producers`` librdkafka producers (one connection each) over ``partitions`` partitions."""
 
-    def run(ctx: Context, broker: Broker, setup: Setup, label: str) -> Sample:
+    def run(ctx: Context, broker: Broker, setup: Setup, label: str, scale: Scale) -> Sample:
+        records = max(scale.records, producers)
         argv = _rdkafka(
             "multi",
             broker,
@@ -299,9 +344,49 @@ def rdkafka_multi(producers: int, partitions: int, records: int, size: int) -> R
     return run
 
 
+def mixed(producers: int, partitions: int, rate: int, size: int) -> RunFn:
+    """W8: ``producers`` producers at ``rate`` records/s in all, a consumer group of 3 committing
+    every half second, all at once for ``scale.seconds``; per-role throughput and p99."""
+
+    def run(ctx: Context, broker: Broker, setup: Setup, label: str, scale: Scale) -> Sample:
+        topic = f"W8-mixed-{label}"
+        create_topic(broker.bootstrap, topic, partitions)
+        try:
+            argv = _rdkafka(
+                "mixed",
+                broker,
+                topic,
+                "--seconds",
+                f"{scale.seconds:g}",
+                "--rate",
+                str(rate),
+                "--size",
+                str(size),
+                "--producers",
+                str(producers),
+                "--partitions",
+                str(partitions),
+                "--group",
+                f"W8-{label}",
+            )
+            measured = _measure(ctx, broker, argv, f"W8-{label}")
+            result = _rdkafka_result(measured)
+            names = ("produce_mb_s", "consume_mb_s", "commit_s", "produce_p99_ms", "e2e_p99_ms", "commit_p99_ms")
+            tool = {name: float(result[name]) for name in names}
+            tool["records"] = result["records"]
+            tool["rec_s"] = result["records"] / result["seconds"]
+            tool["mb_s"] = tool["produce_mb_s"] + tool["consume_mb_s"]
+            return finish(measured, tool, result["bytes"], result["seconds"])
+        finally:
+            delete_topic(broker.bootstrap, topic)
+
+    return run
+
+
 @dataclass(frozen=True, slots=True)
 class Sizes:
-    """How much each case moves; ``quick`` shrinks everything for a fast look."""
+    """The first warm-up run of each case (later runs are sized from measured rates), the shape of
+    W6 and W8, and the prefilled log of W4; ``quick`` shrinks everything for a fast look."""
 
     w1_records: int
     w1_flush_records: int
@@ -310,15 +395,16 @@ class Sizes:
     w3_records: int
     w4_records: int
     w5_records: int
-    w5_seconds: float
     w6_partitions: int
     w6_producers: int
     w6_records: int
+    w8_seconds: float
+    w8_rate: int
 
 
-FULL = Sizes(200_000, 50_000, 1_000_000, 1_000_000, 10_000, 1_000_000, 1_000, 5.0, 1_000, 50, 200_000)
-QUICK = Sizes(50_000, 10_000, 300_000, 200_000, 5_000, 200_000, 300, 2.0, 200, 10, 50_000)
-SMOKE = Sizes(20_000, 0, 0, 0, 0, 0, 0, 0.0, 0, 0, 0)
+FULL = Sizes(100_000, 20_000, 300_000, 300_000, 5_000, 1_000_000, 2_000, 1_000, 200, 20_000, 60.0, 20_000)
+QUICK = Sizes(30_000, 5_000, 100_000, 100_000, 2_000, 200_000, 300, 200, 20, 20_000, 10.0, 5_000)
+SMOKE = Sizes(20_000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0.0, 0)
 
 
 def smoke_case(sizes: Sizes) -> Case:
@@ -330,14 +416,16 @@ def smoke_case(sizes: Sizes) -> Case:
         "bulk produce 1 KiB, acks=1",
         "librdkafka",
         THROUGHPUT_SET,
-        rdkafka_produce("W1-rdkafka", sizes.w1_records, KIB, extra),
-        settings={"records": sizes.w1_records, "size": KIB, "batch.size": 1048576, "linger.ms": 10},
+        rdkafka_produce("W1-rdkafka", KIB, extra),
+        settings={"size": KIB, "batch.size": 1048576, "linger.ms": 10},
+        records=sizes.w1_records,
     )
 
 
 def cases(sizes: Sizes) -> list[Case]:
-    """Every case of W1-W6, in running order."""
+    """Every case of W1-W6 and W8, in running order."""
     flush = {"flush.messages": "1"}
+    txn = ("--transactional-id", "bench-txn", "--transaction-duration-ms", str(TXN_DURATION_MS))
     return [
         Case(
             "W1-pp-acks1",
@@ -345,8 +433,9 @@ def cases(sizes: Sizes) -> list[Case]:
             "bulk produce 1 KiB, acks=1",
             "ProducerPerformance",
             THROUGHPUT_SET,
-            producer_perf("W1-pp-acks1", sizes.w1_records, KIB, {**BULK, **ACKS1}, {}),
-            settings={"records": sizes.w1_records, "size": KIB, **BULK, **ACKS1},
+            producer_perf("W1-pp-acks1", KIB, {**BULK, **ACKS1}, {}),
+            settings={"size": KIB, **BULK, **ACKS1},
+            records=sizes.w1_records,
         ),
         Case(
             "W1-pp-acksall",
@@ -354,8 +443,9 @@ def cases(sizes: Sizes) -> list[Case]:
             "bulk produce 1 KiB, acks=all (idempotent)",
             "ProducerPerformance",
             THROUGHPUT_SET,
-            producer_perf("W1-pp-acksall", sizes.w1_records, KIB, {**BULK, "acks": "all"}, {}),
-            settings={"records": sizes.w1_records, "size": KIB, **BULK, "acks": "all"},
+            producer_perf("W1-pp-acksall", KIB, {**BULK, "acks": "all"}, {}),
+            settings={"size": KIB, **BULK, "acks": "all"},
+            records=sizes.w1_records,
         ),
         Case(
             "W1-rdkafka-acks1",
@@ -363,8 +453,10 @@ def cases(sizes: Sizes) -> list[Case]:
             "bulk produce 1 KiB, acks=1",
             "librdkafka",
             THROUGHPUT_SET,
-            rdkafka_produce("W1-rdkafka", sizes.w1_records, KIB, ["--acks", "1"]),
-            settings={"records": sizes.w1_records, "size": KIB, "batch.size": 1048576, "linger.ms": 10},
+            rdkafka_produce("W1-rdkafka", KIB, ["--acks", "1"]),
+            settings={"size": KIB, "batch.size": 1048576, "linger.ms": 10},
+            records=sizes.w1_records,
+            peers=True,
         ),
         Case(
             "W1-pp-txn",
@@ -372,23 +464,15 @@ def cases(sizes: Sizes) -> list[Case]:
             "transactional produce 1 KiB, ~1,000 records per transaction",
             "ProducerPerformance",
             THROUGHPUT_SET,
-            producer_perf(
-                "W1-pp-txn",
-                sizes.w1_records,
-                KIB,
-                {**BULK, "acks": "all"},
-                {},
-                ("--transactional-id", "bench-txn", "--transaction-duration-ms", str(TXN_DURATION_MS)),
-                TXN_RATE,
-            ),
+            producer_perf("W1-pp-txn", KIB, {**BULK, "acks": "all"}, {}, txn, TXN_RATE),
             settings={
-                "records": sizes.w1_records,
                 "size": KIB,
                 **BULK,
                 "acks": "all",
                 "throughput": TXN_RATE,
                 "transaction.duration.ms": TXN_DURATION_MS,
             },
+            records=sizes.w1_flush_records,
         ),
         Case(
             "W1-pp-flush",
@@ -396,8 +480,9 @@ def cases(sizes: Sizes) -> list[Case]:
             "bulk produce 1 KiB, acks=1, flush.messages=1",
             "ProducerPerformance",
             THROUGHPUT_SET,
-            producer_perf("W1-pp-flush", sizes.w1_flush_records, KIB, {**BULK, **ACKS1}, flush),
-            settings={"records": sizes.w1_flush_records, "size": KIB, **BULK, **ACKS1, **flush},
+            producer_perf("W1-pp-flush", KIB, {**BULK, **ACKS1}, flush),
+            settings={"size": KIB, **BULK, **ACKS1, **flush},
+            records=sizes.w1_flush_records,
         ),
         Case(
             "W2-pp",
@@ -405,8 +490,9 @@ def cases(sizes: Sizes) -> list[Case]:
             "small records 100 B, acks=1",
             "ProducerPerformance",
             THROUGHPUT_SET,
-            producer_perf("W2-pp", sizes.w2_records, 100, {**BULK, **ACKS1}, {}),
-            settings={"records": sizes.w2_records, "size": 100, **BULK, **ACKS1},
+            producer_perf("W2-pp", 100, {**BULK, **ACKS1}, {}),
+            settings={"size": 100, **BULK, **ACKS1},
+            records=sizes.w2_records,
         ),
         Case(
             "W2-rdkafka",
@@ -414,8 +500,10 @@ def cases(sizes: Sizes) -> list[Case]:
             "small records 100 B, acks=1",
             "librdkafka",
             THROUGHPUT_SET,
-            rdkafka_produce("W2-rdkafka", sizes.w2_rdkafka_records, 100, ["--acks", "1"]),
-            settings={"records": sizes.w2_rdkafka_records, "size": 100, "batch.size": 1048576, "linger.ms": 10},
+            rdkafka_produce("W2-rdkafka", 100, ["--acks", "1"]),
+            settings={"size": 100, "batch.size": 1048576, "linger.ms": 10},
+            records=sizes.w2_rdkafka_records,
+            peers=True,
         ),
         Case(
             "W3-pp",
@@ -423,8 +511,9 @@ def cases(sizes: Sizes) -> list[Case]:
             "one 100 B record per request (batch.size=0)",
             "ProducerPerformance",
             THROUGHPUT_SET,
-            producer_perf("W3-pp", sizes.w3_records, 100, {"batch.size": "0", "linger.ms": "0", **ACKS1}, {}),
-            settings={"records": sizes.w3_records, "size": 100, "batch.size": 0, "linger.ms": 0, **ACKS1},
+            producer_perf("W3-pp", 100, {"batch.size": "0", "linger.ms": "0", **ACKS1}, {}),
+            settings={"size": 100, "batch.size": 0, "linger.ms": 0, **ACKS1},
+            records=sizes.w3_records,
         ),
         Case(
             "W3-rdkafka",
@@ -432,31 +521,34 @@ def cases(sizes: Sizes) -> list[Case]:
             "one 100 B record per request (batch.num.messages=1)",
             "librdkafka",
             THROUGHPUT_SET,
-            rdkafka_produce(
-                "W3-rdkafka", sizes.w3_records, 100, ["--acks", "1", "--linger-ms", "0", "--batch-messages", "1"]
-            ),
-            settings={"records": sizes.w3_records, "size": 100, "batch.num.messages": 1, "linger.ms": 0},
+            rdkafka_produce("W3-rdkafka", 100, ["--acks", "1", "--linger-ms", "0", "--batch-messages", "1"]),
+            settings={"size": 100, "batch.num.messages": 1, "linger.ms": 0},
+            records=sizes.w3_records,
+            peers=True,
         ),
         Case(
             "W4-cp",
             "W4",
-            f"consume a prefilled {sizes.w4_records * KIB / 2**30:.2f} GiB log",
+            f"consume a prefilled {sizes.w4_records * KIB / 2**30:.2f} GiB log (one pass per run)",
             "ConsumerPerformance",
             (*THROUGHPUT_SET, JOIN),
             consumer_perf,
             prefill("W4-log", sizes.w4_records, KIB),
-            settings={"records": sizes.w4_records, "size": KIB},
+            settings={"log_records": sizes.w4_records, "size": KIB},
+            records=sizes.w4_records,
         ),
         Case(
             "W4-rdkafka",
             "W4",
-            f"consume a prefilled {sizes.w4_records * KIB / 2**30:.2f} GiB log",
+            f"consume a prefilled {sizes.w4_records * KIB / 2**30:.2f} GiB log (passes until the run is long enough)",
             "librdkafka",
             THROUGHPUT_SET,
             rdkafka_consume,
             prefill("W4-log", sizes.w4_records, KIB),
             drop_topic,
-            settings={"records": sizes.w4_records, "size": KIB},
+            settings={"log_records": sizes.w4_records, "size": KIB},
+            records=sizes.w4_records,
+            peers=True,
         ),
         Case(
             "W5-e2e",
@@ -464,8 +556,10 @@ def cases(sizes: Sizes) -> list[Case]:
             "end-to-end latency, one record at a time, 1 KiB",
             "EndToEndLatency",
             LATENCY_SET,
-            end_to_end(sizes.w5_records, KIB),
-            settings={"records": sizes.w5_records, "size": KIB, "acks": 1},
+            end_to_end(KIB),
+            settings={"size": KIB, "acks": 1},
+            records=sizes.w5_records,
+            pace="avg_ms",
         ),
         Case(
             "W5-rdkafka",
@@ -473,8 +567,10 @@ def cases(sizes: Sizes) -> list[Case]:
             "end-to-end latency at 1000 records/s, 1 KiB",
             "librdkafka",
             LATENCY_SET,
-            rdkafka_latency(1000, sizes.w5_seconds, KIB),
-            settings={"rate": 1000, "seconds": sizes.w5_seconds, "size": KIB, "acks": 1},
+            rdkafka_latency(1000, KIB),
+            settings={"rate": 1000, "size": KIB, "acks": 1},
+            pace="p99_ms",
+            peers=True,
         ),
         Case(
             "W6-rdkafka",
@@ -482,14 +578,25 @@ def cases(sizes: Sizes) -> list[Case]:
             f"{sizes.w6_producers} producers over {sizes.w6_partitions} partitions, 1 KiB",
             "librdkafka",
             (CREATE, *THROUGHPUT_SET),
-            rdkafka_multi(sizes.w6_producers, sizes.w6_partitions, sizes.w6_records, KIB),
+            rdkafka_multi(sizes.w6_producers, sizes.w6_partitions, KIB),
             many_partitions(sizes.w6_partitions),
             drop_topic,
-            settings={
-                "records": sizes.w6_records,
-                "producers": sizes.w6_producers,
-                "partitions": sizes.w6_partitions,
-                "size": KIB,
-            },
+            settings={"producers": sizes.w6_producers, "partitions": sizes.w6_partitions, "size": KIB},
+            records=sizes.w6_records,
+            peers=True,
+        ),
+        Case(
+            "W8-mixed",
+            "W8",
+            f"mixed: 4 producers at {sizes.w8_rate} records/s, a group of 3 consumers committing, 1 KiB",
+            "librdkafka",
+            MIXED_SET,
+            mixed(4, 6, sizes.w8_rate, KIB),
+            settings={"producers": 4, "partitions": 6, "rate": sizes.w8_rate, "consumers": 3, "size": KIB},
+            pace="e2e_p99_ms",
+            measured_s=sizes.w8_seconds,
+            peers=True,
+            max_pairs=2,
+            run_extra_s=4.0,
         ),
     ]

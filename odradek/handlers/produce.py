@@ -37,7 +37,13 @@ from odradek.wire.messages.produce import (
     ProduceResponse,
     ProduceResponseValue,
 )
-from odradek.wire.records.batch import BATCH_OVERHEAD, CorruptBatchError, read_header
+from odradek.wire.records.batch import (
+    ATTRIBUTES_OFFSET,
+    BATCH_OVERHEAD,
+    TRANSACTIONAL_MASK,
+    CorruptBatchError,
+    read_header,
+)
 
 _TopicResponse = ProduceResponse.TopicProduceResponse
 _PartitionResponse = _TopicResponse.PartitionProduceResponse
@@ -99,6 +105,8 @@ def _transactional_producer(records: object) -> tuple[int, int] | None:
     """``(producer id, epoch)`` of a transactional data batch at the start of ``records``."""
     if not isinstance(records, memoryview | bytes | bytearray) or len(records) < BATCH_OVERHEAD:
         return None
+    if not records[ATTRIBUTES_OFFSET + 1] & TRANSACTIONAL_MASK:
+        return None  # the common case, decided from one byte without building the header
     try:
         header = read_header(records)
     except CorruptBatchError:
@@ -179,7 +187,7 @@ async def produce(ctx: RequestContext, request: ProduceRequestValue) -> ProduceR
                 result = AppendResult(ErrorCode.UNKNOWN_TOPIC_ID)
             elif not ctx.authorize(AclOperation.WRITE, ResourceType.TOPIC, name):
                 result = AppendResult(ErrorCode.TOPIC_AUTHORIZATION_FAILED)
-            elif (name, data.index) in verified.refused:
+            elif verified.refused and (name, data.index) in verified.refused:
                 result = _verification_refusal(verified.refused[(name, data.index)])
             else:
                 records = data.records
@@ -193,7 +201,7 @@ async def produce(ctx: RequestContext, request: ProduceRequestValue) -> ProduceR
                     ctx.version,
                     now_ms,
                     transaction_verified=True,
-                    verified_v2=(name, data.index) in verified.added,
+                    verified_v2=bool(verified.added) and (name, data.index) in verified.added,
                 )
             answer = _answer(data.index, result)
             if result.error is ErrorCode.NOT_LEADER_OR_FOLLOWER and name is not None and ctx.version >= 10:

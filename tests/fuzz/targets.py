@@ -27,7 +27,7 @@ import itertools
 import random
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from odradek.partition.produce_checks import check_produce
 from odradek.storage.log_config import LogConfig, TopicCompression
@@ -244,7 +244,7 @@ _PRODUCE_CONFIGS = (
     LogConfig(compression_type=TopicCompression.UNCOMPRESSED, cleanup_policy=frozenset({"compact"})),
 )
 _NOW_MS = 1_700_000_000_000
-_COMPARED_HEADER = tuple(f.name for f in fields(BatchHeader) if f.name not in ("crc", "batch_length", "attributes"))
+_COMPARED_HEADER = tuple(name for name in BatchHeader._fields if name not in ("crc", "batch_length", "attributes"))
 _KNOWN_ATTRIBUTES = 0x7F
 
 

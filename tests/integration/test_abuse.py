@@ -20,7 +20,6 @@ loose multiples of what the design allows and far below what the abuse would cos
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import os
 import select
 import socket
@@ -311,7 +310,7 @@ def _zstd_bomb_batch(value_bytes: int) -> bytes:
     write_header(
         batch,
         0,
-        dataclasses.replace(header, batch_length=len(batch) - 12, attributes=4, records_count=1, last_offset_delta=0),
+        header._replace(batch_length=len(batch) - 12, attributes=4, records_count=1, last_offset_delta=0),
     )
     return bytes(batch)
 

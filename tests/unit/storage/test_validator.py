@@ -3,7 +3,6 @@ batch shapes Kafka refuses from a client, and the rewrite to the topic's codec."
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from odradek.storage.validator import UNBOUNDED, RecordRefusal, Refusal, batch_shape_error, check_records, recompress
@@ -90,7 +89,7 @@ def _shaped(deltas: list[int], **header: int) -> memoryview:
         encode_record_into(buf, Record(offset_delta=delta, timestamp_delta=i, key=b"k", value=b"v%d" % i))
     plain = read_header(build_batch([], base_timestamp=NOW))
     shape = {"last_offset_delta": deltas[-1] if deltas else 0, "records_count": len(deltas), **header}
-    write_header(buf, 0, replace(plain, batch_length=len(buf) - 12, **shape))
+    write_header(buf, 0, plain._replace(batch_length=len(buf) - 12, **shape))
     return memoryview(buf)
 
 

@@ -1,0 +1,175 @@
+"""Broker CPU per request: a load-insensitive figure for before/after work on the request path.
+
+Wall-clock throughput on a shared machine measures the neighbours as much as the broker. What the
+broker itself spends per request does not depend on them much: this tool sends a fixed number of
+identical requests over one connection (``--window`` in flight) and divides the broker process's
+CPU time (utime + stime from /proc) by the count. With ``--base DIR`` a second odradek, started from
+the source tree DIR (e.g. ``git archive`` of the commit before a change), runs beside this
+checkout's, and the two are measured in alternating rounds (A B A B ...) after one warm-up round each.
+
+    .venv/bin/python benchmarks/request_cost.py --mode produce1 --requests 20000 --rounds 7 --base /tmp/base
+
+Modes: ``produce1`` one 100-byte record per Produce v9 request (W3's shape); ``produce-many`` one
+record batch for each of ``--partitions`` partitions per request (W6's shape); ``fetch-many`` a
+Fetch v12 of ``--partitions`` partitions, each at its end (W6's consumers polling, no data).
+Prints one line per round and the medians, in CPU microseconds per request.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import socket
+import statistics
+import struct
+import sys
+import tempfile
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+from bench.admin import create_topic
+from bench.brokers import BASELINE_ENV, Broker, odradek, odradek_base
+from bench.measure import _start_profiler, _stop_profiler
+from bench.pinning import plan
+from bench.procstat import cpu_seconds
+
+from odradek.wire.api import RequestHeader, encode_request_header
+from odradek.wire.codec import encode_into
+from odradek.wire.messages.fetch import FetchRequest
+from odradek.wire.messages.produce import ProduceRequest
+from odradek.wire.primitives import Writer
+from odradek.wire.records.builder import build_batch
+from odradek.wire.records.record import Record
+
+_SIZE = struct.Struct(">i")
+_CORRELATION = struct.Struct(">i")
+TOPIC = "request-cost"
+
+
+def _frame(api_key: int, version: int, message: object, body: object) -> bytes:
+    w = Writer()
+    encode_request_header(w, RequestHeader(api_key, version, 0, "request-cost"), True)
+    encode_into(message, version, body, w)  # type: ignore[arg-type]
+    payload = w.getvalue()
+    return _SIZE.pack(len(payload)) + payload
+
+
+def produce_frame(partitions: int) -> bytes:
+    batch = build_batch([Record(0, 0, None, b"x" * 100)], base_timestamp=int(time.time() * 1000))
+    data = [ProduceRequest.TopicProduceData.PartitionProduceData(index=p, records=batch) for p in range(partitions)]
+    topic = ProduceRequest.TopicProduceData(name=TOPIC, partition_data=data)
+    request = ProduceRequest(transactional_id=None, acks=1, timeout_ms=30_000, topic_data=[topic])
+    return _frame(0, 9, ProduceRequest, request)
+
+
+def fetch_frame(partitions: int) -> bytes:
+    wanted = [
+        FetchRequest.FetchTopic.FetchPartition(
+            partition=p, current_leader_epoch=-1, fetch_offset=0, log_start_offset=-1, partition_max_bytes=1_048_576
+        )
+        for p in range(partitions)
+    ]
+    request = FetchRequest(
+        replica_id=-1,
+        max_wait_ms=0,
+        min_bytes=0,
+        max_bytes=52_428_800,
+        isolation_level=0,
+        session_id=0,
+        session_epoch=-1,
+        topics=[FetchRequest.FetchTopic(topic=TOPIC, partitions=wanted)],
+        forgotten_topics_data=[],
+        rack_id="",
+    )
+    return _frame(1, 12, FetchRequest, request)
+
+
+def _recv_exact(sock: socket.socket, size: int, into: bytearray) -> None:
+    view = memoryview(into)[:size]
+    got = 0
+    while got < size:
+        n = sock.recv_into(view[got:])
+        if n == 0:
+            raise ConnectionError("broker closed the connection")
+        got += n
+
+
+def drive(sock: socket.socket, frame: bytes, requests: int, window: int) -> None:
+    """Send ``requests`` copies of ``frame`` (fresh correlation ids), at most ``window`` unanswered."""
+    template = bytearray(frame)
+    sent = answered = 0
+    scratch = bytearray(1 << 20)
+    while answered < requests:
+        burst = bytearray()
+        while sent < requests and sent - answered < window:
+            _CORRELATION.pack_into(template, 8, sent)
+            burst += template
+            sent += 1
+        if burst:
+            sock.sendall(burst)
+        _recv_exact(sock, 4, scratch)
+        (size,) = _SIZE.unpack_from(scratch)
+        if size > len(scratch):
+            scratch = bytearray(size)
+        _recv_exact(sock, size, scratch)
+        if _CORRELATION.unpack_from(scratch)[0] != answered:
+            raise RuntimeError("answers out of order")
+        answered += 1
+
+
+def _round(broker: Broker, frame: bytes, requests: int, window: int) -> float:
+    host, port = broker.bootstrap.rsplit(":", 1)
+    with socket.create_connection((host, int(port))) as sock:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        drive(sock, frame, min(1000, requests), window)  # the connection's own start-up is not counted
+        before = cpu_seconds(broker.pid)
+        drive(sock, frame, requests, window)
+        return (cpu_seconds(broker.pid) - before) / requests * 1e6
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--mode", choices=("produce1", "produce-many", "fetch-many"), default="produce1")
+    parser.add_argument("--requests", type=int, default=20_000)
+    parser.add_argument("--rounds", type=int, default=5, help="measured rounds per broker after one warm-up")
+    parser.add_argument("--window", type=int, default=16, help="requests in flight")
+    parser.add_argument("--partitions", type=int, default=100)
+    parser.add_argument("--base", type=Path, help="source tree of the odradek to compare with")
+    parser.add_argument("--profile", type=Path, help="py-spy raw stacks of this checkout's broker into this file")
+    args = parser.parse_args(argv)
+    partitions = 1 if args.mode == "produce1" else args.partitions
+    frame = produce_frame(partitions) if args.mode.startswith("produce") else fetch_frame(partitions)
+    pinning = plan(True)
+    results: dict[str, list[float]] = {}
+    with ExitStack() as stack, tempfile.TemporaryDirectory(prefix="request-cost-") as tmp:
+        brokers = [stack.enter_context(odradek(Path(tmp), pinning))]
+        if args.base is not None:
+            os.environ[BASELINE_ENV] = str(args.base)
+            brokers.append(stack.enter_context(odradek_base(Path(tmp), pinning)))
+        for broker in brokers:
+            create_topic(broker.bootstrap, TOPIC, partitions)
+        if args.profile is not None:
+            py_spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+            profiler = _start_profiler(py_spy, brokers[0].pid, args.profile)
+            stack.callback(_stop_profiler, profiler)
+        for index in range(args.rounds + 1):
+            for broker in brokers:
+                cost = _round(broker, frame, args.requests, args.window)
+                label = "warm-up" if index == 0 else f"round {index}"
+                print(f"{broker.name:<13} {label:<8} {cost:8.1f} CPU µs/request", flush=True)
+                if index:
+                    results.setdefault(broker.name, []).append(cost)
+    for name, costs in results.items():
+        print(f"{name:<13} median {statistics.median(costs):8.1f} CPU µs/request (n={len(costs)}, {args.mode})")
+    if len(results) == 2:
+        ours, base = results.values()
+        ratios = [a / b for a, b in zip(ours, base, strict=True) if b > 0]
+        print(f"odradek / odradek-base per round: median {statistics.median(ratios):.3f} "
+              f"(range {min(ratios):.3f}-{max(ratios):.3f}, n={len(ratios)})")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
