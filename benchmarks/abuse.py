@@ -18,7 +18,6 @@ beside Kafka's, and, in its header, how loaded the machine was (load averages, b
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import subprocess
@@ -33,6 +32,7 @@ from bench.admin import create_topic
 from bench.brokers import launcher
 from bench.pinning import Pinning, plan
 from bench.procstat import cpu_seconds, machine_ticks, peak_rss_mib, reset_peak_rss, rss_mib
+from bench.side_by_side import machine_at_start, store_results
 
 RESULTS = Path(__file__).resolve().parent / "results"
 BENCHMARKS = Path(__file__).resolve().parent
@@ -173,29 +173,17 @@ def main(argv: list[str]) -> int:
         args.render.with_suffix(".md").write_text(markdown(json.loads(args.render.read_text())))
         return 0
     pinning = plan(not args.no_pin)
-    busiest = subprocess.run(
-        ["ps", "-eo", "pcpu,etime,comm", "--sort=-pcpu"], capture_output=True, text=True, check=False
-    ).stdout.splitlines()[1:11]
     document: dict[str, Any] = {
         "settings": {"seconds": args.seconds, "brokers": args.brokers, "load_note": args.load_note},
         "pinning": pinning.describe(),
-        "machine": {
-            "cores": os.cpu_count(),
-            "load_start": [round(x, 2) for x in os.getloadavg()],
-            "busiest_at_start": [line.strip() for line in busiest],
-        },
+        "machine": machine_at_start(),
         "runs": [],
     }
     with tempfile.TemporaryDirectory(prefix="abuse-") as tmp:
         for name in args.brokers.split(","):
             print(f"{name}:", flush=True)
             document["runs"].append(measure_broker(name, args, pinning, Path(tmp)))
-    document["machine"]["load_end"] = [round(x, 2) for x in os.getloadavg()]
-    stamp = datetime.date.today().isoformat() + (f"-{args.label}" if args.label else "")
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / f"abuse-{stamp}.json").write_text(json.dumps(document, indent=1) + "\n")
-    (args.out / f"abuse-{stamp}.md").write_text(markdown(document))
-    print(markdown(document))
+    store_results(document, "abuse", args.out, markdown, args.label)
     return 0
 
 

@@ -30,7 +30,6 @@ processes used during each run.  Not a test: nothing here asserts a speed.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import subprocess
@@ -44,6 +43,7 @@ from bench.admin import create_topic
 from bench.brokers import launcher
 from bench.pinning import Pinning, plan
 from bench.procstat import cpu_seconds, machine_ticks, peak_rss_mib, rss_mib
+from bench.side_by_side import machine_at_start, store_results
 
 RESULTS = Path(__file__).resolve().parent / "results"
 BENCHMARKS = Path(__file__).resolve().parent
@@ -192,14 +192,6 @@ def measure_broker(name: str, args: argparse.Namespace, pinning: Pinning, workdi
     return result
 
 
-def _busiest_processes() -> list[str]:
-    """The ten processes using the most CPU right now (``ps``), for the report's quietness note."""
-    listing = subprocess.run(
-        ["ps", "-eo", "pcpu,etime,comm", "--sort=-pcpu"], capture_output=True, text=True, check=False
-    ).stdout.splitlines()
-    return [line.strip() for line in listing[1:11]]
-
-
 _ROWS: list[tuple[str, tuple[str, ...]]] = [
     ("start to ready (s)", ("start_s",)),
     ("idle RSS (MiB)", ("idle_rss_mib",)),
@@ -300,11 +292,7 @@ def main(argv: list[str]) -> int:
     document: dict[str, Any] = {
         "settings": {k: v for k, v in vars(args).items() if k not in ("out",)} | {"out": str(args.out)},
         "pinning": pinning.describe(),
-        "machine": {
-            "cores": os.cpu_count(),
-            "load_start": [round(x, 2) for x in os.getloadavg()],
-            "busiest_at_start": _busiest_processes(),
-        },
+        "machine": machine_at_start(),
         "runs": [],
     }
     with tempfile.TemporaryDirectory(prefix="scale-") as tmp:
@@ -312,12 +300,7 @@ def main(argv: list[str]) -> int:
             for name in args.brokers.split(","):
                 print(f"pair {pair + 1}/{args.pairs}: {name}", flush=True)
                 document["runs"].append(measure_broker(name, args, pinning, Path(tmp)))
-    document["machine"]["load_end"] = [round(x, 2) for x in os.getloadavg()]
-    stamp = datetime.date.today().isoformat()
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / f"scale-{stamp}.json").write_text(json.dumps(document, indent=1) + "\n")
-    (args.out / f"scale-{stamp}.md").write_text(markdown(document))
-    print(markdown(document))
+    store_results(document, "scale", args.out, markdown)
     return 0
 
 
