@@ -260,6 +260,7 @@ def soak(args: argparse.Namespace) -> dict[str, Any]:
                     "rss_mib": round(rss_mib(pid), 1),
                     "open_fds": _open_fds(pid),
                     "broker_cpu_s": round(cpu_seconds(pid), 1),
+                    "load_1m": round(os.getloadavg()[0], 2),
                 }
             )
             if args.verbose:
@@ -321,6 +322,8 @@ def _verdict(
 
 def markdown(document: dict[str, Any]) -> str:
     s = document["settings"]
+    cores = os.cpu_count() or 1
+    busy = sum(1 for w in document["windows"] if w.get("load_1m", 0) > cores)
     length = f"{s['seconds']} s" if s["seconds"] else f"{s['minutes']} min"
     lines = [
         f"# Soak: {length} of traffic, rebalances, retention and compaction",
@@ -338,15 +341,17 @@ def markdown(document: dict[str, Any]) -> str:
         f"- acknowledgement p99: first steady window {document['ack_p99_ms']['first_steady_window']} ms, last window "
         f"{document['ack_p99_ms']['last_window']} ms",
         "- checks: " + ", ".join(f"{k} {'ok' if v else 'FAILED'}" for k, v in document["checks"].items()),
+        f"- windows with a 1-minute load average above the {cores} cores (their latencies carry the machine's "
+        f"scheduling delays): {busy} of {len(document['windows'])}",
         "",
         "| at (s) | acknowledged | read by the group | ack p50 (ms) | ack p99 (ms) | RSS (MiB) | open files "
-        "| broker CPU (s) |",
-        "|---|---|---|---|---|---|---|---|",
+        "| broker CPU (s) | load (1 min) |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for w in document["windows"]:
         lines.append(
             f"| {w['at_s']} | {w['acked']} | {w['read']} | {w['ack_p50_ms']} | {w['ack_p99_ms']} | {w['rss_mib']} "
-            f"| {w['open_fds']} | {w['broker_cpu_s']} |"
+            f"| {w['open_fds']} | {w['broker_cpu_s']} | {w.get('load_1m', '')} |"
         )
     return "\n".join(lines) + "\n"
 
