@@ -197,3 +197,35 @@ def test_a_client_without_a_request_percentage_is_not_charged(broker: InProcessB
             assert connection.request(ApiKey.API_VERSIONS, 3, versions).throttle_time_ms == 0
     finally:
         connection.close()
+
+
+def test_a_real_client_over_its_request_percentage_is_told_and_still_served(broker: InProcessBroker) -> None:
+    """librdkafka reports the broker's throttle time through ``throttle_cb`` and its message is
+    delivered once the broker's clock has moved past each muted connection's throttle."""
+    from confluent_kafka import Producer, ThrottleEvent
+
+    broker.broker.security.throttle.request_timer = _StepClock(100_000_000)
+    connection = RawConnection(broker.bootstrap)
+    try:
+        connection.create_topic("request-quota")
+        _set_quota(connection, "busy-producer", "request_percentage", 1.0)
+    finally:
+        connection.close()
+    throttles: list[float] = []
+    delivered: list[object] = []
+
+    def on_throttle(event: ThrottleEvent) -> None:
+        throttles.append(event.throttle_time)
+
+    producer = Producer(
+        {"bootstrap.servers": broker.bootstrap, "client.id": "busy-producer", "throttle_cb": on_throttle}
+    )
+    producer.produce("request-quota", b"value", on_delivery=lambda err, msg: delivered.append(err))
+    for _ in range(200):
+        if delivered:
+            break
+        producer.poll(0.05)
+        broker.clock.advance(1000)
+    producer.flush(10)
+    assert delivered == [None]
+    assert throttles and set(throttles) == {1.0}
