@@ -221,25 +221,37 @@ class Dispatcher:
         handler time (``handler_nanoseconds`` when charged).  A client over a quota gets the largest
         throttle time in the answer (a fetch's without its data) and its connection takes no further
         request for that long (`odradek.security.quotas`).  An answer-less Produce (acks=0) is not
-        charged for its time, as in Kafka."""
+        charged for its time, as in Kafka; the encoding of a charged answer is recorded afterwards
+        without throttling it (Kafka's network thread time)."""
         throttle = self._services.security.throttle
         user, client = connection.identity.principal.name, header.client_id or ""
+        charged = handler_nanoseconds is not None and response is not None
         delay_ms = 0
-        if handler_nanoseconds is not None and response is not None:
-            delay_ms = throttle.throttle_request_time(user, client, handler_nanoseconds)
+        if charged:
+            delay_ms = throttle.throttle_request_time(user, client, handler_nanoseconds or 0)
         if header.api_key == ApiKey.PRODUCE:
             delay_ms = max(delay_ms, throttle.throttle_produce(user, client, request_bytes))
         elif header.api_key == ApiKey.FETCH and response is not None:
+            started = throttle.request_timer() if charged else 0
             frame = self._frame(header, handler, response)
             delay_ms = max(delay_ms, throttle.throttle_fetch(user, client, sum(len(part) for part in frame), delay_ms))
             if delay_ms <= 0:
+                if charged:
+                    throttle.record_request_time(user, client, throttle.request_timer() - started)
                 return frame
             response.responses = []  # type: ignore[attr-defined]
         if delay_ms > 0:
             connection.mute(throttle.delay(delay_ms))
             if response is not None and _carries_throttle_time(handler.response, header.api_version):
                 response.throttle_time_ms = delay_ms  # type: ignore[attr-defined]
-        return None if response is None else self._frame(header, handler, response)
+        if response is None:
+            return None
+        if not charged:
+            return self._frame(header, handler, response)
+        started = throttle.request_timer()
+        frame = self._frame(header, handler, response)
+        throttle.record_request_time(user, client, throttle.request_timer() - started)
+        return frame
 
     def error_answer(self, body: bytearray, code: ErrorCode) -> Frame | None:
         """The answer to this request frame that carries ``code`` for the whole request (Kafka's

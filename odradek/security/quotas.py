@@ -10,7 +10,8 @@ connection takes no further request for that long (Kafka mutes the channel, KIP-
 
 ``request_percentage`` (KIP-124) is measured the same way, in Kafka's unit: a request's handler time
 counts as percent-seconds of one thread (one second of handler time is 100), so the rate is the
-percentage of one thread the client kept busy over the window.  Its throttle time is bounded by one
+percentage of one thread the client kept busy over the window (the answer's encoding is recorded
+after the answer is throttled or not, as Kafka records its network thread's time).  Its throttle time is bounded by one
 window (``quota.window.size.seconds``), as Kafka bounds the request quota's and no other.
 
 ``controller_mutation_rate`` (KIP-599) is a token bucket of partitions instead: it holds at most
@@ -222,6 +223,11 @@ class QuotaManager:
         is bounded by one quota window."""
         throttle = self.record("request_percentage", user, client_id, nanoseconds * _PERCENT_PER_NANOSECOND)
         return min(throttle, self._window_ms)
+
+    def record_request_time(self, user: str, client_id: str, nanoseconds: int) -> None:
+        """Record time spent on a request after its answer was decided (encoding it), without
+        throttling that answer: it counts towards the next requests' throttle."""
+        self.record("request_percentage", user, client_id, nanoseconds * _PERCENT_PER_NANOSECOND)
 
     def delay(self, ms: int) -> Awaitable[None]:
         """A wait of ``ms`` on the broker's clock (the muted connection's)."""

@@ -166,13 +166,14 @@ class _StepClock:
 
 
 def test_a_client_over_its_request_percentage_is_throttled_and_muted(broker: InProcessBroker) -> None:
-    """request_percentage 1: each ApiVersions runs in one step, charged 100 ms = 10 percent-seconds.
-    With one sample the window counts as 10 s, so the first request makes 1.0 % (at the quota) and
-    the second 2.0 %, whose throttle (2 - 1) / 1 * 10 s is bounded by one window, 1 s."""
+    """request_percentage 2: an ApiVersions handler runs in one step and its answer is encoded in
+    one timed stretch, each charged 100 ms = 10 percent-seconds.  With one sample the window counts
+    as 10 s: the first handler makes 1.0 % (not throttled), its encoding 2.0 % (recorded after the
+    answer), the second handler 3.0 %, whose throttle (3 - 2) / 2 * 10 s is bounded by one window."""
     broker.broker.security.throttle.request_timer = _StepClock(100_000_000)
     connection = RawConnection(broker.bootstrap)
     try:
-        _set_quota(connection, "raw-test", "request_percentage", 1.0)
+        _set_quota(connection, "raw-test", "request_percentage", 2.0)
         versions = ApiVersionsRequest(client_software_name="t")
         assert connection.request(ApiKey.API_VERSIONS, 3, versions).throttle_time_ms == 0
         assert connection.request(ApiKey.API_VERSIONS, 3, versions).throttle_time_ms == 1000
