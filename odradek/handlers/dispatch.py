@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import logging
 import struct
+from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
 from odradek.handlers.api_versions import supported_api_entries
 from odradek.handlers.context import ClientConnection, RequestContext, Services
 from odradek.handlers.interception import Call, Interceptor
 from odradek.handlers.registry import ApiHandler, Registry
+from odradek.handlers.request_time import StepTimer
 from odradek.handlers.slices import (
     LARGE_REQUEST_BYTES,
     LoopShare,
@@ -89,6 +91,12 @@ async def encode_response_frame_in_slices(
 
 _MAY_WAIT = frozenset({ApiKey.FETCH, ApiKey.JOIN_GROUP, ApiKey.SYNC_GROUP})
 _QUOTA_APIS = frozenset({ApiKey.PRODUCE, ApiKey.FETCH})
+_REQUEST_TIME_EXEMPT = frozenset({ApiKey.SASL_HANDSHAKE, ApiKey.SASL_AUTHENTICATE, ApiKey.WRITE_TXN_MARKERS})
+
+
+def _carries_throttle_time(message: Message[StructValue], version: int) -> bool:
+    """Whether ``message`` has a ``throttle_time_ms`` field in ``version``."""
+    return any(f.name == "throttle_time_ms" and version in f.versions for f in message.struct.fields)
 
 
 class Dispatcher:
@@ -157,9 +165,18 @@ class Dispatcher:
         if self.interceptor is not None or self._emulation is not None:
             return await self._answer_slowly(header, handler, request, context, request_bytes)
         try:
-            response = await handler.handle(context, request)
-            if header.api_key in _QUOTA_APIS and self._services.security.quotas:
-                return self._throttled(header, handler, connection, request_bytes, response)
+            if self._services.security.quotas:
+                timer = self._request_timer(header, connection)
+                if timer is None:
+                    response = await handler.handle(context, request)
+                else:
+                    step_timer = StepTimer(handler.handle(context, request), timer)
+                    response = await step_timer
+                if timer is not None or header.api_key in _QUOTA_APIS:
+                    spent = None if timer is None else step_timer.nanoseconds
+                    return self._throttled(header, handler, connection, request_bytes, response, spent)
+            else:
+                response = await handler.handle(context, request)
             if response is None:
                 return None
             if share is None:
@@ -180,6 +197,17 @@ class Dispatcher:
             log.exception("%s v%d: the error response cannot be encoded either", handler.request.name, version)
             raise ProtocolViolation("internal error while answering; closing the connection") from None
 
+    def _request_timer(self, header: RequestHeader, connection: ClientConnection) -> Callable[[], int] | None:
+        """The timer of this request's handler time when a ``request_percentage`` quota charges it
+        (Kafka exempts inter-broker requests, and authentication happens before its request
+        threads), else None."""
+        if header.api_key in _REQUEST_TIME_EXEMPT:
+            return None
+        throttle = self._services.security.throttle
+        if not throttle.charges_request_time(connection.identity.principal.name, header.client_id or ""):
+            return None
+        return throttle.request_timer
+
     def _throttled(
         self,
         header: RequestHeader,
@@ -187,25 +215,43 @@ class Dispatcher:
         connection: ClientConnection,
         request_bytes: int,
         response: StructValue | None,
+        handler_nanoseconds: int | None,
     ) -> Frame | None:
-        """Kafka's client quotas on Produce (request bytes) and Fetch (answer bytes): a client over
-        its quota gets the throttle time in the answer (a fetch's without its data) and its
-        connection takes no further request for that long (`odradek.security.quotas`)."""
+        """Kafka's client quotas: Produce (request bytes), Fetch (answer bytes) and any request's
+        handler time (``handler_nanoseconds`` when charged).  A client over a quota gets the largest
+        throttle time in the answer (a fetch's without its data) and its connection takes no further
+        request for that long (`odradek.security.quotas`).  An answer-less Produce (acks=0) is not
+        charged for its time, as in Kafka; the encoding of a charged answer is recorded afterwards
+        without throttling it (Kafka's network thread time)."""
         throttle = self._services.security.throttle
         user, client = connection.identity.principal.name, header.client_id or ""
+        charged = handler_nanoseconds is not None and response is not None
+        delay_ms = 0
+        if charged:
+            delay_ms = throttle.throttle_request_time(user, client, handler_nanoseconds or 0)
         if header.api_key == ApiKey.PRODUCE:
-            delay_ms = throttle.throttle_produce(user, client, request_bytes)
-        else:
-            frame = self._frame(header, handler, response) if response is not None else []
-            delay_ms = throttle.throttle_fetch(user, client, sum(len(part) for part in frame))
+            delay_ms = max(delay_ms, throttle.throttle_produce(user, client, request_bytes))
+        elif header.api_key == ApiKey.FETCH and response is not None:
+            started = throttle.request_timer() if charged else 0
+            frame = self._frame(header, handler, response)
+            delay_ms = max(delay_ms, throttle.throttle_fetch(user, client, sum(len(part) for part in frame), delay_ms))
             if delay_ms <= 0:
+                if charged:
+                    throttle.record_request_time(user, client, throttle.request_timer() - started)
                 return frame
-            response.responses = []  # type: ignore[union-attr]
+            response.responses = []  # type: ignore[attr-defined]
         if delay_ms > 0:
             connection.mute(throttle.delay(delay_ms))
-            if response is not None:
+            if response is not None and _carries_throttle_time(handler.response, header.api_version):
                 response.throttle_time_ms = delay_ms  # type: ignore[attr-defined]
-        return None if response is None else self._frame(header, handler, response)
+        if response is None:
+            return None
+        if not charged:
+            return self._frame(header, handler, response)
+        started = throttle.request_timer()
+        frame = self._frame(header, handler, response)
+        throttle.record_request_time(user, client, throttle.request_timer() - started)
+        return frame
 
     def error_answer(self, body: bytearray, code: ErrorCode) -> Frame | None:
         """The answer to this request frame that carries ``code`` for the whole request (Kafka's
@@ -230,10 +276,18 @@ class Dispatcher:
         request_bytes: int,
     ) -> Frame | None:
         """The request through the interceptor, and an ApiVersions answer as the emulated release's."""
+        timer = self._request_timer(header, context.connection) if self._services.security.quotas else None
+        spent: list[int] = []  # the handler's running time, when a request quota charges it
 
         async def answer(value: StructValue) -> StructValue | None:
             try:
-                return await handler.handle(context, value)
+                if timer is None:
+                    return await handler.handle(context, value)
+                step_timer: StepTimer[StructValue | None] = StepTimer(handler.handle(context, value), timer)
+                try:
+                    return await step_timer
+                finally:
+                    spent.append(step_timer.nanoseconds)
             except ProtocolViolation:
                 raise
             except Exception:
@@ -250,8 +304,9 @@ class Dispatcher:
             return None
         if self._emulation is not None and header.api_key == ApiKey.API_VERSIONS:
             response = self._emulation.advertise(response)
-        if header.api_key in _QUOTA_APIS and self._services.security.quotas:
-            return self._throttled(header, handler, context.connection, request_bytes, response)
+        if timer is not None or (header.api_key in _QUOTA_APIS and self._services.security.quotas):
+            charged = sum(spent) if timer is not None else None
+            return self._throttled(header, handler, context.connection, request_bytes, response, charged)
         try:
             return self._frame(header, handler, response)
         except Exception:

@@ -8,6 +8,12 @@ whose recorded bytes push the rate above the quota gets a throttle time of
 ``(rate - quota) / quota * window`` milliseconds: the answer carries it in ``throttle_time_ms`` and the
 connection takes no further request for that long (Kafka mutes the channel, KIP-219).
 
+``request_percentage`` (KIP-124) is measured the same way, in Kafka's unit: a request's handler time
+counts as percent-seconds of one thread (one second of handler time is 100), so the rate is the
+percentage of one thread the client kept busy over the window (the answer's encoding is recorded
+after the answer is throttled or not, as Kafka records its network thread's time).  Its throttle time is bounded by one
+window (``quota.window.size.seconds``), as Kafka bounds the request quota's and no other.
+
 ``controller_mutation_rate`` (KIP-599) is a token bucket of partitions instead: it holds at most
 ``(controller.quota.window.num - 1) * controller.quota.window.size.seconds * rate`` tokens (full when
 first used) and refills at the rate. Each topic created, grown or deleted takes its partitions (the
@@ -20,7 +26,8 @@ throttled by the deficit it leaves.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Mapping
+import time
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 
 from odradek.clock import Clock
@@ -61,6 +68,9 @@ class _Rate:
         window = self.window_ms(now, window_ms, count)
         return sum(total for _, total in self.samples) * 1000.0 / window, window
 
+
+#: Kafka's request-time unit per nanosecond of handler time: percent of one thread for one second.
+_PERCENT_PER_NANOSECOND = 100.0 / 1_000_000_000
 
 #: The largest throttle time an answer can carry (an INT32 field).
 _MAX_THROTTLE_MS = 2**31 - 1
@@ -120,6 +130,9 @@ class QuotaManager:
         self._rates: dict[tuple[str, tuple[tuple[str, str], ...]], _Rate] = {}
         self._buckets: dict[tuple[tuple[str, str], ...], _TokenBucket] = {}
         self.scheduler: Scheduler | None = None
+        #: Measures handler time in nanoseconds (wall time of the running steps, as Kafka measures
+        #: its request threads); tests put a deterministic timer here.
+        self.request_timer: Callable[[], int] = time.perf_counter_ns
 
     def _sensor(self, key: str, user: str, client_id: str) -> tuple[float, _Rate] | None:
         found = self._quota(key, user, client_id)
@@ -192,13 +205,29 @@ class QuotaManager:
         """Kafka records a produce request's whole size against ``producer_byte_rate``."""
         return self.record("producer_byte_rate", user, client_id, request_bytes)
 
-    def throttle_fetch(self, user: str, client_id: str, response_bytes: int) -> int:
-        """Kafka records a fetch answer's size against ``consumer_byte_rate``; a throttled fetch is
-        answered without its data, so the recording is taken back."""
+    def throttle_fetch(self, user: str, client_id: str, response_bytes: int, other_throttle_ms: int = 0) -> int:
+        """Kafka records a fetch answer's size against ``consumer_byte_rate``; a fetch throttled by
+        this or another quota (``other_throttle_ms``) is answered without its data, so the recording
+        is taken back."""
         throttle = self.record("consumer_byte_rate", user, client_id, response_bytes)
-        if throttle > 0:
+        if throttle > 0 or other_throttle_ms > 0:
             self.unrecord("consumer_byte_rate", user, client_id, response_bytes)
         return throttle
+
+    def charges_request_time(self, user: str, client_id: str) -> bool:
+        """Whether a ``request_percentage`` quota applies to the user and client id."""
+        return self._quota("request_percentage", user, client_id) is not None
+
+    def throttle_request_time(self, user: str, client_id: str, nanoseconds: int) -> int:
+        """Kafka records a request's handler time against ``request_percentage``; the throttle time
+        is bounded by one quota window."""
+        throttle = self.record("request_percentage", user, client_id, nanoseconds * _PERCENT_PER_NANOSECOND)
+        return min(throttle, self._window_ms)
+
+    def record_request_time(self, user: str, client_id: str, nanoseconds: int) -> None:
+        """Record time spent on a request after its answer was decided (encoding it), without
+        throttling that answer: it counts towards the next requests' throttle."""
+        self.record("request_percentage", user, client_id, nanoseconds * _PERCENT_PER_NANOSECOND)
 
     def delay(self, ms: int) -> Awaitable[None]:
         """A wait of ``ms`` on the broker's clock (the muted connection's)."""

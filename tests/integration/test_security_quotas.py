@@ -150,3 +150,83 @@ def test_the_controller_mutation_quota_refuses_strict_requests_and_throttles_old
     assert _create(broker, 5, {"three": 3}) == (4000, [("three", 0)])
     broker.clock.advance(4000)
     assert _create(broker, 7, {"four": 4}) == (0, [("four", 0)])
+
+
+class _StepClock:
+    """A handler-time timer that advances ``step_ns`` at each reading: every running step of a
+    handler then costs exactly ``step_ns``, whatever the machine's speed."""
+
+    def __init__(self, step_ns: int) -> None:
+        self._step_ns = step_ns
+        self._readings = 0
+
+    def __call__(self) -> int:
+        self._readings += 1
+        return self._readings * self._step_ns
+
+
+def test_a_client_over_its_request_percentage_is_throttled_and_muted(broker: InProcessBroker) -> None:
+    """request_percentage 2: an ApiVersions handler runs in one step and its answer is encoded in
+    one timed stretch, each charged 100 ms = 10 percent-seconds.  With one sample the window counts
+    as 10 s: the first handler makes 1.0 % (not throttled), its encoding 2.0 % (recorded after the
+    answer), the second handler 3.0 %, whose throttle (3 - 2) / 2 * 10 s is bounded by one window."""
+    broker.broker.security.throttle.request_timer = _StepClock(100_000_000)
+    connection = RawConnection(broker.bootstrap)
+    try:
+        _set_quota(connection, "raw-test", "request_percentage", 2.0)
+        versions = ApiVersionsRequest(client_software_name="t")
+        assert connection.request(ApiKey.API_VERSIONS, 3, versions).throttle_time_ms == 0
+        assert connection.request(ApiKey.API_VERSIONS, 3, versions).throttle_time_ms == 1000
+        connection.sock.settimeout(0.3)
+        connection.send_raw(_frame(ApiKey.API_VERSIONS, 3, versions))
+        with pytest.raises(socket.timeout):
+            connection.recv_frame()
+        broker.clock.advance(1000)
+        connection.sock.settimeout(10)
+        assert connection.recv_frame() is not None
+    finally:
+        connection.close()
+
+
+def test_a_client_without_a_request_percentage_is_not_charged(broker: InProcessBroker) -> None:
+    broker.broker.security.throttle.request_timer = _StepClock(100_000_000)
+    connection = RawConnection(broker.bootstrap)
+    try:
+        _set_quota(connection, "another-client", "request_percentage", 1.0)
+        versions = ApiVersionsRequest(client_software_name="t")
+        for _ in range(3):
+            assert connection.request(ApiKey.API_VERSIONS, 3, versions).throttle_time_ms == 0
+    finally:
+        connection.close()
+
+
+def test_a_real_client_over_its_request_percentage_is_told_and_still_served(broker: InProcessBroker) -> None:
+    """librdkafka reports the broker's throttle time through ``throttle_cb`` and its message is
+    delivered once the broker's clock has moved past each muted connection's throttle."""
+    from confluent_kafka import Producer, ThrottleEvent
+
+    broker.broker.security.throttle.request_timer = _StepClock(100_000_000)
+    connection = RawConnection(broker.bootstrap)
+    try:
+        connection.create_topic("request-quota")
+        _set_quota(connection, "busy-producer", "request_percentage", 1.0)
+    finally:
+        connection.close()
+    throttles: list[float] = []
+    delivered: list[object] = []
+
+    def on_throttle(event: ThrottleEvent) -> None:
+        throttles.append(event.throttle_time)
+
+    producer = Producer(
+        {"bootstrap.servers": broker.bootstrap, "client.id": "busy-producer", "throttle_cb": on_throttle}
+    )
+    producer.produce("request-quota", b"value", on_delivery=lambda err, msg: delivered.append(err))
+    for _ in range(200):
+        if delivered:
+            break
+        producer.poll(0.05)
+        broker.clock.advance(1000)
+    producer.flush(10)
+    assert delivered == [None]
+    assert throttles and set(throttles) == {1.0}
