@@ -10,10 +10,13 @@ synonym named like the config itself is dropped.  A topic config has its own ove
 synonym at all unless ``log.retention.ms`` itself is set: Kafka's quirk, kept.  The entry's
 source is its first synonym's, DEFAULT_CONFIG when there is none.
 
-"Statically set" means the broker's value differs from odradek's start-up value (the config
-does not remember which keys a properties file named).
+"Statically set" means, for a security setting, given at start-up (`BrokerConfig.security`
+keeps them as given); for any other key, that the broker's value differs from odradek's start-up
+value (the config does not remember which of those keys a properties file named).
 
-A broker resource lists the broker keys odradek reads at start-up, every dynamic one and any
+A broker resource lists the broker keys odradek reads at start-up, every dynamic one, the
+security settings given at start-up (`BrokerConfig.security`: Kafka's keys, per-listener TLS and
+SASL keys, the authorizer's ``super.users`` and ``allow.everyone.if.no.acl.found``) and any
 custom (unknown to Kafka) name set dynamically; Kafka shows a custom config with a hidden value,
 as sensitive, read-only and of unknown type; a PASSWORD key's value is hidden too (sensitive).
 The cluster-wide resource (name ``""``) lists
@@ -32,7 +35,7 @@ from dataclasses import dataclass
 from odradek.config.broker import LOCAL_NAMES, BrokerConfig
 from odradek.config.keys import ConfigKey, ConfigType, Dynamic, Source
 from odradek.config.table import BROKER_KEYS, LISTENER_KEYS, TOPIC_KEYS
-from odradek.config.validation import listener_key
+from odradek.config.validation import LISTENER_PREFIX, listener_key
 from odradek.config.values import effective_value, static_text
 
 __all__ = ["DescribedConfig", "Synonym", "describe_broker", "describe_cluster", "describe_topic"]
@@ -66,27 +69,40 @@ _DESCRIBED = frozenset(
 )
 
 
+#: Settings of Kafka's StandardAuthorizer that its broker config does not define: Kafka describes
+#: them as custom configs (hidden value, sensitive, of unknown type) when server.properties sets them.
+_AUTHORIZER_NAMES = frozenset({"super.users", "allow.everyone.if.no.acl.found"})
+
+
 def _listener_values(broker: BrokerConfig) -> dict[str, str]:
+    """The listener keys as given at start-up, else as odradek's one PLAINTEXT listener makes them."""
     advertised_host, advertised_port = broker.advertised
+    given = broker.security
+    # The controller APIs are served on the client listeners, named CONTROLLER where Kafka's
+    # combined mode lists its controller endpoint (DescribeQuorum, DescribeCluster).
+    protocols = given.get("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT")
+    if not any(entry.strip().startswith("CONTROLLER:") for entry in protocols.split(",")):
+        protocols += ",CONTROLLER:PLAINTEXT"
     return {
-        "listeners": f"PLAINTEXT://{broker.host}:{broker.port}",
-        "advertised.listeners": f"PLAINTEXT://{advertised_host}:{advertised_port}",
+        "listeners": given.get("listeners", f"PLAINTEXT://{broker.host}:{broker.port}"),
+        "advertised.listeners": given.get("advertised.listeners", f"PLAINTEXT://{advertised_host}:{advertised_port}"),
         "broker.id": str(broker.node_id),
-        # The controller APIs are served on the one listener, named CONTROLLER where Kafka's
-        # combined mode lists its controller endpoint (DescribeQuorum, DescribeCluster).
-        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+        "listener.security.protocol.map": protocols,
     }
 
 
 def _static_value(broker: BrokerConfig, name: str) -> str | None:
-    """The broker's value for ``name`` when it was set (differs from the start-up value)."""
+    """The broker's value for ``name`` when it was set: a security key when given at start-up,
+    any other when it differs from the start-up value."""
     if name in ("listeners", "broker.id", "listener.security.protocol.map") or (
-        name == "advertised.listeners" and broker.advertised_host
+        name == "advertised.listeners" and (broker.advertised_host or name in broker.security)
     ):
         return _listener_values(broker)[name]
     key = BROKER_KEYS.get(name)
-    if key is None or key.attribute is None:
+    if key is None:
         return None
+    if key.attribute is None:
+        return broker.security.get(name)
     value = static_text(broker, key)
     return value if value != static_text(_START, key) or name == "node.id" else None
 
@@ -157,21 +173,46 @@ def _custom_entry(name: str, source: Source) -> DescribedConfig:
     return DescribedConfig(name, None, source, True, (Synonym(name, None, source),), ConfigType.UNKNOWN, True)
 
 
+def _listener_base(name: str) -> ConfigKey | None:
+    """The TLS or SASL key a ``listener.name.<listener>.<key>`` (or, for SASL, a
+    ``listener.name.<listener>.<mechanism>.<key>``) setting sets for one listener, if any."""
+    key = listener_key(name)
+    if key is not None or not name.startswith(LISTENER_PREFIX):
+        return key
+    _, _, per_listener = name[len(LISTENER_PREFIX) :].partition(".")
+    _, dot, base = per_listener.partition(".")
+    key = BROKER_KEYS.get(base)
+    return key if dot and key is not None and base.startswith("sasl.") else None
+
+
+def _given_names(broker: BrokerConfig) -> set[str]:
+    """The security settings given at start-up that a broker resource lists: Kafka's keys, its
+    authorizer's own settings and the per-listener forms of TLS and SASL keys."""
+    return {
+        name
+        for name in broker.security
+        if name in BROKER_KEYS or name in _AUTHORIZER_NAMES or _listener_base(name) is not None
+    }
+
+
 def describe_broker(broker: BrokerConfig, names: list[str] | None = None) -> list[DescribedConfig]:
     """This broker's configs (``names`` filters), sorted by name."""
     custom = _custom_names(broker.dynamic_broker_configs) | _custom_names(broker.dynamic_default_configs)
-    known = _DESCRIBED | custom
+    known = _DESCRIBED | custom | _given_names(broker)
     wanted = sorted(known) if not names else [n for n in sorted(set(names)) if n in known]
     described = []
     for name in wanted:
-        base = listener_key(name)
-        if base is not None and name in broker.dynamic_broker_configs:
+        base = _listener_base(name)
+        if base is not None and (name in broker.dynamic_broker_configs or name in broker.security):
             described.append(_listener_entry(broker, name, base))
             continue
         if name in custom:
             in_broker = name in broker.dynamic_broker_configs
             source = Source.DYNAMIC_BROKER_CONFIG if in_broker else Source.DYNAMIC_DEFAULT_BROKER_CONFIG
             described.append(_custom_entry(name, source))
+            continue
+        if name in _AUTHORIZER_NAMES:
+            described.append(_custom_entry(name, Source.STATIC_BROKER_CONFIG))
             continue
         key = BROKER_KEYS[name]
         synonyms = _synonyms(broker, name)
@@ -192,14 +233,20 @@ def describe_broker(broker: BrokerConfig, names: list[str] | None = None) -> lis
 
 
 def _listener_entry(broker: BrokerConfig, name: str, base: ConfigKey) -> DescribedConfig:
-    """A listener's own TLS or SASL setting (``listener.name.<listener>.<key>``): read-only, of
-    its base key's type, with the base key's synonyms after its own, as Kafka describes it."""
+    """A listener's own TLS or SASL setting (``listener.name.<listener>.<key>``), set dynamically
+    or at start-up: read-only, of its base key's type, with its own synonyms (dynamic, then static)
+    before the base key's, as Kafka describes it; a password's values all hidden."""
+    own = []
+    if name in broker.dynamic_broker_configs:
+        own.append(Synonym(name, broker.dynamic_broker_configs[name], Source.DYNAMIC_BROKER_CONFIG))
+    if name in broker.security:
+        own.append(Synonym(name, broker.security[name], Source.STATIC_BROKER_CONFIG))
+    synonyms = [*own, *_synonyms(broker, base.name)]
     secret = base.type is ConfigType.PASSWORD
-    value = None if secret else broker.dynamic_broker_configs[name]
-    synonyms = [Synonym(name, value, Source.DYNAMIC_BROKER_CONFIG), *_synonyms(broker, base.name)]
-    return DescribedConfig(
-        name, value, Source.DYNAMIC_BROKER_CONFIG, True, tuple(synonyms), base.type, sensitive=secret
-    )
+    if secret:
+        synonyms = [_hidden(s) for s in synonyms]
+    value = synonyms[0].value
+    return DescribedConfig(name, value, own[0].source, True, tuple(synonyms), base.type, sensitive=secret)
 
 
 def _hidden(synonym: Synonym) -> Synonym:

@@ -244,3 +244,25 @@ def test_altered_configs_survive_a_restart(tmp_path: Path) -> None:
         assert log is not None and log.config.retention_ms == 99000
     finally:
         second.stop()
+
+
+def test_describe_broker_reports_its_start_up_security_settings(tmp_path: Path) -> None:
+    """Security settings from the command line read back as STATIC_BROKER_CONFIG, as Kafka answers
+    them; the authorizer's own super.users comes back hidden and sensitive."""
+    settings = ["sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256", "ssl.keystore.type=PEM", "super.users=User:admin"]
+    proc = InProcessBroker(tmp_path / "data", settings)
+    proc.start()
+    try:
+        resource = ConfigResource(ConfigResource.Type.BROKER, "1")
+        admin = _admin(proc.bootstrap)
+        entries = dict(admin.describe_configs([resource])[resource].result(timeout=20))
+    finally:
+        proc.stop()
+    mechanisms = entries["sasl.enabled.mechanisms"]
+    assert (mechanisms.value, mechanisms.source) == ("PLAIN,SCRAM-SHA-256", ConfigSource.STATIC_BROKER_CONFIG.value)
+    assert (entries["ssl.keystore.type"].value, entries["ssl.keystore.type"].source) == (
+        "PEM",
+        ConfigSource.STATIC_BROKER_CONFIG.value,
+    )
+    users = entries["super.users"]
+    assert (users.value, users.is_sensitive, users.source) == (None, True, ConfigSource.STATIC_BROKER_CONFIG.value)

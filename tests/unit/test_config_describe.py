@@ -105,3 +105,65 @@ def test_segment_delete_delay_and_cleaner_memory_are_broker_settings() -> None:
     assert (config.log_cleaner_dedupe_buffer_size, config.log_cleaner_io_buffer_load_factor) == (2400, 0.5)
     described = {d.name: d.value for d in describe_broker(config, ["log.cleaner.io.buffer.load.factor"])}
     assert described == {"log.cleaner.io.buffer.load.factor": "0.5"}
+
+
+#: Start-up security settings as the secured compat profile gives them (issue 17's probe).
+_SECURED = [
+    "listeners=PLAINTEXT://127.0.0.1:9092,SASL_SSL://127.0.0.1:9093",
+    "advertised.listeners=PLAINTEXT://127.0.0.1:9092,SASL_SSL://127.0.0.1:9093",
+    "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SASL_SSL:SASL_SSL",
+    "ssl.keystore.type=PEM",
+    "ssl.keystore.location=/certs/server.pem",
+    "listener.name.sasl_ssl.ssl.client.auth=required",
+    "listener.name.sasl_ssl.plain.sasl.jaas.config=PlainLoginModule required;",
+    "sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256",
+    "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+    "super.users=User:admin",
+    "allow.everyone.if.no.acl.found=false",
+]
+
+
+def test_start_up_security_settings_are_static_broker_configs() -> None:
+    described = {d.name: d for d in describe_broker(load_config(None, _SECURED))}
+    static = Source.STATIC_BROKER_CONFIG
+    mechanisms = described["sasl.enabled.mechanisms"]
+    assert (mechanisms.value, mechanisms.source, mechanisms.read_only) == ("PLAIN,SCRAM-SHA-256", static, False)
+    assert mechanisms.synonyms == (
+        Synonym("sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-256", static),
+        Synonym("sasl.enabled.mechanisms", "GSSAPI", Source.DEFAULT_CONFIG),
+    )
+    assert described["ssl.keystore.location"].synonyms == (
+        Synonym("ssl.keystore.location", "/certs/server.pem", static),
+    )
+    assert described["ssl.keystore.type"].value == "PEM"
+    assert described["listeners"].value == "PLAINTEXT://127.0.0.1:9092,SASL_SSL://127.0.0.1:9093"
+    assert described["advertised.listeners"].source is static
+    # odradek serves the controller APIs too: Kafka's combined mode lists its CONTROLLER listener.
+    assert (
+        described["listener.security.protocol.map"].value
+        == "PLAINTEXT:PLAINTEXT,SASL_SSL:SASL_SSL,CONTROLLER:PLAINTEXT"
+    )
+    authorizer = described["authorizer.class.name"]
+    assert (authorizer.source, authorizer.read_only, authorizer.type) == (static, True, ConfigType.STRING)
+    assert authorizer.synonyms[-1] == Synonym("authorizer.class.name", "", Source.DEFAULT_CONFIG)
+
+
+def test_start_up_secrets_and_authorizer_settings_are_hidden() -> None:
+    names = ["super.users", "allow.everyone.if.no.acl.found", "listener.name.sasl_ssl.plain.sasl.jaas.config"]
+    described = {d.name: d for d in describe_broker(load_config(None, _SECURED), names)}
+    for name in ("super.users", "allow.everyone.if.no.acl.found"):
+        entry = described[name]
+        assert (entry.value, entry.sensitive, entry.read_only, entry.type) == (None, True, True, ConfigType.UNKNOWN)
+        assert entry.synonyms == (Synonym(name, None, Source.STATIC_BROKER_CONFIG),)
+    jaas = described["listener.name.sasl_ssl.plain.sasl.jaas.config"]
+    assert (jaas.value, jaas.sensitive, jaas.read_only, jaas.type) == (None, True, True, ConfigType.PASSWORD)
+    assert jaas.synonyms == (Synonym(jaas.name, None, Source.STATIC_BROKER_CONFIG),)
+
+
+def test_a_listener_setting_lists_its_base_key_after_its_own() -> None:
+    (auth,) = describe_broker(load_config(None, _SECURED), ["listener.name.sasl_ssl.ssl.client.auth"])
+    assert (auth.value, auth.source, auth.read_only) == ("required", Source.STATIC_BROKER_CONFIG, True)
+    assert auth.synonyms == (
+        Synonym("listener.name.sasl_ssl.ssl.client.auth", "required", Source.STATIC_BROKER_CONFIG),
+        Synonym("ssl.client.auth", "none", Source.DEFAULT_CONFIG),
+    )
