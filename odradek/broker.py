@@ -21,8 +21,9 @@ import dataclasses
 import logging
 from collections.abc import Generator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
+from odradek.broker_views import ClusterInfo, GroupsOnFirstUse, MarkerWriter, TransactionsOnFirstUse
 from odradek.clock import Clock, SystemClock
 from odradek.cluster.feature_store import FEATURES_FILE, FeatureStore
 from odradek.cluster.features import KAFKA_4_4, TRANSACTION_VERSION, FeatureLevels
@@ -49,9 +50,7 @@ from odradek.storage.filesystem import FileSystem, OsFileSystem
 from odradek.storage.log_config import LogConfig
 from odradek.storage.log_manager import LogManager
 from odradek.storage.partition_log import PartitionLog
-from odradek.txn.markers import Marker
 from odradek.txn.producer_ids import ProducerIdAllocator
-from odradek.wire.errors import ErrorCode
 
 if TYPE_CHECKING:
     from odradek.coordinator.runtime import CoordinatorRuntime
@@ -88,104 +87,6 @@ async def _run_offloaded(steps: Generator[Job, object, T]) -> T:
             raise
         except Exception as exc:
             value, error = None, exc
-
-
-class _ClusterInfo:
-    """`odradek.handlers.context.ClusterView` over the broker (its config changes over time)."""
-
-    def __init__(self, broker: Broker) -> None:
-        self._broker = broker
-
-    @property
-    def cluster_id(self) -> str:
-        return self._broker.cluster_id
-
-    @property
-    def node_id(self) -> int:
-        return self._broker.config.node_id
-
-    @property
-    def advertised(self) -> tuple[str, int]:
-        return self._broker.config.advertised
-
-    @property
-    def config(self) -> BrokerConfig:
-        return self._broker.config
-
-    @property
-    def features(self) -> FeatureLevels:
-        return self._broker.features
-
-    def set_features(self, levels: FeatureLevels) -> None:
-        self._broker.feature_store.save(levels)
-        self._broker.features = levels
-
-    @property
-    def registered(self) -> bool:
-        return self._broker.registered
-
-    def unregister(self) -> None:
-        self._broker.registered = False
-        self._broker.partitions.fence()
-
-    @property
-    def quorum_epoch(self) -> int:
-        return self._broker.catalog.quorum_epoch
-
-    @property
-    def metadata_offset(self) -> int:
-        return self._broker.catalog.metadata_offset
-
-    def set_dynamic_configs(self, props: Mapping[str, str], *, per_broker: bool) -> None:
-        self._broker.set_dynamic_configs(props, per_broker=per_broker)
-
-    def group_configs(self, group: str) -> dict[str, str]:
-        return self._broker.group_configs.get(group)
-
-    def set_group_configs(self, group: str, configs: Mapping[str, str]) -> None:
-        self._broker.group_configs.set(group, configs)
-
-    def configured_groups(self) -> list[str]:
-        return self._broker.group_configs.groups()
-
-
-class _MarkerWriter:
-    """Where the transaction coordinator's markers go: the partition's log, and for
-    ``__consumer_offsets`` also the group coordinator, whose pending offsets they end."""
-
-    def __init__(self, broker: Broker) -> None:
-        self._broker = broker
-
-    def write_marker(self, topic: str, partition: int, marker: Marker, transaction_version: int) -> ErrorCode:
-        broker = self._broker
-        error = broker.partitions.write_marker(topic, partition, marker, transaction_version, broker.clock.time_ms())
-        if error is ErrorCode.NONE and topic == OFFSETS_TOPIC:
-            broker.group_coordinator.complete_transaction(partition, marker.producer_id, marker.commit)
-        return error
-
-
-class _TransactionsOnFirstUse:
-    """The handlers' `TransactionsView` before the transaction coordinator exists: the first
-    attribute a request asks for builds it (`Broker.transactions`), so a broker that serves no
-    transaction never imports the coordinator's state machine and log records."""
-
-    def __init__(self, broker: Broker) -> None:
-        self._broker = broker
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._broker.transactions, name)
-
-
-class _GroupsOnFirstUse:
-    """The handlers' `GroupsView` before the group coordinator exists: the first attribute a
-    request asks for builds it (`Broker.group_coordinator`), so a broker that serves no group
-    never imports the coordinator's state machine, records and rebalance logic."""
-
-    def __init__(self, broker: Broker) -> None:
-        self._broker = broker
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._broker.group_coordinator, name)
 
 
 class Broker:
@@ -289,13 +190,13 @@ class Broker:
         services = Services(
             partitions=self.partitions,
             topics=self.topics,
-            cluster=_ClusterInfo(self),
-            groups=_GroupsOnFirstUse(self),
+            cluster=ClusterInfo(self),
+            groups=GroupsOnFirstUse(self),
             fetch_sessions=self.fetch_sessions,
             producer_ids=self.producer_ids,
             clock=self.clock,
             log_dirs=self.log_dirs,
-            transactions=_TransactionsOnFirstUse(self),
+            transactions=TransactionsOnFirstUse(self),
             security=self.security,
         )
         emulation = None
@@ -431,7 +332,7 @@ class Broker:
         runtime = TransactionRuntime(
             coordinator,
             state_log,
-            _MarkerWriter(self),
+            MarkerWriter(self),
             self.scheduler,
             partitions,
             value_version_for(transaction_version),
