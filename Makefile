@@ -34,8 +34,8 @@ run: $(STAMP)
 	$(BIN)/python -m odradek run --host 127.0.0.1 --port 9092 --data-dir $(DATA_DIR) $(RUN_ARGS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check odradek tests benchmarks examples
-	$(BIN)/ruff format --check odradek tests benchmarks examples
+	$(BIN)/ruff check odradek tests benchmarks examples compat-tests
+	$(BIN)/ruff format --check odradek tests benchmarks examples compat-tests
 
 typecheck: $(STAMP) $(SPARK_STAMP)
 	$(BIN)/mypy

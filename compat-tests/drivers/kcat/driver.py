@@ -72,6 +72,7 @@ def security_args() -> list[str]:
         config["sasl.username"], config["sasl.password"] = settings["username"], settings["password"]
     return [arg for key, value in config.items() if value for arg in ("-X", f"{key}={value}")]
 
+
 # librdkafka's names for broker error codes where they differ from Kafka's.
 RDKAFKA_TO_KAFKA = {
     "INVALID_MSG": "CORRUPT_MESSAGE",
