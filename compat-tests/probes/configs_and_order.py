@@ -95,6 +95,16 @@ def metadata_topic_order(s: Session, names: dict[str, str]) -> None:
             topics=[{"name": t if t in made else f"{run}-{t}"} for t in mix],
             allow_auto_topic_creation=False,
         )
+    # Creating: Kafka's topic creation answers the names it cannot create first (an illegal one),
+    # then the others in the order of the hash map it gathers them in.
+    created = ["u1", made[0], "u2", "bad name!", "u3", made[1], "u4", "u5"]
+    s.call(
+        "metadata v12: eight names, five to create, one illegal",
+        ApiKey.METADATA,
+        12,
+        topics=[{"name": t if t in made or " " in t else f"{run}-{t}"} for t in created],
+        allow_auto_topic_creation=True,
+    )
     for count in (2, 3, 4, 5, 6):
         s.call(
             f"metadata v12: {count} topics",
