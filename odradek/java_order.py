@@ -27,7 +27,7 @@ users) and the transaction answers share this one module.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TypeVar
 
 from odradek.java_hash import java_string_hash
@@ -35,6 +35,7 @@ from odradek.java_hash import java_string_hash
 __all__ = [
     "iter_scala_immutable_set_order",
     "java_hash_order",
+    "java_hash_set_copy_order",
     "java_long_hash",
     "map_hash",
     "scala_hash_set_order",
@@ -92,6 +93,17 @@ def java_hash_order(keys: Iterable[K], hash_of: Callable[[K], int]) -> list[K]:
     while len(unique) > capacity * 3 // 4:
         capacity *= 2
     return sorted(unique, key=lambda key: _spread(hash_of(key)) & (capacity - 1))
+
+
+def java_hash_set_copy_order(remaining: Sequence[K], hash_of: Callable[[K], int], copied_size: int) -> list[K]:
+    """The order ``new java.util.HashSet<>(source)`` iterates the keys still in it after some were
+    removed: ``remaining`` are those keys, distinct, in ``source``'s iteration order, and
+    ``copied_size`` is ``source``'s size.  Java 17's copy constructor sizes the table to
+    ``max(size / 0.75 + 1, 16)`` rounded up to a power of two, which holds every copied key
+    without growing; removing keys never shrinks it."""
+    wanted = max(int(copied_size / 0.75) + 1, 16)
+    capacity = 1 << (wanted - 1).bit_length()
+    return sorted(remaining, key=lambda key: _spread(hash_of(key)) & (capacity - 1))
 
 
 def scala_mutable_hash_order(keys: Iterable[K], hash_of: Callable[[K], int]) -> list[K]:

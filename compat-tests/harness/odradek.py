@@ -22,11 +22,25 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT_S = 60.0
 
 
-#: Broker configs that differ from Kafka's defaults, the same ones harness/kafka.py gives Kafka.
+#: The broker configs harness/kafka.py gives Kafka besides its listeners and data directory, so
+#: that both brokers start from the same configuration (DescribeConfigs reports each as given at
+#: start-up).  The KRaft settings describe the combined-mode node odradek stands for; odradek
+#: reports them and does not act on them, nor on the internal topics' replication settings.
 OVERRIDES = (
+    "process.roles=broker,controller",
+    "node.id=1",
+    "controller.listener.names=CONTROLLER",
+    "inter.broker.listener.name=PLAINTEXT",
+    "auto.create.topics.enable=true",
+    "offsets.topic.replication.factor=1",
+    "transaction.state.log.replication.factor=1",
+    "transaction.state.log.min.isr=1",
+    "share.coordinator.state.topic.replication.factor=1",
+    "share.coordinator.state.topic.min.isr=1",
     "group.initial.rebalance.delay.ms=0",
     "log.retention.check.interval.ms=1000",
     "log.cleaner.backoff.ms=1000",
+    "log.initial.task.delay.ms=1000",
 )
 
 
@@ -42,7 +56,8 @@ def command(
     `harness.broker.log_dir_paths`)."""
     dirs = ",".join(str(path) for path in log_dir_paths(data_dir, log_dirs))
     argv = [sys.executable, "-m", "odradek", "run", "--host", HOST, "--port", str(port), "--data-dir", dirs]
-    overrides = list(OVERRIDES)
+    # Kafka's voter is its controller listener; odradek answers the controller APIs on its own.
+    overrides = [*OVERRIDES, f"controller.quorum.voters=1@{HOST}:{port}"]
     if profile is not None:
         overrides += [f"{key}={value}" for key, value in profile.properties().items()]
     overrides += [f"{key}={value}" for key, value in (settings or {}).items()]

@@ -78,6 +78,33 @@ def metadata_topic_order(s: Session, names: dict[str, str]) -> None:
         topics=[{"name": t} for t in (f"{run}-x1", made[2], f"{run}-x2", made[3], f"{run}-x3", made[4])],
         allow_auto_topic_creation=False,
     )
+    # The missing names follow the existing ones in the order of the Java hash set Kafka copies
+    # the names into, sized from how many there are (twelve is where Java 17 and 21 size it apart).
+    unknown_mixes = {
+        "four names, three unknown": ["y1", made[0], "y2", "y3"],
+        "seven names, four unknown, one twice": ["z1", made[5], "z2", made[1], "z3", "z1", made[3], "z4"],
+        "eight names, five unknown": ["w1", "w2", made[4], "w3", made[0], "w4", made[2], "w5"],
+        "twelve names, six unknown": ["v1", made[0], "v2", made[1], "v3", made[2], "v4", made[3], "v5", made[4],
+                                      "v6", made[5]],
+    }  # fmt: skip
+    for label, mix in unknown_mixes.items():
+        s.call(
+            f"metadata v12: {label}",
+            ApiKey.METADATA,
+            12,
+            topics=[{"name": t if t in made else f"{run}-{t}"} for t in mix],
+            allow_auto_topic_creation=False,
+        )
+    # Creating: Kafka's topic creation answers the names it cannot create first (an illegal one),
+    # then the others in the order of the hash map it gathers them in.
+    created = ["u1", made[0], "u2", "bad name!", "u3", made[1], "u4", "u5"]
+    s.call(
+        "metadata v12: eight names, five to create, one illegal",
+        ApiKey.METADATA,
+        12,
+        topics=[{"name": t if t in made or " " in t else f"{run}-{t}"} for t in created],
+        allow_auto_topic_creation=True,
+    )
     for count in (2, 3, 4, 5, 6):
         s.call(
             f"metadata v12: {count} topics",

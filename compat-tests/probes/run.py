@@ -94,6 +94,19 @@ _MASKED = {"log_dir", "usable_bytes", "total_bytes"}
 #: Kafka prints its request object in some refusals: its processor and connection ids are its own.
 _REQUEST_OBJECT = re.compile(r"Request\(processor=\d+, connectionId=\S+, session=\S+,")
 _DROPPED = {"throttle_time_ms", "cluster_id", "host", "port"}
+#: Broker config values that differ because the two brokers are different processes, masked to
+#: the part that is behaviour (in DescribeConfigs entries and their synonyms alike):
+#: - ``log.dirs``: each broker's own temporary data directory;
+#: - ``listeners``: Kafka's combined mode adds a CONTROLLER listener, which odradek does not have
+#:   (it answers the controller APIs on its client listeners);
+#: - ``controller.quorum.voters``: the voter's port is Kafka's controller listener, odradek's own port.
+_PROCESS_BOUND_CONFIGS = {
+    "log.dirs": lambda value: "<data-dirs>",
+    "listeners": lambda value: ",".join(
+        listener for listener in value.split(",") if not listener.startswith("CONTROLLER://")
+    ),
+    "controller.quorum.voters": lambda value: re.sub(r":\d+\b", ":<port>", value),
+}
 
 
 def _names() -> dict[str, str]:
@@ -126,6 +139,10 @@ class _Normaliser:
             # only the frame and the operation are behaviour.
             return _FORWARDED.sub(r"Request Request(<forwarded request>) needs \1 permission.", value)
         if isinstance(value, dict):
+            name = value.get("name")
+            mask = _PROCESS_BOUND_CONFIGS.get(name) if isinstance(name, str) else None
+            if mask is not None and isinstance(value.get("value"), str):
+                value = {**value, "value": mask(value["value"])}
             return {k: self._field(k, v) for k, v in value.items() if k not in _DROPPED}
         if isinstance(value, list):
             items = [self(item) for item in value]

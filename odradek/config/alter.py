@@ -5,8 +5,8 @@ ConfigAdminManager agree on the list arithmetic): changes apply in order; APPEND
 given element not yet present, SUBTRACT removes one occurrence of each given element; both
 start from the set's own value, else the key's Kafka default, and work on LIST keys only
 (INVALID_CONFIG otherwise).  The two resources differ only in Kafka's words for a refusal and in
-which names they know: a topic knows its topic keys, a broker its broker keys and the Kafka
-names odradek refuses to change (`NOT_DYNAMIC`).
+which names they know: a topic knows its topic keys, a broker its broker keys (every key of
+Kafka's broker config, `odradek.config.table.BROKER_KEYS`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from enum import IntEnum
 
 from odradek.config.keys import ConfigKey, ConfigType, Scope, list_items
-from odradek.config.table import BROKER_KEYS, NOT_DYNAMIC, TOPIC_KEYS
+from odradek.config.table import BROKER_KEYS, TOPIC_KEYS
 from odradek.config.validation import DynamicConfigError
 
 __all__ = ["OpType", "apply_incremental"]
@@ -42,9 +42,9 @@ def _list_key(scope: Scope, name: str, op: OpType) -> ConfigKey:
             )
         return key
     key = BROKER_KEYS.get(name)
-    if key is None and name not in NOT_DYNAMIC:
+    if key is None:
         raise DynamicConfigError(f"Unknown config name: {name}", invalid_config=True)
-    if key is None or key.type is not ConfigType.LIST:
+    if key.type is not ConfigType.LIST:
         verb = op.name.lower()
         raise DynamicConfigError(f"Config value {verb} is not allowed for config key: {name}", invalid_config=True)
     return key

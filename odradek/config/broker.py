@@ -1,10 +1,12 @@
 """The broker's settings: `BrokerConfig`, loaded from ``server.properties`` and overrides.
 
 Values come from, in increasing precedence: the defaults of `odradek.config.table`, a
-``server.properties``-style file, then ``key=value`` overrides from the command line.  Only
-keys odradek reads are accepted (`ConfigKey.attribute`), plus ``listeners``,
-``advertised.listeners``, ``broker.id``, ``log.dir`` and odradek's own ``host``, ``port``,
-``advertised.host`` and ``advertised.port``; any other key is an error rather than a silently
+``server.properties``-style file, then ``key=value`` overrides from the command line.  Keys of
+Kafka's broker config are accepted: those odradek reads into attributes (`ConfigKey.attribute`),
+the security settings (kept as text), and the others checked by type and kept as given
+(`BrokerConfig.given`, which also remembers every Kafka key given, so that DescribeConfigs
+reports it as STATIC_BROKER_CONFIG as Kafka does); plus odradek's own ``host``, ``port``,
+``advertised.host`` and ``advertised.port``.  Any other key is an error rather than a silently
 ignored typo.
 
 Dynamic broker configs (set at run time with AlterConfigs) ride along as two read-only layers,
@@ -21,7 +23,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from odradek.config.keys import LONG_MAX, ConfigKey, ConfigType, Dynamic, Scope
+from odradek.config.keys import LONG_MAX, ConfigKey, ConfigType, Dynamic, Scope, check_value
 from odradek.config.table import BROKER_KEYS
 
 __all__ = [
@@ -128,6 +130,10 @@ class BrokerConfig:
     security: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     """Listener, TLS, SASL, authorizer, quota and connection-limit settings as given, by Kafka name
     (``listeners`` and ``advertised.listeners`` whole); `odradek.security.settings` reads them."""
+    given: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    """Every Kafka key given at start-up, as given (trimmed), by Kafka name: Kafka's static layer.
+    A key odradek reads is in its attribute too; a read-only key odradek only reports
+    (`odradek.config.reported_keys`) has its value here alone."""
 
     def dynamic_value(self, name: str) -> str | None:
         """The dynamic value of ``name``: this broker's, else the cluster default, else None."""
@@ -214,8 +220,11 @@ def is_security_name(name: str) -> bool:
 def _apply(config: BrokerConfig, items: Iterable[tuple[str, str]]) -> BrokerConfig:
     changes: dict[str, Any] = {}
     security = dict(config.security)
+    given = dict(config.given)
     for key, raw in items:
         key = key.strip()
+        if key not in LOCAL_NAMES:
+            given[key] = raw.strip()
         if key in ("listeners", "advertised.listeners"):
             security[key] = raw.strip()
         if is_security_name(key):
@@ -229,7 +238,8 @@ def _apply(config: BrokerConfig, items: Iterable[tuple[str, str]]) -> BrokerConf
         else:
             definition = _KEYS_BY_NAME.get(key)
             if definition is None or definition.attribute is None:
-                raise ConfigError(f"unknown broker config {key!r}")
+                _check_reported(key, raw)
+                continue
             try:
                 changes[definition.attribute] = python_value(definition, raw)
             except ValueError:
@@ -237,7 +247,19 @@ def _apply(config: BrokerConfig, items: Iterable[tuple[str, str]]) -> BrokerConf
                 raise ConfigError(f"{key}: cannot use {raw!r} as {kind}") from None
     if security != config.security:
         changes["security"] = MappingProxyType(security)
+    if given != config.given:
+        changes["given"] = MappingProxyType(given)
     return replace(config, **changes)
+
+
+def _check_reported(name: str, raw: str) -> None:
+    """A Kafka broker key odradek keeps only as given: known, and valid for its type."""
+    definition = BROKER_KEYS.get(name)
+    if definition is None:
+        raise ConfigError(f"unknown broker config {name!r}")
+    problem = check_value(definition, raw.strip())
+    if problem is not None:
+        raise ConfigError(problem)
 
 
 def parse_properties(text: str) -> list[tuple[str, str]]:

@@ -10,16 +10,17 @@ synonym named like the config itself is dropped.  A topic config has its own ove
 synonym at all unless ``log.retention.ms`` itself is set: Kafka's quirk, kept.  The entry's
 source is its first synonym's, DEFAULT_CONFIG when there is none.
 
-"Statically set" means, for a security setting, given at start-up (`BrokerConfig.security`
-keeps them as given); for any other key, that the broker's value differs from odradek's start-up
-value (the config does not remember which of those keys a properties file named).
+"Statically set" means given at start-up (`BrokerConfig.given`, `BrokerConfig.security`), or,
+for a key odradek reads, a start-up value that differs from odradek's default (``log.dirs``
+from the command line's data directory).
 
-A broker resource lists the broker keys odradek reads at start-up, every dynamic one, the
-security settings given at start-up (`BrokerConfig.security`: Kafka's keys, per-listener TLS and
-SASL keys, the authorizer's ``super.users`` and ``allow.everyone.if.no.acl.found``) and any
-custom (unknown to Kafka) name set dynamically; Kafka shows a custom config with a hidden value,
-as sensitive, read-only and of unknown type; a PASSWORD key's value is hidden too (sensitive).
-The cluster-wide resource (name ``""``) lists
+A broker resource lists every key of Kafka's broker config as Kafka 4.4 does (those odradek only
+reports, `odradek.config.reported_keys`, included; ``producer.id.expiration.check.interval.ms``,
+internal in Kafka 4.4, left out), the security settings given at start-up that Kafka lists
+besides (per-listener TLS and SASL keys, the authorizer's ``super.users`` and
+``allow.everyone.if.no.acl.found``) and any custom (unknown to Kafka) name set dynamically;
+Kafka shows a custom config with a hidden value, as sensitive, read-only and of unknown type; a
+PASSWORD key's value is hidden too (sensitive).  The cluster-wide resource (name ``""``) lists
 only the dynamic defaults, each with its one DYNAMIC_DEFAULT_BROKER_CONFIG synonym.
 
 Documentation: Kafka answers its own ConfigDef documentation text when asked (v3+); odradek
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 
 from odradek.config.broker import LOCAL_NAMES, BrokerConfig
 from odradek.config.keys import ConfigKey, ConfigType, Dynamic, Source
-from odradek.config.table import BROKER_KEYS, LISTENER_KEYS, TOPIC_KEYS
+from odradek.config.table import BROKER_KEYS, TOPIC_KEYS
 from odradek.config.validation import LISTENER_PREFIX, listener_key
 from odradek.config.values import effective_value, static_text
 
@@ -61,12 +62,11 @@ class DescribedConfig:
 
 _START = BrokerConfig()
 
-#: The broker keys a broker resource lists (besides custom ones set dynamically).
-_DESCRIBED = frozenset(
-    name
-    for name, key in BROKER_KEYS.items()
-    if key.attribute is not None or key.dynamic is not Dynamic.READ_ONLY or name in LISTENER_KEYS
-)
+#: Broker keys odradek reads that Kafka 4.4 does not list: it defines them as internal configs.
+_UNLISTED = frozenset({"producer.id.expiration.check.interval.ms"})
+#: The broker keys a broker resource lists (besides custom ones set dynamically): every key of
+#: Kafka's broker config, as Kafka 4.4 lists them.
+_DESCRIBED = frozenset(name for name in BROKER_KEYS if name not in _UNLISTED)
 
 
 #: Settings of Kafka's StandardAuthorizer that its broker config does not define: Kafka describes
@@ -102,9 +102,9 @@ def _static_value(broker: BrokerConfig, name: str) -> str | None:
     if key is None:
         return None
     if key.attribute is None:
-        return broker.security.get(name)
+        return broker.security.get(name, broker.given.get(name))
     value = static_text(broker, key)
-    return value if value != static_text(_START, key) or name == "node.id" else None
+    return value if value != static_text(_START, key) or name == "node.id" or name in broker.given else None
 
 
 def _synonyms(broker: BrokerConfig, primary: str, topic_default: str | None = None) -> list[Synonym]:

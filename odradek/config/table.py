@@ -9,8 +9,9 @@ A broker key with an ``attribute`` is read from ``server.properties`` into `Brok
 with a `Dynamic` mode other than read-only may change at run time: a cluster-wide key per broker
 and cluster-wide, a per-broker key (listeners, TLS and SASL settings) only per broker, a
 per-listener key (a listener's keystore or truststore) only per broker under a listener's prefix
-(``listener.name.<listener>.<key>``), as Kafka 4.4 allows each.  `NOT_DYNAMIC` names Kafka broker
-keys odradek does not model: changing them at run time is refused like changing any read-only key.
+(``listener.name.<listener>.<key>``), as Kafka 4.4 allows each.  The rest of Kafka 4.4's read-only
+broker keys are accepted and reported without being acted on (`odradek.config.reported_keys`), so
+`BROKER_KEYS` holds every key Kafka's broker config defines.
 """
 
 from __future__ import annotations
@@ -31,14 +32,16 @@ from odradek.config.keys import (
     between_or,
     one_of,
 )
+from odradek.config.reported_keys import REPORTED_KEYS
 
-__all__ = ["BROKER_KEYS", "LISTENER_KEYS", "NOT_DYNAMIC", "TOPIC_KEYS", "index_by_name"]
+__all__ = ["BROKER_KEYS", "LISTENER_KEYS", "TOPIC_KEYS", "index_by_name"]
 
 MIB = 1024 * 1024
-BOOLEAN, STRING, INT, LONG, DOUBLE, LIST = (
+BOOLEAN, STRING, INT, SHORT, LONG, DOUBLE, LIST = (
     ConfigType.BOOLEAN,
     ConfigType.STRING,
     ConfigType.INT,
+    ConfigType.SHORT,
     ConfigType.LONG,
     ConfigType.DOUBLE,
     ConfigType.LIST,
@@ -498,7 +501,7 @@ _b(
 _b("transaction.state.log.num.partitions", INT, "50", "Partitions of __transaction_state.", at_least(1), static=True)
 _b("transaction.state.log.segment.bytes", INT, "104857600", "Segment size of __transaction_state.", at_least(1),
    static=True)  # fmt: skip
-_b("transaction.state.log.replication.factor", INT, "3", "Replication factor of __transaction_state.", at_least(1))
+_b("transaction.state.log.replication.factor", SHORT, "3", "Replication factor of __transaction_state.", at_least(1))
 _b("transaction.state.log.min.isr", INT, "2", "min.insync.replicas of __transaction_state.", at_least(1))
 _b("transaction.state.log.load.buffer.size", INT, "5242880", "Bytes read at a time when loading.", at_least(1))
 _b(
@@ -528,6 +531,7 @@ _b(
 )
 
 _broker.extend(KEPT_DYNAMIC_KEYS)
+_broker.extend(REPORTED_KEYS)
 
 
 # Plain dicts typed read-only: the produce path looks keys up per batch, and a dict is the fastest.
@@ -547,8 +551,3 @@ BROKER_KEYS: Mapping[str, ConfigKey] = index_by_name(_broker)
 
 #: Broker keys whose static value odradek derives from its listener and node id settings.
 LISTENER_KEYS = ("listeners", "advertised.listeners", "broker.id", "listener.security.protocol.map")
-
-NOT_DYNAMIC = frozenset(
-    {"log.dir", "process.roles", "controller.quorum.voters", "controller.listener.names", "inter.broker.listener.name"}
-)
-"""Kafka broker keys odradek does not model at all; they cannot change at run time here either."""

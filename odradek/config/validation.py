@@ -20,7 +20,7 @@ from collections.abc import Collection, Mapping
 
 from odradek.config.broker import BrokerConfig
 from odradek.config.keys import ConfigKey, Dynamic, check_value, list_items
-from odradek.config.table import BROKER_KEYS, NOT_DYNAMIC, TOPIC_KEYS
+from odradek.config.table import BROKER_KEYS, TOPIC_KEYS
 from odradek.config.values import effective_value, with_layer
 from odradek.java_hash import java_string_hash
 
@@ -44,7 +44,7 @@ class DynamicConfigError(ValueError):
 
 
 #: Kafka broker configs odradek knows that cannot change at run time.
-KNOWN_STATIC = frozenset({name for name, key in BROKER_KEYS.items() if key.dynamic is Dynamic.READ_ONLY} | NOT_DYNAMIC)
+KNOWN_STATIC = frozenset(name for name, key in BROKER_KEYS.items() if key.dynamic is Dynamic.READ_ONLY)
 
 # Thread pools whose size Kafka lets change by at most a factor of two at a time.
 _THREAD_POOLS = ("num.io.threads", "num.replica.fetchers", "num.recovery.threads.per.data.dir", "background.threads")

@@ -3,8 +3,8 @@
 The one resolution chain (Kafka's DynamicBrokerConfig and LogConfig.fromProps):
 
 - a broker key: this broker's dynamic value, else the cluster-wide dynamic default, else the
-  static value odradek read at start-up (a security key's as given, `BrokerConfig.security`),
-  else Kafka's default;
+  static value odradek read at start-up (a security key's or a key odradek only reports as
+  given, `BrokerConfig.security` and `BrokerConfig.given`), else Kafka's default;
 - a topic key: the topic's override, else its broker synonym's dynamic value (this broker's,
   then cluster-wide), else the synonym's static value as the broker resolves it (``retention.ms``
   inherits ``log.retention.ms`` else minutes else hours), else the topic key's default.
@@ -107,7 +107,7 @@ def effective_value(config: BrokerConfig, overrides: Mapping[str, str] | None, n
         return None
     static = static_text(config, key)
     if static is None:
-        static = config.security.get(name)
+        static = config.security.get(name, config.given.get(name))
     return static if static is not None else key.default
 
 

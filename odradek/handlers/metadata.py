@@ -16,9 +16,10 @@
   topic" answer and answered TOPIC_AUTHORIZATION_FAILED when named (its existence is not disclosed);
   a missing topic it may describe but not CREATE (on the cluster or the topic) is answered
   TOPIC_AUTHORIZATION_FAILED instead of being created.
-- Named topics are answered once each: existing ones first, then missing ones, then those refused
-  creation, then those refused description; in request order up to four names, beyond that in the
-  order of Kafka's Scala hash set of the names (`_by_names`).
+- Named topics are answered once each: existing ones first, in request order up to four names and
+  beyond that in the order of Kafka's Scala hash set of the names; then the missing ones, in the
+  order of the Java hash set Kafka copies them into (`odradek.handlers.metadata_order`); then those
+  refused creation, then those refused description (`_by_names`).
 - A request naming many topics, or an "every topic" answer over many, shares the event loop with
   the other connections while it is answered (`odradek.handlers.slices`).
 """
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 from odradek.cluster.topics import TopicError, TopicInfo, validate_topic_name
 from odradek.handlers.context import RequestContext
+from odradek.handlers.metadata_order import missing_topics_order
 from odradek.handlers.registry import registry
 from odradek.handlers.slices import LoopShare
 from odradek.java_order import iter_scala_immutable_set_order, scala_improved_hash, string_hash
@@ -153,12 +155,14 @@ async def _by_names(
     make (request order up to four names, a hash order beyond: `scala_immutable_set_order`); the
     existing topics first, then the missing ones, then those refused creation, then those refused
     description (checked against Kafka 4.4.0 without an authorizer, probe metadata.topic_order).
-    Beyond four names, the missing ones keep their places in the set's order, which is not
-    always Kafka's (the probe's six names with three unknown differs)."""
+    The missing ones follow in the order of the Java hash set Kafka copies the names into
+    (`missing_topics_order`)."""
     first = {wanted.name: wanted for wanted in reversed(requested)}
+    hashes: dict[str | None, int] = {}
     improved: list[tuple[str | None, int]] = []
     for name in dict.fromkeys(wanted.name for wanted in requested):
-        improved.append((name, scala_improved_hash(string_hash(name))))
+        hashes[name] = string_hash(name)
+        improved.append((name, scala_improved_hash(hashes[name])))
         await share.share()
     may_create_all = ctx.authorize_cluster(AclOperation.CREATE)
     known: list[str | None] = []
@@ -183,7 +187,7 @@ async def _by_names(
             missing.append(name)
         await share.share()
     answered: list[MetadataResponseValue.MetadataResponseTopic] = []
-    for name in known + missing:
+    for name in known + missing_topics_order(missing, len(known) + len(missing), allow_create, hashes.__getitem__):
         answered.append(_one_topic(ctx, first[name], allow_create, with_ops))
         await share.share()
     return answered + refused_create + refused_describe

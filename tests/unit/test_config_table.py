@@ -44,7 +44,7 @@ def test_a_key_defined_twice_is_refused() -> None:
 def test_broker_config_holds_exactly_the_keys_read_at_start_up_with_the_table_defaults() -> None:
     attributes = {key.attribute: key for key in BROKER_KEYS.values() if key.attribute is not None}
     own = {"host", "port", "advertised_host", "advertised_port", "dynamic_broker_configs", "dynamic_default_configs"}
-    own |= {"security"}
+    own |= {"security", "given"}
     assert {f.name for f in fields(BrokerConfig)} - own == set(attributes)
     start = BrokerConfig()
     for name, key in attributes.items():

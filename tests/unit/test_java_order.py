@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from odradek.java_hash import java_string_hash
-from odradek.java_order import java_hash_order, map_hash, scala_immutable_set_order, string_hash
+from odradek.java_order import (
+    java_hash_order,
+    java_hash_set_copy_order,
+    map_hash,
+    scala_immutable_set_order,
+    string_hash,
+)
 
 
 def test_a_hash_set_of_strings_iterates_as_java_does() -> None:
@@ -87,3 +93,10 @@ def test_a_scala_immutable_set_past_four_iterates_its_champ_trie() -> None:
         "refunds", "users", "sessions", "__consumer_offsets", "orders", "metrics", "alerts", "carts", "audit-log",
         "payments", "clicks", "views",
     ]  # fmt: skip
+
+
+def test_a_java_hash_set_copy_is_sized_from_the_copied_set() -> None:
+    # "t-1" and "t-14" share a bucket of 16 (kept in insertion order) and not of 32, where "t-14"
+    # comes first: a copy of eleven keys has 16 buckets, one of twelve has 32.
+    assert java_hash_set_copy_order(["t-1", "t-14"], string_hash, 11) == ["t-1", "t-14"]
+    assert java_hash_set_copy_order(["t-1", "t-14"], string_hash, 12) == ["t-14", "t-1"]
