@@ -97,8 +97,10 @@ def _requested_partitions(ctx: RequestContext, request: FetchRequestValue) -> li
     return parts
 
 
-def _read_one(ctx: RequestContext, part: SessionPartition, limit: int, first: bool, committed: bool) -> _Read:
-    if part.topic and not ctx.authorize(AclOperation.READ, ResourceType.TOPIC, part.topic):
+def _read_one(
+    ctx: RequestContext, part: SessionPartition, limit: int, first: bool, committed: bool, permitted: bool
+) -> _Read:
+    if not permitted:
         return _Read(part, ErrorCode.TOPIC_AUTHORIZATION_FAILED, -1, -1, -1)
     read = ctx.partitions.read(
         part.topic,
@@ -127,9 +129,14 @@ def _read_all(ctx: RequestContext, parts: list[SessionPartition], max_bytes: int
     results = []
     budget = max_bytes
     first = True
+    permitted: dict[str, bool] = {}  # READ on each topic, asked once per pass over the partitions
     for part in parts:
+        topic = part.topic
+        allowed = permitted.get(topic)
+        if allowed is None:
+            allowed = permitted[topic] = not topic or ctx.authorize(AclOperation.READ, ResourceType.TOPIC, topic)
         limit = min(part.max_bytes, budget)
-        outcome = _read_one(ctx, part, limit, first, committed)
+        outcome = _read_one(ctx, part, limit, first, committed, allowed)
         if outcome.records:
             first = False
             budget = max(0, budget - len(outcome.records))
@@ -234,9 +241,8 @@ def _respond(
     topics: dict[tuple[str, bytes], list[FetchResponseValue.FetchableTopicResponse.PartitionData]] = {}
     for r in results:
         part = r.part
-        unchanged = not part.changed(r.high_watermark, r.last_stable_offset, r.log_start_offset)
         quiet = not r.records and r.error == ErrorCode.NONE and r.diverging_epoch is None
-        if not full and quiet and unchanged:
+        if not full and quiet and not part.changed(r.high_watermark, r.last_stable_offset, r.log_start_offset):
             continue
         part.remember(r.high_watermark, r.last_stable_offset, r.log_start_offset)
         topics.setdefault((part.topic, part.topic_id), []).append(
