@@ -1,7 +1,9 @@
 """``make bench``: odradek measured side by side with Apache Kafka (issues 6 and 19, benchmarks.md).
 
     python benchmarks/run.py                 # W1-W8 on Kafka, odradek and the peers: warm-up until stable,
-                                             # then up to 5 measured pairs of >= 10 s runs (within 45 min)
+                                             # then up to 5 measured pairs of >= 10 s runs (within 45 min;
+                                             # the peers get fewer, see bench.method.share)
+    python benchmarks/run.py --estimate      # print the plan and its time estimate, run nothing
     python benchmarks/run.py --quick         # short runs, 2 pairs: a smoke look whose figures mean little
     python benchmarks/run.py --only W1,W4    # some workloads (or case keys such as W1-pp-acks1)
     python benchmarks/run.py --smoke         # one short W1 against odradek only (the make test check)
@@ -29,10 +31,24 @@ from typing import Any
 from bench import kafka_tools, stored
 from bench.analysis import REFERENCE, SUBJECT, Figure, contended_runs, contention, evaluate, figures
 from bench.brokers import BROKERS, PEERS
-from bench.method import BUDGET_S, FULL_TIMING, QUICK_TIMING, PlannedCase, estimate_seconds, pairs_within
+from bench.method import (
+    BUDGET_S,
+    FULL_TIMING,
+    PEER_LONG_RUN_S,
+    PEER_MAX_RUNS,
+    PEER_WARMUP_RUNS,
+    PLAN_S,
+    QUICK_TIMING,
+    PlannedCase,
+    Timing,
+    cold_start_rounds,
+    estimate_seconds,
+    pairs_within,
+    share,
+)
 from bench.pinning import plan
 from bench.report import CHART, summary_markdown, write_chart, write_json
-from bench.runner import BrokerPool, CaseRecord, RunRecord, case_brokers, run_case
+from bench.runner import BrokerPool, CaseRecord, RunRecord, planned, run_case
 from bench.startup import StartupRow, cold_starts
 from bench.workloads import FULL, QUICK, SMOKE, Case, Context, Sizes, cases, smoke_case
 from harness.kafka import resolve_version
@@ -55,6 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--profile", type=Path, help="sample odradek with py-spy into this directory")
     parser.add_argument("--report", type=Path, help="only write summary and chart again from this results JSON")
     parser.add_argument("--py-spy", default=shutil.which("py-spy"), help="the py-spy executable")
+    parser.add_argument("--estimate", action="store_true", help="print the plan and its time estimate, run nothing")
     return parser
 
 
@@ -64,6 +81,22 @@ def _selected(all_cases: list[Case], only: str | None) -> tuple[list[Case], bool
         return all_cases, True
     wanted = {item.strip() for item in only.split(",") if item.strip()}
     return [c for c in all_cases if c.workload in wanted or c.key in wanted], "W7" in wanted
+
+
+def _plan_text(keys: list[str], cases: list[PlannedCase], pairs: int, timing: Timing, rounds: dict[str, int]) -> str:
+    """Per case, each broker's measured runs x seconds and the case's estimated minutes; then the total."""
+    lines = [f"{pairs} pairs; per case: broker measured-runs x seconds (estimated minutes)"]
+    for key, case in zip(keys, cases, strict=True):
+        given = [(name, share(case, name, pairs)) for name in case.brokers]
+        runs = ", ".join(f"{name} {part.runs}x{part.measured_s:g}s" for name, part in given)
+        lines.append(f"  {key:<18} {runs} ({estimate_seconds([case], pairs, timing) / 60:.1f})")
+    if rounds:
+        starts = ", ".join(f"{name} {count}" for name, count in rounds.items())
+        minutes = estimate_seconds([], pairs, timing, rounds) / 60
+        lines.append(f"  {'W7-start':<18} cold starts: {starts} ({minutes:.1f})")
+    total = estimate_seconds(cases, pairs, timing, rounds)
+    lines.append(f"estimated {total / 60:.1f} min (planned to fit {PLAN_S / 60:.0f}, budget {BUDGET_S / 60:.0f})")
+    return "\n".join(lines)
 
 
 def _java_version() -> str:
@@ -85,9 +118,7 @@ def _loaded_rss(records: list[CaseRecord], broker: str, index: int) -> float | N
     return max(peaks) if peaks else None
 
 
-def _startup(
-    order: list[str], runs: int, workdir: Path, args: argparse.Namespace, loaded: list[CaseRecord]
-) -> CaseRecord:
+def _startup(rounds: dict[str, int], workdir: Path, args: argparse.Namespace, loaded: list[CaseRecord]) -> CaseRecord:
     record = CaseRecord(StartupRow())
 
     def keep(name: str, index: int, outcome: dict[str, float] | str) -> None:
@@ -107,7 +138,7 @@ def _startup(
             )
         record.runs.append(run)
 
-    cold_starts(order, runs, workdir, plan(not args.no_pin), keep)
+    cold_starts(rounds, workdir, plan(not args.no_pin), keep)
     return record
 
 
@@ -155,28 +186,24 @@ def main(argv: list[str] | None = None) -> int:
     sizes: Sizes = QUICK if args.quick else FULL
     timing = QUICK_TIMING if args.quick or args.smoke else FULL_TIMING
     selected, with_startup = _selected(cases(sizes), args.only)
-    planned = [
-        PlannedCase(
-            case_brokers(case, order),
-            case.measured_s or timing.measured_s,
-            case.java_client,
-            case.run_extra_s,
-            case.max_pairs,
-        )
-        for case in selected
-    ]
+    planned_cases = [planned(case, order, timing) for case in selected]
+    cold = [(name, name in PEERS) for name in order] if with_startup else []
     if args.pairs is not None:
         pairs = args.pairs
     else:
-        pairs = 2 if args.quick else pairs_within(planned, timing, BUDGET_S, most=5, least=3)
+        pairs = 2 if args.quick else pairs_within(planned_cases, timing, PLAN_S, most=5, least=3, cold_starts=cold)
     if args.smoke:
         order, sizes, pairs, selected, with_startup = [SUBJECT], SMOKE, 1, [smoke_case(SMOKE)], False
-        planned = [PlannedCase(order, timing.measured_s, False)]
-    estimate = estimate_seconds(planned, pairs, timing)
-    if estimate > BUDGET_S:
+        planned_cases, cold = [planned(case, order, timing) for case in selected], []
+    rounds = {name: cold_start_rounds(pairs, peer) for name, peer in cold}
+    estimate = estimate_seconds(planned_cases, pairs, timing, rounds)
+    if args.estimate:
+        print(_plan_text([case.key for case in selected], planned_cases, pairs, timing, rounds))
+        return 0
+    if estimate > PLAN_S:
         print(
-            f"warning: estimated {estimate / 60:.0f} min, over the {BUDGET_S / 60:.0f}-min budget "
-            "(fewer brokers with --brokers, or fewer cases with --only)",
+            f"warning: estimated {estimate / 60:.0f} min, over the {PLAN_S / 60:.0f}-min plan of the "
+            f"{BUDGET_S / 60:.0f}-min budget (fewer brokers with --brokers, or fewer cases with --only)",
             file=sys.stderr,
         )
     if args.profile is not None and args.py_spy is None:
@@ -208,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if with_startup:
             print("W7-start: cold start to ready, idle RSS", flush=True)
-            records.append(_startup(order, pairs + 1, workdir, args, records))
+            records.append(_startup(rounds, workdir, args, records))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
@@ -228,6 +255,11 @@ def main(argv: list[str] | None = None) -> int:
         "pairs": pairs,
         "sizes": dataclasses.asdict(sizes),
         "timing": dataclasses.asdict(timing),
+        "peer_share": {
+            "warmup_runs": PEER_WARMUP_RUNS,
+            "max_runs": PEER_MAX_RUNS,
+            "long_run_s": PEER_LONG_RUN_S,
+        },
         "estimate_s": estimate,
         "duration_s": time.time() - started,
         "restarts": pool.restarts,

@@ -10,7 +10,7 @@ next, and records the dirty page-cache bytes at the start of every run.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 #: A warm-up run counts as "still rising" while it beats every earlier one by more than this.
@@ -19,6 +19,9 @@ MIN_WARMUP_RUNS = 2
 MAX_WARMUP_RUNS = 6
 #: ``make bench`` must stay under this on a 2-core machine (issue 19).
 BUDGET_S = 45 * 60
+#: The plan is made to fit this, leaving the budget's rest for what the estimate leaves out
+#: (broker shutdowns between cases, W4's prefill, W6's topic creation).
+PLAN_S = 43 * 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,13 +74,44 @@ def dirty_mib(meminfo: str) -> float:
 
 @dataclass(frozen=True, slots=True)
 class PlannedCase:
-    """What the estimate needs to know about one case."""
+    """What the estimate (and the runner) need to know about one case."""
 
     brokers: Sequence[str]
     measured_s: float  # this case's measured run length
     java_client: bool  # each run starts a JVM tool (about 2 s more per run)
     run_extra_s: float = 0.0  # fixed time each run spends outside the measured part (W8's group forming)
     max_pairs: int | None = None  # at most this many measured runs per broker (W8's 60 s runs)
+    peers: frozenset[str] = frozenset()  # those of ``brokers`` that get the peers' share (``share``)
+
+
+#: What the look-alike peers (kfake, Tansu) get, so that all four brokers fit the budget: they keep
+#: records in memory and have no JIT, so one warm-up run (which also sizes their measured runs); at
+#: most ``PEER_MAX_RUNS`` measured runs in a case; in a case with runs longer than ``PEER_LONG_RUN_S``
+#: (W8's 60 s), one measured run of ``PEER_LONG_RUN_S``; and W7 cold starts to match (one warm-up
+#: start, then ``PEER_MAX_RUNS``). Which cases they run at all is each case's ``peers`` flag.
+PEER_WARMUP_RUNS = 1
+PEER_MAX_RUNS = 2
+PEER_LONG_RUN_S = 20.0
+
+
+@dataclass(frozen=True, slots=True)
+class Share:
+    """What one broker gets of one case: how many measured runs, how long each, and the most warm-up runs."""
+
+    runs: int
+    measured_s: float
+    max_warmups: int
+
+
+def share(case: PlannedCase, broker: str, pairs: int) -> Share:
+    """``broker``'s share of ``case`` in a run of ``pairs`` pairs: Kafka and odradek get every pair
+    (up to the case's ``max_pairs``) and warm up until their figure stops rising; a peer gets less."""
+    runs = pairs if case.max_pairs is None else min(pairs, case.max_pairs)
+    if broker not in case.peers:
+        return Share(runs, case.measured_s, MAX_WARMUP_RUNS)
+    if case.measured_s > PEER_LONG_RUN_S:
+        return Share(min(runs, 1), PEER_LONG_RUN_S, PEER_WARMUP_RUNS)
+    return Share(min(runs, PEER_MAX_RUNS), case.measured_s, PEER_WARMUP_RUNS)
 
 
 #: Rough cost of starting each broker on a fresh data directory (Kafka formats storage first).
@@ -86,25 +120,47 @@ START_S = {"kafka": 12.0, "odradek": 2.0, "odradek-base": 2.0, "kfake": 1.0, "ta
 EXPECTED_WARMUPS = {"kafka": 3.5}
 RUN_OVERHEAD_S = 1.0  # topic create/delete, client start, result parsing (0.2-0.7 s measured)
 JAVA_START_S = 2.0
+#: W7 reads a broker's idle RSS this long after it answered.
+IDLE_SETTLE_S = 2.0
+STOP_S = 1.0  # a broker's shutdown after a W7 cold start
 
 
-def estimate_seconds(cases: Sequence[PlannedCase], pairs: int, timing: Timing) -> float:
-    """A planning estimate of a whole run: broker starts, warm-ups and ``pairs`` measured runs per broker."""
+def cold_start_rounds(pairs: int, peer: bool) -> int:
+    """W7's cold starts of one broker: a warm-up start, then one per measured pair (a peer: its share)."""
+    return PEER_WARMUP_RUNS + min(pairs, PEER_MAX_RUNS) if peer else 1 + pairs
+
+
+def estimate_seconds(
+    cases: Sequence[PlannedCase], pairs: int, timing: Timing, cold_starts: Mapping[str, int] | None = None
+) -> float:
+    """A planning estimate of a whole run: broker starts, warm-ups and each broker's share of ``pairs``
+    measured runs per case, then W7's cold starts (``cold_starts``: how many of each broker)."""
     total = 0.0
     for case in cases:
         per_run = RUN_OVERHEAD_S + timing.pause_s + case.run_extra_s + (JAVA_START_S if case.java_client else 0.0)
-        measured = pairs if case.max_pairs is None else min(pairs, case.max_pairs)
         for broker in case.brokers:
-            warmups = EXPECTED_WARMUPS.get(broker, float(MIN_WARMUP_RUNS))
+            given = share(case, broker, pairs)
+            warmups = min(EXPECTED_WARMUPS.get(broker, float(MIN_WARMUP_RUNS)), given.max_warmups)
             total += START_S.get(broker, 5.0)
-            total += warmups * (min(timing.warmup_s, case.measured_s) + per_run)
-            total += measured * (case.measured_s + per_run)
+            total += warmups * (min(timing.warmup_s, given.measured_s) + per_run)
+            total += given.runs * (given.measured_s + per_run)
+    for broker, rounds in (cold_starts or {}).items():
+        total += rounds * (START_S.get(broker, 5.0) + IDLE_SETTLE_S + STOP_S)
     return total
 
 
-def pairs_within(cases: Sequence[PlannedCase], timing: Timing, budget_s: float, most: int, least: int) -> int:
-    """The most measured pairs (between ``least`` and ``most``) whose estimate fits ``budget_s``."""
+def pairs_within(
+    cases: Sequence[PlannedCase],
+    timing: Timing,
+    budget_s: float,
+    most: int,
+    least: int,
+    cold_starts: Sequence[tuple[str, bool]] = (),
+) -> int:
+    """The most measured pairs (between ``least`` and ``most``) whose estimate fits ``budget_s``;
+    ``cold_starts``: W7's brokers, each with whether it is a peer."""
     for pairs in range(most, least - 1, -1):
-        if estimate_seconds(cases, pairs, timing) <= budget_s:
+        rounds = {name: cold_start_rounds(pairs, peer) for name, peer in cold_starts}
+        if estimate_seconds(cases, pairs, timing, rounds) <= budget_s:
             return pairs
     return least

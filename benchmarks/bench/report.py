@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.analysis import REFERENCE, SUBJECT, Figure
+from bench.brokers import PEERS
 from bench.stats import CONTENDED_CORES, NOISY_SPREAD, Summary
 
 CHART = "ratios.png"
@@ -58,6 +59,26 @@ def _client_util(figures: list[Figure], key: str) -> dict[str, float]:
     return {}
 
 
+def _peer_share_note(document: dict[str, Any], peers: list[str]) -> str:
+    share = document.get("peer_share")
+    shortened = [name for name in peers if name in PEERS]
+    if not shortened or not share:
+        return ""
+    return f" ({' and '.join(shortened)}: at most {share['max_runs']}, see Method)"
+
+
+def _peer_share_method(document: dict[str, Any]) -> str:
+    share = document.get("peer_share")
+    if not share:
+        return "as many runs as Kafka and odradek."
+    return (
+        f"{share['warmup_runs']} warm-up run (they have no JIT; it also sizes their measured runs), at most "
+        f"{share['max_runs']} measured runs per case, one measured run of {share['long_run_s']:g} s where the "
+        f"case's runs are longer (W8), and {share['warmup_runs'] + share['max_runs']} W7 cold starts; "
+        "their ratios pair their runs with odradek's first ones."
+    )
+
+
 def summary_markdown(
     document: dict[str, Any], figures: list[Figure], targets: list[dict[str, Any]], chart: bool
 ) -> str:
@@ -73,7 +94,8 @@ def summary_markdown(
         + f"; {document['machine']['cpus']} cores, {document['machine']['pinning']}; "
         f"per case, fresh brokers, a warm-up per broker until its figure stopped rising, then "
         f"{document['pairs']} measured runs per broker of at least {timing.get('measured_s', '?')} s, alternating "
-        f"{' / '.join(order)}. Median (± interquartile spread); the ratios are medians of per-pair ratios. "
+        f"{' / '.join(order)}{_peer_share_note(document, peers)}. "
+        "Median (± interquartile spread); the ratios are medians of per-pair ratios. "
         f"⚠ = noisy: spread above {NOISY_SPREAD * 100:.0f}% or other processes using more than "
         f"{CONTENDED_CORES} cores meanwhile.",
         "",
@@ -83,6 +105,12 @@ def summary_markdown(
         lines += [
             f"**This run could not be quiet:** {quiet['contended_runs']} of {quiet['measured_runs']} measured runs "
             "ran while other processes used the machine; no figure marked ⚠ may be used to claim a target.",
+            "",
+        ]
+    elif quiet:
+        lines += [
+            f"**A quiet run:** in none of the {quiet['measured_runs']} measured runs did other processes use more "
+            f"than {CONTENDED_CORES} cores; a figure marked ⚠ is noisy by its own spread.",
             "",
         ]
     contended = sorted({f.row.key for f in figures if f.contended})
@@ -150,11 +178,12 @@ def summary_markdown(
         "Measured runs are sized from the rate of the broker's previous run so each lasts at least the measured "
         "length; ConsumerPerformance cannot read a log twice, so W4-cp runs last one pass over the prefilled log.",
         "- Peers: kfake (franz-go's in-memory fake cluster) and Tansu (in-memory storage) run the librdkafka cases "
-        "only (to keep `make bench` within 45 minutes); both keep records in memory while odradek and Kafka write "
-        "to disk.",
+        "but W2-rdkafka, and get less of each (to keep `make bench` within 45 minutes): "
+        + _peer_share_method(document)
+        + " Both keep records in memory while odradek and Kafka write to disk.",
         "- W8 mixed: 4 producers at a fixed total rate over 6 partitions and a consumer group of 3 committing "
         "synchronously every 0.5 s, at once, for the whole run; per-role throughput and p99 (produce ack, "
-        "produce-to-consume, commit); at most 2 measured runs per broker.",
+        "produce-to-consume, commit); at most 2 measured runs per broker (the peers: see above).",
         "",
     ]
     return "\n".join(lines)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.brokers import PEERS, Broker, launcher
-from bench.method import records_for, warmed_up
+from bench.method import PlannedCase, Share, Timing, records_for, share, warmed_up
 from bench.metrics import Row
 from bench.pinning import Pinning
 from bench.workloads import Case, Context, Scale, Setup
@@ -111,6 +111,19 @@ def case_brokers(case: Case, order: Sequence[str]) -> list[str]:
     return [name for name in order if case.peers or name not in PEERS]
 
 
+def planned(case: Case, order: Sequence[str], timing: Timing) -> PlannedCase:
+    """``case`` as the estimate and the runner see it: its brokers, run length and the peers among them."""
+    brokers = case_brokers(case, order)
+    return PlannedCase(
+        brokers,
+        case.measured_s or timing.measured_s,
+        case.java_client,
+        case.run_extra_s,
+        case.max_pairs,
+        frozenset(PEERS).intersection(brokers),
+    )
+
+
 class _Runs:
     """Runs one case's runs on one broker and keeps the pace for sizing the next one."""
 
@@ -138,27 +151,30 @@ class _Runs:
         self.record.runs.append(run)
         return run
 
-    def warm_up(self, name: str) -> None:
-        """Warm-up runs until the pace figure stops improving (a failed run ends the warm-up)."""
+    def warm_up(self, name: str, given: Share) -> None:
+        """Warm-up runs until the pace figure stops improving or ``given.max_warmups`` were spent (a
+        failed run ends the warm-up)."""
         figures: list[float] = []
-        timing = self.ctx.timing
         while True:
             started = time.monotonic()
-            run = self.one(name, 0, True, min(timing.warmup_s, self.case.measured_s or timing.measured_s))
+            run = self.one(name, 0, True, min(self.ctx.timing.warmup_s, given.measured_s))
             if run.sample is not None:
                 run.sample["round"] = float(len(figures))
             print(_progress(self.case, run, time.monotonic() - started), flush=True)
             if run.sample is None or self.case.pace not in run.sample:
                 return
             figures.append(run.sample[self.case.pace])
-            if warmed_up(figures, self.case.pace_higher_is_better):
+            if warmed_up(figures, self.case.pace_higher_is_better, max_runs=given.max_warmups):
                 return
 
 
 def run_case(case: Case, ctx: Context, pool: BrokerPool, order: Sequence[str], pairs: int) -> CaseRecord:
-    """Fresh brokers; set up on each; warm each up; then ``pairs`` alternating measured rounds; tear down."""
+    """Fresh brokers; set up on each; warm each up; then alternating measured rounds, each broker taking
+    part in as many as its ``bench.method.share`` of ``pairs``; tear down."""
     record = CaseRecord(case)
-    brokers = case_brokers(case, order)
+    plan = planned(case, order, ctx.timing)
+    brokers = list(plan.brokers)
+    shares = {name: share(plan, name, pairs) for name in brokers}
     pool.fresh(brokers)
     setups: dict[str, Setup] = {}
     for name in brokers:
@@ -170,12 +186,13 @@ def run_case(case: Case, ctx: Context, pool: BrokerPool, order: Sequence[str], p
             print(f"  {case.key} set-up on {name} FAILED: {exc}")
     runs = _Runs(case, ctx, pool, record, setups)
     for name in brokers:
-        runs.warm_up(name)
-    measured_s = case.measured_s or ctx.timing.measured_s
-    for index in range(1, (pairs if case.max_pairs is None else min(pairs, case.max_pairs)) + 1):
+        runs.warm_up(name, shares[name])
+    for index in range(1, max((given.runs for given in shares.values()), default=0) + 1):
         for name in brokers:
+            if index > shares[name].runs:
+                continue
             started = time.monotonic()
-            run = runs.one(name, index, False, measured_s)
+            run = runs.one(name, index, False, shares[name].measured_s)
             print(_progress(case, run, time.monotonic() - started), flush=True)
     if case.teardown is not None:
         for name, setup in setups.items():

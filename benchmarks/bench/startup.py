@@ -8,17 +8,16 @@ reported apart (``format_s``). Idle RSS is read ``IDLE_SETTLE_S`` after ready.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bench.brokers import launcher
+from bench.method import IDLE_SETTLE_S
 from bench.metrics import IDLE_RSS, LOADED_RSS, START, START_CPU, Metric, Sample
 from bench.pinning import Pinning
 from bench.procstat import cpu_seconds, rss_mib
-
-IDLE_SETTLE_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -47,11 +46,14 @@ def cold_start(name: str, workdir: Path, pinning: Pinning) -> Sample:
 
 
 def cold_starts(
-    order: Sequence[str], runs: int, workdir: Path, pinning: Pinning, record: Callable[[str, int, Sample | str], None]
+    rounds: Mapping[str, int], workdir: Path, pinning: Pinning, record: Callable[[str, int, Sample | str], None]
 ) -> None:
-    """``runs`` rounds of one cold start per broker in ``order``; ``record`` gets a sample or an error."""
-    for index in range(runs):
-        for name in order:
+    """Rounds of one cold start per broker, in the order of ``rounds``, until each broker had its number of
+    them; ``record`` gets a sample or an error."""
+    for index in range(max(rounds.values(), default=0)):
+        for name, wanted in rounds.items():
+            if index >= wanted:
+                continue
             try:
                 record(name, index, cold_start(name, workdir, pinning))
             except Exception as exc:

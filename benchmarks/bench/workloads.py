@@ -7,7 +7,8 @@ from the rate the broker showed in the run before (``bench.method``). ``setup`` 
 W6's 1000-partition topic). Each run writes to its own fresh topic, deleted after the run, so runs do
 not see each other's data. The same client tool and settings go to every broker; Kafka's producer
 idempotence is disabled wherever acks=1 is compared. Cases driven by librdkafka also run on the peers
-(kfake, Tansu); the Java tools' cases run on Kafka and odradek only, to keep ``make bench`` in budget.
+(kfake, Tansu), but for W2 (W1's batching with smaller records); the Java tools' cases run on Kafka and
+odradek only, to keep ``make bench`` in budget (``bench.method.share``: what the peers get of a case).
 W7 (start-up and footprint) launches brokers itself and lives in ``bench.startup``.
 """
 
@@ -503,7 +504,6 @@ def cases(sizes: Sizes) -> list[Case]:
             rdkafka_produce("W2-rdkafka", 100, ["--acks", "1"]),
             settings={"size": 100, "batch.size": 1048576, "linger.ms": 10},
             records=sizes.w2_rdkafka_records,
-            peers=True,
         ),
         Case(
             "W3-pp",

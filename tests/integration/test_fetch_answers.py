@@ -83,3 +83,29 @@ def test_an_unknown_partition_has_an_empty_aborted_list(conn: RawConnection, iso
 def test_a_read_uncommitted_read_has_no_aborted_list(conn: RawConnection) -> None:
     assert _fetch(conn, 0, 0, 1 << 20).aborted_transactions is None
     assert _fetch(conn, 0, 0, 1 << 20, isolation=1).aborted_transactions == []
+
+
+def test_only_a_diverging_partition_carries_a_diverging_epoch(conn: RawConnection) -> None:
+    # The log is ten records, all in leader epoch 0: a client at offset 11 that last fetched in epoch 0
+    # is past that epoch's end (10), so its answer names (0, 10) and carries no records. The untouched
+    # tagged fields of every answer are one shared default value: a diverging answer in between must
+    # leave the plain answers' fields at their defaults (not sent).
+    def read(offset: int, last_fetched_epoch: int) -> Any:
+        part = _Fetch.FetchPartition(
+            partition=0, fetch_offset=offset, last_fetched_epoch=last_fetched_epoch, partition_max_bytes=1 << 20
+        )
+        topics = [_Fetch(topic="t", partitions=[part])]
+        request = FetchRequest(max_wait_ms=0, min_bytes=0, max_bytes=1 << 20, topics=topics)
+        return conn.request(ApiKey.FETCH, 12, request).responses[0].partitions[0]
+
+    def tagged(answer: Any) -> tuple[int, ...]:
+        diverging, leader, snapshot = answer.diverging_epoch, answer.current_leader, answer.snapshot_id
+        return (diverging.epoch, diverging.end_offset, leader.leader_id, leader.leader_epoch, snapshot.end_offset)
+
+    plain_before = read(5, -1)
+    diverged = read(11, 0)
+    plain_after = read(5, 0)
+    assert diverged.error_code == ErrorCode.NONE
+    assert tagged(diverged) == (0, 10, -1, -1, -1) and not diverged.records
+    assert tagged(plain_before) == tagged(plain_after) == (-1, -1, -1, -1, -1)
+    assert plain_before.records and plain_after.records

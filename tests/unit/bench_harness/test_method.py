@@ -13,14 +13,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 from bench.method import (
     BUDGET_S,
     FULL_TIMING,
+    MAX_WARMUP_RUNS,
+    PEER_LONG_RUN_S,
+    PEER_MAX_RUNS,
+    PLAN_S,
     PlannedCase,
     Timing,
+    cold_start_rounds,
     dirty_mib,
     estimate_seconds,
     pairs_within,
     records_for,
+    share,
     warmed_up,
 )
+from bench.runner import planned
+from bench.workloads import FULL, cases
 
 
 def test_warm_up_goes_on_while_the_figure_rises() -> None:
@@ -91,3 +99,45 @@ def test_a_capped_case_pays_only_its_capped_runs() -> None:
     capped = PlannedCase(["odradek"], 60.0, False, run_extra_s=4.0, max_pairs=2)
     assert estimate_seconds([capped], 5, timing) == estimate_seconds([capped], 2, timing)
     assert estimate_seconds([capped], 1, timing) < estimate_seconds([capped], 2, timing)
+
+
+def test_the_peers_get_fewer_runs_and_one_warm_up() -> None:
+    case = PlannedCase(["kafka", "odradek", "kfake"], 10.0, False, peers=frozenset({"kfake"}))
+    assert share(case, "odradek", 3).runs == share(case, "kafka", 3).runs == 3
+    assert share(case, "odradek", 3).max_warmups == MAX_WARMUP_RUNS
+    peer = share(case, "kfake", 3)
+    assert (peer.runs, peer.measured_s, peer.max_warmups) == (PEER_MAX_RUNS, 10.0, 1)
+    assert share(case, "kfake", 1).runs == 1  # never more than the others
+
+
+def test_a_peer_runs_a_long_case_once_and_shorter_but_never_under_ten_seconds() -> None:
+    long = PlannedCase(["odradek", "tansu"], 60.0, False, run_extra_s=4.0, max_pairs=2, peers=frozenset({"tansu"}))
+    assert (share(long, "odradek", 3).runs, share(long, "odradek", 3).measured_s) == (2, 60.0)
+    assert (share(long, "tansu", 3).runs, share(long, "tansu", 3).measured_s) == (1, PEER_LONG_RUN_S)
+    assert FULL_TIMING.measured_s <= PEER_LONG_RUN_S
+    with_peer = estimate_seconds([long], 3, FULL_TIMING)
+    as_subject = estimate_seconds([PlannedCase(["odradek", "tansu"], 60.0, False, 4.0, 2)], 3, FULL_TIMING)
+    assert with_peer < as_subject
+
+
+def test_cold_starts_are_in_the_estimate() -> None:
+    assert cold_start_rounds(3, peer=False) == 4
+    assert cold_start_rounds(3, peer=True) == 1 + PEER_MAX_RUNS
+    none = estimate_seconds([], 3, FULL_TIMING)
+    assert none == 0
+    assert estimate_seconds([], 3, FULL_TIMING, {"kafka": 4}) > estimate_seconds([], 3, FULL_TIMING, {"kfake": 4})
+
+
+def test_the_default_make_bench_plans_three_pairs_of_every_workload_within_the_plan() -> None:
+    order = ["kafka", "odradek", "kfake", "tansu"]
+    every = cases(FULL)
+    assert {case.workload for case in every} == {"W1", "W2", "W3", "W4", "W5", "W6", "W8"}
+    plans = [planned(case, order, FULL_TIMING) for case in every]
+    cold = [(name, name in ("kfake", "tansu")) for name in order]
+    pairs = pairs_within(plans, FULL_TIMING, PLAN_S, most=5, least=3, cold_starts=cold)
+    rounds = {name: cold_start_rounds(pairs, peer) for name, peer in cold}
+    assert pairs == 3
+    assert estimate_seconds(plans, pairs, FULL_TIMING, rounds) <= PLAN_S < BUDGET_S
+    for plan in plans:
+        for broker in plan.brokers:
+            assert share(plan, broker, pairs).measured_s >= FULL_TIMING.measured_s
