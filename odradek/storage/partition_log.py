@@ -632,11 +632,13 @@ class PartitionLog:
         return self._offline is not None
 
     def close(self) -> None:
-        """Flush and close every segment (an offline log is closed without flushing); the log
+        """Run the deferred jobs here (a job queued while closing wakes no worker), then flush
+        and close every segment (an offline log is closed without flushing); the log
         must not be used afterwards.  Files of removed segments stay until the next open."""
         if self._offline is not None:
             self.discard()
             return
+        self.on_sync_deferred = None
         self._notify(lambda observer: observer.closing())
         self.run_deferred()
         for segment in self._segments:

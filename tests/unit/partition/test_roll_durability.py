@@ -212,3 +212,20 @@ def test_the_log_manager_runs_deferred_jobs_on_the_sync_worker_in_order() -> Non
     logs.delete_partition("t", 0)
     logs.sync_creations()
     assert ran == [1, 2], "a deleted log drops what it had queued"
+
+
+def test_closing_writes_the_close_snapshot_itself_and_wakes_no_worker() -> None:
+    fs = MemoryFileSystem()
+    logs = LogManager.open(fs, ["/data"], ManualClock(T0))
+    wakes: list[None] = []
+    logs.sync_soon = lambda: wakes.append(None)
+    log = logs.create_partition("t", 0, uuid.uuid4(), LogConfig(segment_bytes=1000))
+    partition = Partition.open(fs, log, leader_epoch=0)
+    for sequence in range(0, 24, 2):
+        assert partition.append(_batch(sequence), T0).error == ErrorCode.NONE
+    woken = len(wakes)
+    assert woken > 0 and list_snapshots(fs, log.directory) == [], "the roll snapshots wait for the worker"
+    logs.close()
+    assert len(wakes) == woken, "a worker woken while closing could run after the broker stopped"
+    rolls = [segment.base_offset for segment in log.segments[1:]]
+    assert list_snapshots(fs, log.directory) == [*rolls, 24]
