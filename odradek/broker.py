@@ -173,6 +173,7 @@ class Broker:
             config_for=self._log_config,
             cleaner_config=self._cleaner_config(),
         )
+        self.logs.sync_soon = self._sync_creations_soon
         self.producer_ids = ProducerIdAllocator(fs, str(self.data_dir / "producer_ids"))
         self.security = SecurityServices.open(fs, str(self.data_dir), self.config.security, self.clock)
         self.security.throttle.scheduler = self.scheduler
@@ -490,8 +491,8 @@ class Broker:
         await self.stop()
 
     def _sync_creations_soon(self) -> None:
-        """Make new partitions and the leader epoch caches written without fsyncs durable, on a
-        worker thread."""
+        """Make new partitions and the leader epoch caches written without fsyncs durable, and
+        run the jobs logs deferred at a roll (`PartitionLog.defer_sync`), on a worker thread."""
         loop = asyncio.get_running_loop()
         sync = loop.run_in_executor(None, self._sync_creations)
         self._background_syncs.add(sync)

@@ -22,7 +22,10 @@ Producer state persistence (Kafka's snapshot files, see `odradek.partition.produ
 
 - a snapshot named N holds the state of the batches below N; one is written when the log rolls
   a segment (N = the new segment's base offset) and when the log closes cleanly (N = log end),
-  unless the log is empty or a snapshot at N exists;
+  unless the log is empty or a snapshot at N exists.  Its bytes are the state at that moment;
+  the log's deferred queue writes and fsyncs them on a worker (Kafka's roll does not flush the
+  snapshot on its request thread either): a crash before that loses the snapshot only, and the
+  next open replays from the previous one;
 - opening reads the newest snapshot at or below the log end (a newer one describes data a crash
   lost: deleted; a damaged one: deleted, the next older one is tried), then replays the batch
   headers from there to the log end (`loaded_batches` counts them), reading the record of each
@@ -50,6 +53,7 @@ from collections.abc import Callable
 from odradek.partition.producer_snapshot import (
     CorruptSnapshot,
     delete_snapshot,
+    encode_snapshot,
     list_snapshots,
     read_snapshot,
     write_snapshot,
@@ -346,20 +350,27 @@ class Partition:
             self._close_transaction(marker, header.base_offset, header.max_timestamp)
 
     def take_snapshot(self) -> None:
-        """Write the snapshot at the log end offset; nothing when one is already there or the
-        log is empty (its state is empty and its replay free)."""
+        """Take the snapshot at the log end offset; nothing when one is already there or the
+        log is empty (its state is empty and its replay free).  Its bytes are the state now;
+        the log's deferred queue writes them (`PartitionLog.defer_sync`), off the loop."""
         offset = self._log.log_end_offset
         if offset in (self._last_snapshot, self._log.log_start_offset):
             return
-        write_snapshot(self._fs, self._log.directory, offset, self.producers.entries())
+        fs, directory, data = self._fs, self._log.directory, encode_snapshot(self.producers.entries())
+        self._log.defer_sync(lambda: write_snapshot(fs, directory, offset, data))
         self._last_snapshot = offset
 
     def _delete_snapshots_below(self, offset: int) -> None:
-        directory = self._log.directory
-        snapshots = list_snapshots(self._fs, directory)
-        for old in snapshots[:-1]:
-            if old < offset:
-                delete_snapshot(self._fs, directory, old)
+        """Queue the deletion of the snapshots below ``offset`` but the newest, after the
+        snapshot writes queued before it."""
+        fs, directory = self._fs, self._log.directory
+
+        def delete() -> None:
+            for old in list_snapshots(fs, directory)[:-1]:
+                if old < offset:
+                    delete_snapshot(fs, directory, old)
+
+        self._log.defer_sync(delete)
 
     # --------------------------------------------- storage.LogObserver hooks
 

@@ -141,9 +141,9 @@ def _entries(data: bytes, count: int) -> Iterator[ProducerSnapshotRow]:
         yield ProducerSnapshotRow(producer_id, epoch, batch, coordinator_epoch, txn_first, timestamp)
 
 
-def write_snapshot(fs: FileSystem, directory: str, offset: int, entries: Iterable[ProducerSnapshotRow]) -> None:
-    """Write (durably) the snapshot of the state below ``offset``."""
-    write_file_atomic(fs, f"{directory}/{snapshot_name(offset)}", encode_snapshot(entries))
+def write_snapshot(fs: FileSystem, directory: str, offset: int, data: bytes) -> None:
+    """Write (durably) the snapshot of the state below ``offset``, ``data`` from `encode_snapshot`."""
+    write_file_atomic(fs, f"{directory}/{snapshot_name(offset)}", data)
 
 
 def read_snapshot(fs: FileSystem, directory: str, offset: int) -> list[ProducerSnapshotRow]:

@@ -153,6 +153,10 @@ class LogManager:
         self._logs: dict[tuple[str, int], PartitionLog] = {}
         self._listeners: list[AppendListener] = []
         self._unsynced_creations: list[PartitionLog] = []
+        self._deferred_syncs: list[PartitionLog] = []
+        self.sync_soon: Callable[[], None] | None = None
+        """Arranges a `sync_creations` on a worker thread (the broker's); without it the
+        deferred jobs of logs (`PartitionLog.defer_sync`) run at once, on the caller's thread."""
         self._checkpointed: dict[str, dict[tuple[str, int], int]] = {d: {} for d in self.data_dirs}
         self._first_dirty: dict[tuple[str, int], int] = {}
         self._deletion_listener: Callable[[int], None] | None = None
@@ -260,6 +264,7 @@ class LogManager:
                     log.recovered_bytes,
                     log.log_end_offset,
                 )
+            log.on_sync_deferred = self._sync_deferred
             self._logs[parsed] = log
 
     def _read_checkpoint(self, path: str, what: str) -> dict[tuple[str, int], int]:
@@ -442,6 +447,7 @@ class LogManager:
             durable=durable,
         )
         log.on_deletion_scheduled = self._deletion_listener
+        log.on_sync_deferred = self._sync_deferred
         if durable:
             self._fs.fsync_dir(data_dir)
         else:
@@ -450,12 +456,24 @@ class LogManager:
         return log
 
     def sync_creations(self) -> None:
-        """Make every non-durable creation so far durable (safe on a worker thread: fsyncs only)."""
+        """Make every non-durable creation so far durable and run the deferred jobs of logs
+        (safe on a worker thread: file writes of their own and fsyncs only)."""
         pending, self._unsynced_creations = self._unsynced_creations, []
         for log in pending:
             log.sync_creation(parent=False)
         for data_dir in sorted({self.dir_of(log) for log in pending}):
             self._fs.fsync_dir(data_dir)
+        deferred, self._deferred_syncs = self._deferred_syncs, []
+        for log in deferred:
+            log.run_deferred()
+
+    def _sync_deferred(self, log: PartitionLog) -> None:
+        """``log`` queued a deferred job: run it on the worker `sync_soon` arranges."""
+        if self.sync_soon is None:
+            log.run_deferred()
+            return
+        self._deferred_syncs.append(log)
+        self.sync_soon()
 
     def set_topic_config(self, topic: str, config: LogConfig) -> None:
         for (name, _), log in self._logs.items():
@@ -542,6 +560,7 @@ class LogManager:
             listeners=self._listeners,
         )
         moved.on_deletion_scheduled = self._deletion_listener
+        moved.on_sync_deferred = self._sync_deferred
         self._logs[key] = moved
         reopen(moved)
         due = self._clock.time_ms() + log.config.file_delete_delay_ms
@@ -569,6 +588,7 @@ class LogManager:
             listeners=self._listeners,
         )
         again.on_deletion_scheduled = self._deletion_listener
+        again.on_sync_deferred = self._sync_deferred
         self._logs[(log.topic, log.partition)] = again
         reopen(again)
 

@@ -38,15 +38,25 @@ Invariants:
 - the `observer` (the partition owning the log) hears of every roll, log start offset move and
   clean close, after the change (see `odradek.storage.log_observer`).
 
-Not thread-safe: one thread (the event loop) uses a log; `flush` may be slow (fsync).
+Not thread-safe: one thread (the event loop) uses a log; `flush` may be slow (fsync).  The
+exception is the log's queue of deferred durability jobs (`defer_sync`, `run_deferred`): a roll
+does not fsync on the loop, as Kafka's roll leaves its flushes to a background task.  The roll
+queues the fsync of the directory entry of the new segment; the partition queues the producer
+snapshot it took at the roll (its bytes computed on the loop).  A worker runs the queue in
+order, one job at a time; `flush` fsyncs a pending directory entry itself, `close` runs what is
+left and `discard` drops it.  A crash before the worker ran loses at most what Kafka's loses:
+the newest snapshot (the next open replays from an older one) and the entry of a segment whose
+data was not flushed either.
 """
 
 from __future__ import annotations
 
 import logging
 import posixpath
+import threading
 import uuid
 from bisect import bisect_right
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -124,6 +134,12 @@ class PartitionLog:
         self.recovered_segments = 0
         """How many segments the last open scanned batch by batch (0 after a clean shutdown)."""
         self._creation_unsynced = False
+        self._directory_unsynced = False
+        self._deferred: deque[Callable[[], None]] = deque()
+        self._deferred_lock = threading.Lock()
+        self.on_sync_deferred: Callable[[PartitionLog], None] | None = None
+        """Called (on the loop) each time a job joins the deferred queue: whoever owns a worker
+        arranges a `run_deferred` on it.  Without one the job runs at once."""
         self._pending_deletions: list[tuple[int, LogSegment]] = []
         self.on_deletion_scheduled: Callable[[int], None] | None = None
         """Called with the due time (clock ms) each time removed segments start their
@@ -379,11 +395,42 @@ class PartitionLog:
             max_index_bytes=config.segment_index_bytes,
             now_ms=now_ms,
         )
-        self._fs.fsync_dir(self.directory)
+        self._directory_unsynced = True
         self._segments.append(segment)
         self._base_offsets.append(segment.base_offset)
+        self.defer_sync(self._sync_directory)
         self._notify(lambda observer: observer.rolled(segment.base_offset))
         return segment
+
+    def _sync_directory(self) -> None:
+        """Make the entries of segments created since the last call durable."""
+        if self._directory_unsynced:
+            self._directory_unsynced = False
+            self._fs.fsync_dir(self.directory)
+
+    def defer_sync(self, job: Callable[[], None]) -> None:
+        """Queue ``job`` to run after every job queued before it, on a worker (see
+        `on_sync_deferred`).  A job only writes and fsyncs files of this log's directory that
+        nothing on the loop reads or writes meanwhile; it never touches in-memory state."""
+        self._deferred.append(job)
+        if self.on_sync_deferred is None:
+            self.run_deferred()
+        else:
+            self.on_sync_deferred(self)
+
+    def run_deferred(self) -> None:
+        """Run the queued jobs in order (safe on a worker thread; a second caller waits until
+        the first is done).  A job failing with `OSError` takes the log offline, as a failed
+        flush does, and drops the jobs after it."""
+        with self._deferred_lock:
+            while self._deferred:
+                job = self._deferred.popleft()
+                try:
+                    job()
+                except OSError as exc:
+                    self._deferred.clear()
+                    self._offline = f"{self.directory} is offline after a failed background sync: {exc}"
+                    _log.error("%s", self._offline)
 
     def holds(self, segments: Sequence[LogSegment]) -> bool:
         """Whether ``segments`` are still consecutive closed segments of this log (the cleaner
@@ -569,6 +616,7 @@ class PartitionLog:
             raise StorageError(self._offline)
         try:
             self.sync_creation()
+            self._sync_directory()
             for segment in self._segments:
                 segment.flush()
         except OSError as exc:
@@ -584,12 +632,15 @@ class PartitionLog:
         return self._offline is not None
 
     def close(self) -> None:
-        """Flush and close every segment (an offline log is closed without flushing); the log
+        """Run the deferred jobs here (a job queued while closing wakes no worker), then flush
+        and close every segment (an offline log is closed without flushing); the log
         must not be used afterwards.  Files of removed segments stay until the next open."""
         if self._offline is not None:
             self.discard()
             return
+        self.on_sync_deferred = None
         self._notify(lambda observer: observer.closing())
+        self.run_deferred()
         for segment in self._segments:
             segment.close()
         self._close_pending_deletions()
@@ -598,6 +649,8 @@ class PartitionLog:
 
     def discard(self) -> None:
         """Close every segment file without flushing: the caller is about to delete the log."""
+        with self._deferred_lock:
+            self._deferred.clear()
         for segment in self._segments:
             segment.close_without_flush()
         self._close_pending_deletions()

@@ -5,6 +5,8 @@ client's next sequence number is accepted and nothing is written twice."""
 from __future__ import annotations
 
 import signal
+import time
+from pathlib import Path
 
 import pytest
 from confluent_kafka import Consumer, KafkaError, Message, Producer, TopicPartition
@@ -29,6 +31,15 @@ def _send(producer: Producer, topic: str, start: int) -> None:
             producer.flush(30)
     assert producer.flush(30) == 0
     assert failures == []
+
+
+def _snapshots(directory: Path) -> list[Path]:
+    """The snapshot files once the broker's sync worker wrote one (a roll queues its snapshot
+    there, off the event loop); empty if none came within 30 s."""
+    deadline = time.monotonic() + 30
+    while not (found := sorted(directory.glob("*.snapshot"))) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return found
 
 
 def _values(bootstrap: str, topic: str, expected: int) -> list[int]:
@@ -61,7 +72,7 @@ def test_an_idempotent_producer_continues_after_a_restart(
         )
         _send(producer, topic_name, 0)
         directory = broker.data_dir / f"{topic_name}-0"
-        assert sorted(directory.glob("*.snapshot")), "a roll wrote a producer snapshot"
+        assert _snapshots(directory), "a roll wrote a producer snapshot"
         broker.stop(stop_signal)
         broker.start()
         _send(producer, topic_name, PER_ROUND)
