@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from odradek.java_hash import java_string_hash
-from odradek.java_order import java_hash_order, map_hash, scala_immutable_set_order, string_hash
+from odradek.java_order import (
+    java_hash_order,
+    map_hash,
+    scala_immutable_set_order,
+    scala_immutable_set_order_in_steps,
+    scala_improved_hash,
+    string_hash,
+)
 
 
 def test_a_hash_set_of_strings_iterates_as_java_does() -> None:
@@ -87,3 +94,31 @@ def test_a_scala_immutable_set_past_four_iterates_its_champ_trie() -> None:
         "refunds", "users", "sessions", "__consumer_offsets", "orders", "metrics", "alerts", "carts", "audit-log",
         "payments", "clicks", "views",
     ]  # fmt: skip
+
+
+def test_keys_with_one_hash_keep_the_order_they_were_added_in() -> None:
+    # "Aa", "BB" and "C#" share Java's hash 2112: what scala-library 2.13.18 printed for (names).toSet.
+    assert java_string_hash("Aa") == java_string_hash("BB") == java_string_hash("C#")
+    assert scala_immutable_set_order(["BB", "x1", "Aa", "y2", "z3", "C#"], string_hash) == [
+        "z3", "BB", "Aa", "C#", "y2", "x1",
+    ]  # fmt: skip
+    assert scala_immutable_set_order(["Aa", "x1", "BB", "y2", "z3", "C#"], string_hash) == [
+        "z3", "Aa", "BB", "C#", "y2", "x1",
+    ]  # fmt: skip
+
+
+def test_a_large_set_is_ordered_in_steps_of_about_the_given_size() -> None:
+    names = [f"topic-{i}" for i in range(5000)]
+    improved = [(name, scala_improved_hash(string_hash(name))) for name in names]
+    steps = scala_immutable_set_order_in_steps(improved, 100)
+    stops = 0
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            order = done.value
+            break
+        stops += 1
+    assert order == scala_immutable_set_order(names, string_hash)
+    assert sorted(order) == sorted(names)
+    assert stops >= len(names) // 100
