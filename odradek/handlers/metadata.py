@@ -28,9 +28,10 @@ from __future__ import annotations
 from odradek.cluster.topics import TopicError, TopicInfo, validate_topic_name
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
-from odradek.handlers.slices import LoopShare
-from odradek.java_order import iter_scala_immutable_set_order, scala_improved_hash, string_hash
+from odradek.handlers.slices import LoopShare, empty_in_slices, run_in_slices
+from odradek.java_order import scala_immutable_set_order_in_steps, scala_improved_hash, string_hash
 from odradek.security.acl import AclOperation, ResourceType
+from odradek.wire.codec import SLICE_ELEMENTS
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.metadata import (
     MetadataRequest,
@@ -122,7 +123,7 @@ async def metadata(ctx: RequestContext, request: MetadataRequestValue) -> Metada
             if ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, info.name):
                 topics.append(topic_metadata(ctx, info, with_ops))
             await share.share()
-    elif version >= 10 and any(t.topic_id != ZERO_UUID for t in request.topics):
+    elif version >= 10 and await _any_topic_id(request.topics, share):
         topics = _by_ids(ctx, [t.topic_id for t in request.topics if t.topic_id != ZERO_UUID], with_ops)
     else:
         topics = await _by_names(ctx, request.topics, allow_create, with_ops, share)
@@ -154,39 +155,68 @@ async def _by_names(
     existing topics first, then the missing ones, then those refused creation, then those refused
     description (checked against Kafka 4.4.0 without an authorizer, probe metadata.topic_order).
     Beyond four names, the missing ones keep their places in the set's order, which is not
-    always Kafka's (the probe's six names with three unknown differs)."""
-    first = {wanted.name: wanted for wanted in reversed(requested)}
-    improved: list[tuple[str | None, int]] = []
-    for name in dict.fromkeys(wanted.name for wanted in requested):
-        improved.append((name, scala_improved_hash(string_hash(name))))
+    always Kafka's (the probe's six names with three unknown differs).
+
+    Every pass over the names goes a slice of names at a time, and the lists and the map built
+    here are emptied the same way before it returns: each is a hundred thousand entries long for
+    a request naming as many topics, and one pass (or one free) over them at once would hold the
+    loop for milliseconds (`odradek.handlers.slices`)."""
+    first: dict[str | None, MetadataRequestValue.MetadataRequestTopic] = {}
+    for start in range(0, len(requested), SLICE_ELEMENTS):
+        for wanted in requested[start : start + SLICE_ELEMENTS]:
+            first.setdefault(wanted.name, wanted)
         await share.share()
+    names = list(first)
+    improved: list[tuple[str | None, int]] = []
+    for start in range(0, len(names), SLICE_ELEMENTS):
+        improved += [(name, scala_improved_hash(string_hash(name))) for name in names[start : start + SLICE_ELEMENTS]]
+        await share.share()
+    order = await run_in_slices(scala_immutable_set_order_in_steps(improved, SLICE_ELEMENTS), share)
     may_create_all = ctx.authorize_cluster(AclOperation.CREATE)
     known: list[str | None] = []
     missing: list[str | None] = []
     refused_create: list[MetadataResponseValue.MetadataResponseTopic] = []
     refused_describe: list[MetadataResponseValue.MetadataResponseTopic] = []
-    for name in iter_scala_immutable_set_order(improved):
-        exists = name is not None and ctx.topics.get(name) is not None
-        if name is not None and not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, name):
-            refused_describe.append(_refused(name))
-        elif (
-            name is not None
-            and allow_create
-            and not exists
-            and not may_create_all
-            and not ctx.authorize(AclOperation.CREATE, ResourceType.TOPIC, name)
-        ):
-            refused_create.append(_refused(name))
-        elif exists or name is None:
-            known.append(name)
-        else:
-            missing.append(name)
+    for start in range(0, len(order), SLICE_ELEMENTS):
+        for name in order[start : start + SLICE_ELEMENTS]:
+            exists = name is not None and ctx.topics.get(name) is not None
+            if name is not None and not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, name):
+                refused_describe.append(_refused(name))
+            elif (
+                name is not None
+                and allow_create
+                and not exists
+                and not may_create_all
+                and not ctx.authorize(AclOperation.CREATE, ResourceType.TOPIC, name)
+            ):
+                refused_create.append(_refused(name))
+            elif exists or name is None:
+                known.append(name)
+            else:
+                missing.append(name)
         await share.share()
     answered: list[MetadataResponseValue.MetadataResponseTopic] = []
-    for name in known + missing:
-        answered.append(_one_topic(ctx, first[name], allow_create, with_ops))
+    for answering in (known, missing):
+        for start in range(0, len(answering), SLICE_ELEMENTS):
+            answered += [
+                _one_topic(ctx, first[name], allow_create, with_ops)
+                for name in answering[start : start + SLICE_ELEMENTS]
+            ]
+            await share.share()
+    for done in (improved, names, order, known, missing, first):
+        await empty_in_slices(done, share)
+    answered += refused_create
+    answered += refused_describe
+    return answered
+
+
+async def _any_topic_id(requested: list[MetadataRequestValue.MetadataRequestTopic], share: LoopShare) -> bool:
+    """Whether any requested topic carries a topic id."""
+    for start in range(0, len(requested), SLICE_ELEMENTS):
+        if any(wanted.topic_id != ZERO_UUID for wanted in requested[start : start + SLICE_ELEMENTS]):
+            return True
         await share.share()
-    return answered + refused_create + refused_describe
+    return False
 
 
 def _refused(name: str) -> MetadataResponseValue.MetadataResponseTopic:
