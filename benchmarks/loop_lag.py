@@ -2,12 +2,14 @@
 
     python benchmarks/loop_lag.py --kind metadata100k --seconds 8
     python benchmarks/loop_lag.py --kind churn --seconds 8 --top 10 --loop asyncio
+    PYTHONPATH=/tmp/base python benchmarks/loop_lag.py    # the broker of another source tree
 
 Runs the broker in this process, on a thread (uvloop by default, the loop ``odradek run`` uses),
 and ``bench.abuse_load``'s abuser (``--kind``) and well-behaved probe in client processes, as
 ``benchmarks/abuse.py`` does (broker core and client core apart).  A heartbeat on the broker's
-loop runs every half millisecond and notes the time and the loop thread's CPU time; a gap between
-two beats longer than ``--threshold-ms`` is a stall: something held the loop.  A sampler thread
+loop runs every millisecond (uvloop's timer resolution) and notes the time and the loop thread's
+CPU time; a gap between two beats longer than ``--threshold-ms`` is a stall: something held the
+loop.  A sampler thread
 records, while a stall lasts, the loop thread's innermost frames in odradek.  Prints the probe's
 percentiles, the stalls' count and total, the longest ones (wall and loop-thread CPU time: a
 stall with little CPU is the machine's scheduling, not the broker's work) with the frames
@@ -39,6 +41,7 @@ from bench.abuse_load import KINDS
 from bench.pinning import Pinning, plan
 from bench.scale_load import percentiles
 
+import odradek
 from odradek.broker import Broker
 from odradek.clock import SystemClock
 from odradek.config import load_config
@@ -46,8 +49,9 @@ from odradek.testing.loop_thread import LoopThread
 
 BENCHMARKS = Path(__file__).resolve().parent
 TOPIC = "abuse-probe"
-ODRADEK = str(BENCHMARKS.parent / "odradek")
-BEAT_S = 0.0005
+ODRADEK = str(Path(odradek.__file__).parent)  # the tree imported: PYTHONPATH=OTHER_TREE measures that one
+BEAT_S = 0.001
+SAMPLE_S = 0.0005
 
 
 class Heartbeat:
@@ -89,7 +93,7 @@ def _innermost(frame: Any) -> str:
 
 def sample(heart: Heartbeat, loop_thread: int, stop: threading.Event) -> None:
     while not stop.is_set():
-        time.sleep(BEAT_S)
+        time.sleep(SAMPLE_S)
         if time.perf_counter() - heart.beat[0] > heart.threshold_s:
             frame = sys._current_frames().get(loop_thread)
             if frame is not None:
@@ -113,7 +117,7 @@ def main(argv: list[str]) -> int:
     pinning = plan()
     if pinning.broker_core is not None:
         os.sched_setaffinity(0, {pinning.broker_core})
-    sys.setswitchinterval(BEAT_S)
+    sys.setswitchinterval(SAMPLE_S)
     heart = Heartbeat(args.threshold_ms / 1000)
     passes: list[tuple[int, float]] = []
     gc_started = [0.0]
