@@ -154,13 +154,15 @@ def main(argv: list[str]) -> int:
         probed, _ = probe.communicate(timeout=args.seconds + 60)
         heart.recording = False
         cpu = time.process_time() - cpu_before
-        if abuser is not None:
-            abuser.communicate(timeout=60)
+        abused: dict[str, Any] = {}
+        for line in abuser.communicate(timeout=60)[0].splitlines() if abuser is not None else []:
+            abused.update(json.loads(line))
         stop.set()
         thread.run(broker.stop)
         thread.stop()
     stalls = list(heart.stalls)
     print(f"{args.loop}, {args.kind}: probe {probed.strip()}")
+    print(f"abuser: {json.dumps(abused)}")
     print(f"broker process CPU s during the probe: {cpu:.2f}")
     print(f"gaps between beats (every {BEAT_S * 1000} ms): {percentiles([gap * 1000 for gap in heart.gaps])}")
     print(f"stalls > {args.threshold_ms} ms: {len(stalls)}, total {sum(s[0] for s in stalls) * 1000:.0f} ms wall, "
