@@ -15,7 +15,8 @@ answer entry for entry as Kafka does, odradek lists them in the same order.  Two
 - Scala 2.13's immutable ``Set`` (what ``toSet`` builds): up to four elements keep their first
   insertion order (``Set1`` .. ``Set4``); from five on it is a CHAMP trie keyed by the improved hash
   (``Hashing.improve``), five bits per level from the lowest: a node lists its own elements by
-  their five bits, then its sub-nodes, each depth first, by theirs.
+  their five bits, then its sub-nodes, each depth first, by theirs; keys whose 32-bit hashes are
+  equal share a collision node at the bottom, in insertion order.
 
 Hashes are Java's: ``String.hashCode`` (`odradek.java_hash`; `string_hash` takes null as 0, as
 ``Objects.hashCode`` does), ``Long.hashCode``, Kafka's ``TopicPartition.hashCode`` and

@@ -12,7 +12,8 @@ Two costs of such a request are not in any slice of its own work, and are handle
 
 - Freeing it: the request's and the answer's hundreds of thousands of values would all be
   freed at once when the request is done; `release_in_slices` drops the elements of their long
-  lists a slice at a time instead.
+  lists a slice at a time instead, and a handler empties its own long lists and maps the same
+  way before it returns (`empty_in_slices`).
 - Python's cyclic garbage collector: the values a huge request allocates make a full collection
   come due while they are alive, and a full collection traverses all of them in one go (tens of
   milliseconds).  Those values hold no reference cycles and are freed when the request is done,
