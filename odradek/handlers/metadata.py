@@ -52,6 +52,9 @@ ALL_TOPIC_OPERATIONS = sum(1 << op for op in TOPIC_OPERATIONS)
 CLUSTER_OPERATIONS = tuple(AclOperation(op) for op in (5, 7, 8, 9, 10, 11, 12))
 ALL_CLUSTER_OPERATIONS = sum(1 << op for op in CLUSTER_OPERATIONS)
 _Topic = MetadataResponse.MetadataResponseTopic
+_NAME_SHARDS = 64
+"""The maps of a request's names to their first entries: one map of a hundred thousand names
+would grow by copying itself whole (milliseconds at once), 64 grow a little at a time."""
 _Partition = MetadataResponse.MetadataResponseTopic.MetadataResponsePartition
 
 
@@ -157,16 +160,19 @@ async def _by_names(
     Beyond four names, the missing ones keep their places in the set's order, which is not
     always Kafka's (the probe's six names with three unknown differs).
 
-    Every pass over the names goes a slice of names at a time, and the lists and the map built
+    Every pass over the names goes a slice of names at a time, and the lists and the maps built
     here are emptied the same way before it returns: each is a hundred thousand entries long for
     a request naming as many topics, and one pass (or one free) over them at once would hold the
     loop for milliseconds (`odradek.handlers.slices`)."""
-    first: dict[str | None, MetadataRequestValue.MetadataRequestTopic] = {}
+    first: list[dict[str | None, MetadataRequestValue.MetadataRequestTopic]] = [{} for _ in range(_NAME_SHARDS)]
+    names: list[str | None] = []
     for start in range(0, len(requested), SLICE_ELEMENTS):
         for wanted in requested[start : start + SLICE_ELEMENTS]:
-            first.setdefault(wanted.name, wanted)
+            shard = first[hash(wanted.name) % _NAME_SHARDS]
+            if wanted.name not in shard:
+                shard[wanted.name] = wanted
+                names.append(wanted.name)
         await share.share()
-    names = list(first)
     improved: list[tuple[str | None, int]] = []
     for start in range(0, len(names), SLICE_ELEMENTS):
         improved += [(name, scala_improved_hash(string_hash(name))) for name in names[start : start + SLICE_ELEMENTS]]
@@ -199,12 +205,14 @@ async def _by_names(
     for answering in (known, missing):
         for start in range(0, len(answering), SLICE_ELEMENTS):
             answered += [
-                _one_topic(ctx, first[name], allow_create, with_ops)
+                _one_topic(ctx, first[hash(name) % _NAME_SHARDS][name], allow_create, with_ops)
                 for name in answering[start : start + SLICE_ELEMENTS]
             ]
             await share.share()
-    for done in (improved, names, order, known, missing, first):
+    for done in (improved, names, order, known, missing):
         await empty_in_slices(done, share)
+    for shard in first:
+        await empty_in_slices(shard, share)
     answered += refused_create
     answered += refused_describe
     return answered
