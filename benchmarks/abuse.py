@@ -42,6 +42,11 @@ REPORTED = PHASES[1:]
 #: Kafka's heap would not hold five 100 MiB receive buffers beside its own under -Xmx1g, so both
 #: brokers get Kafka's request memory pool at 400 MiB: the same rule, where odradek's bound is stated.
 BROKER_CONFIGS = {"group.initial.rebalance.delay.ms": "0", "queued.max.request.bytes": str(400 * 1024 * 1024)}
+ABUSERS = (
+    "the abusers stand for other machines: their process runs at nice 19 on the client core, so they take only "
+    "the CPU the probe leaves, and the 100k-topic abuser sends one request encoded once and reads its answers as "
+    "bytes (what each abuser did is listed below the table)"
+)
 
 
 def _load(pinning: Pinning, *args: str) -> subprocess.Popen[str]:
@@ -122,9 +127,10 @@ def markdown(document: dict[str, Any]) -> str:
         + "  Latencies on a loaded machine carry its scheduling delays: compare each broker's phases with "
         "its own quiet phase, and the broker's CPU seconds per phase, rather than milliseconds across runs.",
         "",
-        f"Phases of {document['settings']['seconds']} s; {document['pinning']}; queued.max.request.bytes 400 MiB "
-        "on both brokers.  p99 in ms, and in brackets against the same broker's quiet p99 (the lower of its two "
-        "quiet phases); CPU: the broker's CPU seconds during the phase.",
+        f"Phases of {document['settings']['seconds']} s; {document['pinning']}; "
+        + (f"{document['settings']['abusers']}; " if document["settings"].get("abusers") else "")
+        + "queued.max.request.bytes 400 MiB on both brokers.  p99 in ms, and in brackets against the same "
+        "broker's quiet p99 (the lower of its two quiet phases); CPU: the broker's CPU seconds during the phase.",
         "",
         "| phase | odradek Metadata p99 | odradek Produce p99 | odradek CPU s | odradek peak RSS (MiB) "
         "| Kafka Metadata p99 | Kafka Produce p99 | Kafka CPU s | Kafka peak RSS (MiB) |",
@@ -148,6 +154,18 @@ def markdown(document: dict[str, Any]) -> str:
             measured = run["phases"].get(phase, {}) if run else {}
             row += [str(measured.get("broker_cpu_s", "")), str(measured.get("peak_rss_mib", ""))]
         lines.append("| " + " | ".join(row) + " |")
+    lines += ["", "## What the abusers did", ""]
+    for phase in REPORTED:
+        did = []
+        for broker in ("odradek", "kafka"):
+            abuser = runs[broker]["phases"].get(phase, {}).get("abuser", {}) if broker in runs else {}
+            work = ", ".join(
+                f"{key} {value}" for key, value in abuser.items() if key.endswith(("_calls", "_connections"))
+            )
+            if work:
+                did.append(f"{broker}: {work}")
+        if did:
+            lines.append(f"- {phase}: " + "; ".join(did))
     lines += [
         "",
         "## The busiest processes at the start",
@@ -174,7 +192,7 @@ def main(argv: list[str]) -> int:
         return 0
     pinning = plan(not args.no_pin)
     document: dict[str, Any] = {
-        "settings": {"seconds": args.seconds, "brokers": args.brokers, "load_note": args.load_note},
+        "settings": {"seconds": args.seconds, "brokers": args.brokers, "load_note": args.load_note, "abusers": ABUSERS},
         "pinning": pinning.describe(),
         "machine": machine_at_start(),
         "runs": [],

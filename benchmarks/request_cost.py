@@ -8,10 +8,13 @@ the source tree DIR (e.g. ``git archive`` of the commit before a change), runs b
 checkout's, and the two are measured in alternating rounds (A B A B ...) after one warm-up round each.
 
     .venv/bin/python benchmarks/request_cost.py --mode produce1 --requests 20000 --rounds 7 --base /tmp/base
+    .venv/bin/python benchmarks/request_cost.py --mode metadata-many --requests 4 --window 1 --base /tmp/base
 
 Modes: ``produce1`` one 100-byte record per Produce v9 request (W3's shape); ``produce-many`` one
 record batch for each of ``--partitions`` partitions per request (W6's shape); ``fetch-many`` a
-Fetch v12 of ``--partitions`` partitions, each at its end (W6's consumers polling, no data).
+Fetch v12 of ``--partitions`` partitions, each at its end (W6's consumers polling, no data);
+``metadata-many`` a Metadata v12 naming ``--topics`` topics that do not exist (the abuse run's
+100,000-name request: decoding the names, the unknown-topic entries, the encoding of the answer).
 Prints one line per round and the medians, in CPU microseconds per request.
 """
 
@@ -38,6 +41,7 @@ from bench.procstat import cpu_seconds
 from odradek.wire.api import RequestHeader, encode_request_header
 from odradek.wire.codec import encode_into
 from odradek.wire.messages.fetch import FetchRequest
+from odradek.wire.messages.metadata import MetadataRequest
 from odradek.wire.messages.produce import ProduceRequest
 from odradek.wire.primitives import Writer
 from odradek.wire.records.builder import build_batch
@@ -86,6 +90,11 @@ def fetch_frame(partitions: int) -> bytes:
     return _frame(1, 12, FetchRequest, request)
 
 
+def metadata_frame(topics: int) -> bytes:
+    names = [MetadataRequest.MetadataRequestTopic(name=f"no-such-topic-{i:06d}") for i in range(topics)]
+    return _frame(3, 12, MetadataRequest, MetadataRequest(topics=names, allow_auto_topic_creation=False))
+
+
 def _recv_exact(sock: socket.socket, size: int, into: bytearray) -> None:
     view = memoryview(into)[:size]
     got = 0
@@ -131,16 +140,22 @@ def _round(broker: Broker, frame: bytes, requests: int, window: int) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--mode", choices=("produce1", "produce-many", "fetch-many"), default="produce1")
+    parser.add_argument(
+        "--mode", choices=("produce1", "produce-many", "fetch-many", "metadata-many"), default="produce1"
+    )
     parser.add_argument("--requests", type=int, default=20_000)
     parser.add_argument("--rounds", type=int, default=5, help="measured rounds per broker after one warm-up")
     parser.add_argument("--window", type=int, default=16, help="requests in flight")
     parser.add_argument("--partitions", type=int, default=100)
+    parser.add_argument("--topics", type=int, default=100_000, help="names in a metadata-many request")
     parser.add_argument("--base", type=Path, help="source tree of the odradek to compare with")
     parser.add_argument("--profile", type=Path, help="py-spy raw stacks of this checkout's broker into this file")
     args = parser.parse_args(argv)
-    partitions = 1 if args.mode == "produce1" else args.partitions
-    frame = produce_frame(partitions) if args.mode.startswith("produce") else fetch_frame(partitions)
+    partitions = 1 if args.mode in ("produce1", "metadata-many") else args.partitions
+    if args.mode == "metadata-many":
+        frame = metadata_frame(args.topics)
+    else:
+        frame = produce_frame(partitions) if args.mode.startswith("produce") else fetch_frame(partitions)
     pinning = plan(True)
     results: dict[str, list[float]] = {}
     with ExitStack() as stack, tempfile.TemporaryDirectory(prefix="request-cost-") as tmp:

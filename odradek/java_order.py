@@ -15,7 +15,8 @@ answer entry for entry as Kafka does, odradek lists them in the same order.  Two
 - Scala 2.13's immutable ``Set`` (what ``toSet`` builds): up to four elements keep their first
   insertion order (``Set1`` .. ``Set4``); from five on it is a CHAMP trie keyed by the improved hash
   (``Hashing.improve``), five bits per level from the lowest: a node lists its own elements by
-  their five bits, then its sub-nodes, each depth first, by theirs.
+  their five bits, then its sub-nodes, each depth first, by theirs; keys whose 32-bit hashes are
+  equal share a collision node at the bottom, in insertion order.
 
 Hashes are Java's: ``String.hashCode`` (`odradek.java_hash`; `string_hash` takes null as 0, as
 ``Objects.hashCode`` does), ``Long.hashCode``, Kafka's ``TopicPartition.hashCode`` and
@@ -27,19 +28,20 @@ users) and the transaction answers share this one module.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 from odradek.java_hash import java_string_hash
 
 __all__ = [
-    "iter_scala_immutable_set_order",
     "java_hash_order",
+    "java_hash_set_copy_bucket",
     "java_hash_set_copy_order",
     "java_long_hash",
     "map_hash",
     "scala_hash_set_order",
     "scala_immutable_set_order",
+    "scala_immutable_set_order_in_steps",
     "scala_improved_hash",
     "scala_mutable_hash_order",
     "string_hash",
@@ -95,15 +97,21 @@ def java_hash_order(keys: Iterable[K], hash_of: Callable[[K], int]) -> list[K]:
     return sorted(unique, key=lambda key: _spread(hash_of(key)) & (capacity - 1))
 
 
-def java_hash_set_copy_order(remaining: Sequence[K], hash_of: Callable[[K], int], copied_size: int) -> list[K]:
-    """The order ``new java.util.HashSet<>(source)`` iterates the keys still in it after some were
-    removed: ``remaining`` are those keys, distinct, in ``source``'s iteration order, and
-    ``copied_size`` is ``source``'s size.  Java 17's copy constructor sizes the table to
+def java_hash_set_copy_bucket(hash_code: int, copied_size: int) -> int:
+    """The bucket of a key of hash ``hash_code`` in ``new java.util.HashSet<>(source)`` where
+    ``source`` holds ``copied_size`` keys: Java 17's copy constructor sizes the table to
     ``max(size / 0.75 + 1, 16)`` rounded up to a power of two, which holds every copied key
     without growing; removing keys never shrinks it."""
     wanted = max(int(copied_size / 0.75) + 1, 16)
     capacity = 1 << (wanted - 1).bit_length()
-    return sorted(remaining, key=lambda key: _spread(hash_of(key)) & (capacity - 1))
+    return _spread(hash_code) & (capacity - 1)
+
+
+def java_hash_set_copy_order(remaining: Sequence[K], hash_of: Callable[[K], int], copied_size: int) -> list[K]:
+    """The order ``new java.util.HashSet<>(source)`` iterates the keys still in it after some were
+    removed: ``remaining`` are those keys, distinct, in ``source``'s iteration order, and
+    ``copied_size`` is ``source``'s size (`java_hash_set_copy_bucket`)."""
+    return sorted(remaining, key=lambda key: java_hash_set_copy_bucket(hash_of(key), copied_size))
 
 
 def scala_mutable_hash_order(keys: Iterable[K], hash_of: Callable[[K], int]) -> list[K]:
@@ -131,23 +139,25 @@ def _improve(hash_code: int) -> int:
 def scala_immutable_set_order(keys: Iterable[K], hash_of: Callable[[K], int]) -> list[K]:
     """The order a Scala 2.13 immutable ``Set`` built from ``keys`` (``toSet``) iterates them."""
     unique = list(dict.fromkeys(keys))
-    return list(iter_scala_immutable_set_order([(key, scala_improved_hash(hash_of(key))) for key in unique]))
+    return _exhaust(scala_immutable_set_order_in_steps([(key, scala_improved_hash(hash_of(key))) for key in unique]))
 
 
-def iter_scala_immutable_set_order(improved: list[tuple[K, int]]) -> Iterator[K]:
-    """`scala_immutable_set_order` of distinct keys given with their `scala_improved_hash`, in
-    the order they were added, yielded one by one: each CHAMP node is sorted only when the
-    iteration reaches it, so a caller can pause between keys of a large set."""
+def scala_immutable_set_order_in_steps(
+    improved: list[tuple[K, int]], step: int = 256
+) -> Generator[None, None, list[K]]:
+    """`scala_immutable_set_order` of distinct keys given with their `scala_improved_hash`, in the
+    order they were added, as a generator that stops each time it has filed about ``step`` more
+    keys into the trie's nodes, so that a caller can pause during a large set (its value is the order)."""
     if len(improved) <= 4:
-        return (key for key, _ in improved)
-    return _champ_iter(improved, 0)
+        return [key for key, _ in improved]
+    return (yield from _champ_order(improved, step))
 
 
 def scala_hash_set_order(keys: Iterable[K], hash_of: Callable[[K], int]) -> list[K]:
     """The order a Scala 2.13 immutable ``HashSet`` (a CHAMP trie, whatever its size: what a set
     of more than four elements and the sets taken from it, e.g. by ``diff``, are) iterates ``keys``."""
     unique = list(dict.fromkeys(keys))
-    return list(_champ_iter([(key, scala_improved_hash(hash_of(key))) for key in unique], 0))
+    return _exhaust(_champ_order([(key, scala_improved_hash(hash_of(key))) for key in unique], 256))
 
 
 def scala_improved_hash(hash_code: int) -> int:
@@ -155,16 +165,38 @@ def scala_improved_hash(hash_code: int) -> int:
     return _improve(hash_code & _MASK)
 
 
-def _champ_iter(entries: list[tuple[K, int]], shift: int) -> Iterator[K]:
-    """One CHAMP node holding ``entries`` (key, improved hash) at ``shift``: the elements alone in
-    their five-bit slot, by slot, then each slot shared by several (a sub-node), by slot."""
-    slots: dict[int, list[tuple[K, int]]] = {}
-    for key, hashed in entries:
-        slots.setdefault((hashed >> shift) & 31, []).append((key, hashed))
-    ordered = sorted(slots)
-    for slot in ordered:
-        if len(slots[slot]) == 1:
-            yield slots[slot][0][0]
-    for slot in ordered:
-        if len(slots[slot]) > 1:
-            yield from _champ_iter(slots[slot], shift + 5)
+def _champ_order(entries: list[tuple[K, int]], step: int) -> Generator[None, None, list[K]]:
+    """The order of a CHAMP trie holding ``entries`` (key, improved hash, in the order they were
+    added), depth first: a node lists the elements alone in their five-bit slot, by slot, then
+    each slot shared by several (a sub-node), by slot.  Keys whose 32-bit hashes are all equal end
+    in a collision node, in the order they were added.  Stops after every ``step`` keys filed."""
+    order: list[K] = []
+    nodes = [(entries, 0)]  # the nodes still to list, the next one last
+    filed = 0
+    while nodes:
+        held, shift = nodes.pop()
+        if shift >= 32:
+            order.extend(key for key, _ in held)
+            continue
+        slots: dict[int, list[tuple[K, int]]] = {}
+        for start in range(0, len(held), step):
+            for entry in held[start : start + step]:
+                slots.setdefault((entry[1] >> shift) & 31, []).append(entry)
+            filed += min(step, len(held) - start)
+            if filed >= step:
+                filed = 0
+                yield
+        ordered = sorted(slots)
+        order.extend(slots[slot][0][0] for slot in ordered if len(slots[slot]) == 1)
+        nodes.extend((slots[slot], shift + 5) for slot in reversed(ordered) if len(slots[slot]) > 1)
+    return order
+
+
+def _exhaust(steps: Generator[None, None, list[K]]) -> list[K]:
+    """A stepped order's value, without pausing."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            result: list[K] = done.value
+            return result

@@ -14,6 +14,11 @@ when each request was due (a stalled broker holds back the requests behind, and 
 - ``churn``: connect, ApiVersions, close, 200 times a second;
 - ``metadata100k``: Metadata for 100,000 topics that do not exist (no auto-creation), one after the other;
 - ``all``: every abuser above at once.
+
+The abusers stand for other machines: their process runs at the lowest priority (nice 19), so on
+the client core they take only the CPU the probe leaves, and the Metadata abuser encodes its
+request once and reads each answer as bytes, never decoding it.  Each abuser reports how much it
+did (calls, connections), so that an abuser starved of CPU shows.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import struct
 import sys
 import time
@@ -125,6 +131,7 @@ async def _pipeline(bootstrap: str, deadline: float) -> None:
 async def _churn(bootstrap: str, deadline: float) -> None:
     hello = request_frame(18, 3, 1, _api_versions())  # type: ignore[arg-type]
     tick = time.perf_counter()
+    connections = 0
     while time.perf_counter() < deadline:
         with contextlib.suppress(OSError, asyncio.IncompleteReadError):
             reader, writer = await _connect(bootstrap)
@@ -132,22 +139,29 @@ async def _churn(bootstrap: str, deadline: float) -> None:
             (size,) = _SIZE.unpack(await reader.readexactly(4))
             await reader.readexactly(size)
             writer.close()
+            connections += 1
         tick += 0.005
         await asyncio.sleep(max(0.0, tick - time.perf_counter()))
+    emit({"churn_connections": connections})
 
 
 async def _metadata100k(bootstrap: str, deadline: float) -> None:
-    client = await RawClient.open(bootstrap)
+    host, port = bootstrap.rsplit(":", 1)
+    reader, writer = await asyncio.open_connection(host, int(port), limit=64 << 20)
     request = _metadata([f"no-such-topic-{i:06d}" for i in range(100_000)])
+    frame = request_frame(3, 12, 1, request)  # type: ignore[arg-type]
     calls = 0
     while time.perf_counter() < deadline:
-        await client.call(3, 12, request)  # type: ignore[arg-type]
+        writer.write(frame)
+        (size,) = _SIZE.unpack(await reader.readexactly(4))
+        await reader.readexactly(size)
         calls += 1
-    client.close()
+    writer.close()
     emit({"metadata100k_calls": calls})
 
 
 async def abuse(args: argparse.Namespace) -> None:
+    os.nice(19)
     deadline = time.perf_counter() + args.seconds
     kinds = KINDS if args.kind == "all" else (args.kind,)
     runners = {

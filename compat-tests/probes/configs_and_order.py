@@ -120,6 +120,19 @@ def metadata_topic_order(s: Session, names: dict[str, str]) -> None:
         topics=[{"name": made[0]}, {"name": made[0]}],
         allow_auto_topic_creation=False,
     )
+    # "AaAa", "BBBB", "AaBB" and "BBAa" share Java's String.hashCode (so do these names with the
+    # same prefix): the set files them in one collision node, in the order they were added.
+    colliding = [f"{run}-{suffix}" for suffix in ("BBAa", "AaAa", "BBBB", "AaBB")]
+    for topic in colliding:
+        topic_with(s, topic, 1)
+    asked = [made[0], colliding[0], made[1], colliding[1], colliding[2], made[2], colliding[3]]
+    s.call(
+        "metadata v12: four names with one hash and three others",
+        ApiKey.METADATA,
+        12,
+        topics=[{"name": t} for t in asked],
+        allow_auto_topic_creation=False,
+    )
 
 
 SECURED_CONFIG_SEQUENCES: dict[str, Callable[[Session, dict[str, str]], None]] = {

@@ -28,11 +28,12 @@ from __future__ import annotations
 
 from odradek.cluster.topics import TopicError, TopicInfo, validate_topic_name
 from odradek.handlers.context import RequestContext
-from odradek.handlers.metadata_order import missing_topics_order
+from odradek.handlers.metadata_order import missing_topics_order_in_slices
 from odradek.handlers.registry import registry
-from odradek.handlers.slices import LoopShare
-from odradek.java_order import iter_scala_immutable_set_order, scala_improved_hash, string_hash
+from odradek.handlers.slices import LoopShare, empty_in_slices, run_in_slices
+from odradek.java_order import scala_immutable_set_order_in_steps, scala_improved_hash, string_hash
 from odradek.security.acl import AclOperation, ResourceType
+from odradek.wire.codec import SLICE_ELEMENTS
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.metadata import (
     MetadataRequest,
@@ -53,6 +54,9 @@ ALL_TOPIC_OPERATIONS = sum(1 << op for op in TOPIC_OPERATIONS)
 CLUSTER_OPERATIONS = tuple(AclOperation(op) for op in (5, 7, 8, 9, 10, 11, 12))
 ALL_CLUSTER_OPERATIONS = sum(1 << op for op in CLUSTER_OPERATIONS)
 _Topic = MetadataResponse.MetadataResponseTopic
+_NAME_SHARDS = 64
+"""The maps of a request's names to their first entries: one map of a hundred thousand names
+would grow by copying itself whole (milliseconds at once), 64 grow a little at a time."""
 _Partition = MetadataResponse.MetadataResponseTopic.MetadataResponsePartition
 
 
@@ -124,7 +128,7 @@ async def metadata(ctx: RequestContext, request: MetadataRequestValue) -> Metada
             if ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, info.name):
                 topics.append(topic_metadata(ctx, info, with_ops))
             await share.share()
-    elif version >= 10 and any(t.topic_id != ZERO_UUID for t in request.topics):
+    elif version >= 10 and await _any_topic_id(request.topics, share):
         topics = _by_ids(ctx, [t.topic_id for t in request.topics if t.topic_id != ZERO_UUID], with_ops)
     else:
         topics = await _by_names(ctx, request.topics, allow_create, with_ops, share)
@@ -156,41 +160,82 @@ async def _by_names(
     existing topics first, then the missing ones, then those refused creation, then those refused
     description (checked against Kafka 4.4.0 without an authorizer, probe metadata.topic_order).
     The missing ones follow in the order of the Java hash set Kafka copies the names into
-    (`missing_topics_order`)."""
-    first = {wanted.name: wanted for wanted in reversed(requested)}
-    hashes: dict[str | None, int] = {}
-    improved: list[tuple[str | None, int]] = []
-    for name in dict.fromkeys(wanted.name for wanted in requested):
-        hashes[name] = string_hash(name)
-        improved.append((name, scala_improved_hash(hashes[name])))
+    (`odradek.handlers.metadata_order`).
+
+    Every pass over the names goes a slice of names at a time, and the lists and the maps built
+    here are emptied the same way before it returns: each is a hundred thousand entries long for
+    a request naming as many topics, and one pass (or one free) over them at once would hold the
+    loop for milliseconds (`odradek.handlers.slices`)."""
+    first: list[dict[str | None, MetadataRequestValue.MetadataRequestTopic]] = [{} for _ in range(_NAME_SHARDS)]
+    names: list[str | None] = []
+    for start in range(0, len(requested), SLICE_ELEMENTS):
+        for wanted in requested[start : start + SLICE_ELEMENTS]:
+            shard = first[hash(wanted.name) % _NAME_SHARDS]
+            if wanted.name not in shard:
+                shard[wanted.name] = wanted
+                names.append(wanted.name)
         await share.share()
+    hashes: list[dict[str | None, int]] = [{} for _ in range(_NAME_SHARDS)]
+    improved: list[tuple[str | None, int]] = []
+    for start in range(0, len(names), SLICE_ELEMENTS):
+        for name in names[start : start + SLICE_ELEMENTS]:
+            hashed = hashes[hash(name) % _NAME_SHARDS][name] = string_hash(name)
+            improved.append((name, scala_improved_hash(hashed)))
+        await share.share()
+    order = await run_in_slices(scala_immutable_set_order_in_steps(improved, SLICE_ELEMENTS), share)
     may_create_all = ctx.authorize_cluster(AclOperation.CREATE)
     known: list[str | None] = []
     missing: list[str | None] = []
     refused_create: list[MetadataResponseValue.MetadataResponseTopic] = []
     refused_describe: list[MetadataResponseValue.MetadataResponseTopic] = []
-    for name in iter_scala_immutable_set_order(improved):
-        exists = name is not None and ctx.topics.get(name) is not None
-        if name is not None and not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, name):
-            refused_describe.append(_refused(name))
-        elif (
-            name is not None
-            and allow_create
-            and not exists
-            and not may_create_all
-            and not ctx.authorize(AclOperation.CREATE, ResourceType.TOPIC, name)
-        ):
-            refused_create.append(_refused(name))
-        elif exists or name is None:
-            known.append(name)
-        else:
-            missing.append(name)
+    for start in range(0, len(order), SLICE_ELEMENTS):
+        for name in order[start : start + SLICE_ELEMENTS]:
+            exists = name is not None and ctx.topics.get(name) is not None
+            if name is not None and not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, name):
+                refused_describe.append(_refused(name))
+            elif (
+                name is not None
+                and allow_create
+                and not exists
+                and not may_create_all
+                and not ctx.authorize(AclOperation.CREATE, ResourceType.TOPIC, name)
+            ):
+                refused_create.append(_refused(name))
+            elif exists or name is None:
+                known.append(name)
+            else:
+                missing.append(name)
         await share.share()
     answered: list[MetadataResponseValue.MetadataResponseTopic] = []
-    for name in known + missing_topics_order(missing, len(known) + len(missing), allow_create, hashes.__getitem__):
-        answered.append(_one_topic(ctx, first[name], allow_create, with_ops))
+    visible = len(known) + len(missing)
+    missing = await missing_topics_order_in_slices(
+        missing, visible, allow_create, lambda name: hashes[hash(name) % _NAME_SHARDS][name], share
+    )
+    for answering in (known, missing):
+        for start in range(0, len(answering), SLICE_ELEMENTS):
+            answered += [
+                _one_topic(ctx, first[hash(name) % _NAME_SHARDS][name], allow_create, with_ops)
+                for name in answering[start : start + SLICE_ELEMENTS]
+            ]
+            await share.share()
+    for done in (improved, names, order, known, missing):
+        await empty_in_slices(done, share)
+    for shard in first:
+        await empty_in_slices(shard, share)
+    for hash_shard in hashes:
+        await empty_in_slices(hash_shard, share)
+    answered += refused_create
+    answered += refused_describe
+    return answered
+
+
+async def _any_topic_id(requested: list[MetadataRequestValue.MetadataRequestTopic], share: LoopShare) -> bool:
+    """Whether any requested topic carries a topic id."""
+    for start in range(0, len(requested), SLICE_ELEMENTS):
+        if any(wanted.topic_id != ZERO_UUID for wanted in requested[start : start + SLICE_ELEMENTS]):
+            return True
         await share.share()
-    return answered + refused_create + refused_describe
+    return False
 
 
 def _refused(name: str) -> MetadataResponseValue.MetadataResponseTopic:

@@ -4,7 +4,7 @@ Kafka 4.4.0 (``KafkaApis.handleTopicMetadataRequest`` and ``getTopicMetadata``, 
 the real broker with the probe sequence ``metadata.topic_order``) answers named topics so:
 
 1. The requested names become a Scala 2.13 immutable ``Set``: request order up to four distinct
-   names, the order of a CHAMP hash trie beyond (`odradek.java_order.iter_scala_immutable_set_order`).
+   names, the order of a CHAMP hash trie beyond (`odradek.java_order.scala_immutable_set_order`).
    The names the principal may describe (and, when the topic would be created, create) keep
    that set's order.
 2. The existing topics among them are answered first, in that order.
@@ -26,9 +26,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from odradek.cluster.topics import TopicError, validate_topic_name
-from odradek.java_order import java_hash_order, java_hash_set_copy_order, string_hash
+from odradek.handlers.slices import LoopShare
+from odradek.java_order import java_hash_order, java_hash_set_copy_bucket, java_hash_set_copy_order, string_hash
+from odradek.wire.codec import SLICE_ELEMENTS
 
-__all__ = ["missing_topics_order"]
+__all__ = ["missing_topics_order", "missing_topics_order_in_slices"]
 
 
 def missing_topics_order(
@@ -39,10 +41,33 @@ def missing_topics_order(
 ) -> list[str | None]:
     """The missing topics of a named Metadata request as Kafka lists them: ``missing`` are given
     in the order of the request's Scala set of names, ``set_size`` is that set's size (existing
-    and missing names the principal may see), ``may_create`` whether the request creates them.
-    ``hash_of`` gives a name's ``String.hashCode``; a caller that has them at hand already (a
-    huge request hashes its names a slice at a time) passes a lookup."""
-    copied = java_hash_set_copy_order(missing, hash_of, set_size)
+    and missing names the principal may see), ``may_create`` whether the request creates them,
+    ``hash_of`` a name's ``String.hashCode``."""
+    return _as_created(java_hash_set_copy_order(missing, hash_of, set_size), may_create, hash_of)
+
+
+async def missing_topics_order_in_slices(
+    missing: list[str | None],
+    set_size: int,
+    may_create: bool,
+    hash_of: Callable[[str | None], int],
+    share: LoopShare,
+) -> list[str | None]:
+    """`missing_topics_order` sharing the loop: the buckets are found a slice of names at a time
+    (a request may name a hundred thousand missing topics), then one stable sort by bucket keeps
+    the set's order among names sharing one.  ``hash_of`` looks up hashes the caller made."""
+    buckets: list[int] = []
+    for start in range(0, len(missing), SLICE_ELEMENTS):
+        part = missing[start : start + SLICE_ELEMENTS]
+        buckets += [java_hash_set_copy_bucket(hash_of(name), set_size) for name in part]
+        await share.share()
+    copied = [missing[index] for index in sorted(range(len(missing)), key=buckets.__getitem__)]
+    return _as_created(copied, may_create, hash_of)
+
+
+def _as_created(copied: list[str | None], may_create: bool, hash_of: Callable[[str | None], int]) -> list[str | None]:
+    """Without creation the copy's order; with it, the names that cannot be created first (in the
+    copy's order), then the others in the order of a fresh hash map filled in the copy's order."""
     if not may_create:
         return copied
     creatable = [name for name in copied if _creatable(name)]

@@ -12,7 +12,8 @@ Two costs of such a request are not in any slice of its own work, and are handle
 
 - Freeing it: the request's and the answer's hundreds of thousands of values would all be
   freed at once when the request is done; `release_in_slices` drops the elements of their long
-  lists a slice at a time instead.
+  lists a slice at a time instead, and a handler empties its own long lists and maps the same
+  way before it returns (`empty_in_slices`).
 - Python's cyclic garbage collector: the values a huge request allocates make a full collection
   come due while they are alive, and a full collection traverses all of them in one go (tens of
   milliseconds).  Those values hold no reference cycles and are freed when the request is done,
@@ -27,7 +28,7 @@ import asyncio
 import gc
 import time
 from collections.abc import Generator
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from odradek.wire.codec import SLICE_ELEMENTS
 from odradek.wire.schema import StructValue
@@ -39,6 +40,7 @@ __all__ = [
     "CollectorPause",
     "LoopShare",
     "collector_pause",
+    "empty_in_slices",
     "release_in_slices",
     "run_in_slices",
 ]
@@ -103,9 +105,22 @@ async def release_in_slices(value: StructValue, share: LoopShare) -> None:
     for field in value._schema.fields:
         items = getattr(value, field.name, None)
         if isinstance(items, list) and len(items) > SLICE_ELEMENTS:
-            while items:
-                del items[-SLICE_ELEMENTS:]
-                await share.share()
+            await empty_in_slices(items, share)
+
+
+async def empty_in_slices(items: list[Any] | dict[Any, Any], share: LoopShare) -> None:
+    """Empty ``items`` a slice of elements at a time (a handler's own long lists and maps, before
+    it returns: dropping a hundred thousand references at once holds the loop for milliseconds)."""
+    if isinstance(items, dict):
+        while len(items) > SLICE_ELEMENTS:
+            for _ in range(SLICE_ELEMENTS):
+                items.popitem()
+            await share.share()
+    else:
+        while len(items) > SLICE_ELEMENTS:
+            del items[-SLICE_ELEMENTS:]
+            await share.share()
+    items.clear()
 
 
 class CollectorPause:

@@ -1,4 +1,5 @@
-"""The benchmark harness keeps working: ``benchmarks/run.py --smoke`` runs one short W1 against odradek.
+"""The benchmark harness keeps working: ``benchmarks/run.py --smoke`` runs one short W1 against odradek,
+and ``benchmarks/loop_lag.py`` one second of connection churn.
 
 Only what the harness produced is checked (every record delivered, the broker's CPU and memory
 were read, the results files exist); no figure is compared with a time.
@@ -12,6 +13,7 @@ import sys
 from pathlib import Path
 
 RUN = Path(__file__).resolve().parents[2] / "benchmarks" / "run.py"
+LOOP_LAG = RUN.with_name("loop_lag.py")
 
 
 def test_smoke_run_writes_results(tmp_path: Path) -> None:
@@ -42,3 +44,21 @@ def test_smoke_run_writes_results(tmp_path: Path) -> None:
     summary = (tmp_path / "summary.md").read_text()
     assert "| W1-rdkafka-acks1 | librdkafka | throughput (MB/s) |" in summary
     assert not (tmp_path / "work").exists() or not any((tmp_path / "work").iterdir())
+
+
+def test_loop_lag_reports_the_probe_the_abuser_and_the_stalls() -> None:
+    result = subprocess.run(
+        [sys.executable, str(LOOP_LAG), "--kind", "churn", "--seconds", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    probe = json.loads(lines[0].split(" probe ", 1)[1])
+    assert probe["metadata_ms"]["count"] > 0
+    assert probe["produce_ms"]["count"] > 0
+    abused = json.loads(lines[1].removeprefix("abuser: "))
+    assert abused["churn_connections"] > 0
+    assert any(line.startswith("stalls > 2.0 ms: ") for line in lines), result.stdout

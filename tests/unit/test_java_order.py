@@ -8,6 +8,8 @@ from odradek.java_order import (
     java_hash_set_copy_order,
     map_hash,
     scala_immutable_set_order,
+    scala_immutable_set_order_in_steps,
+    scala_improved_hash,
     string_hash,
 )
 
@@ -100,3 +102,31 @@ def test_a_java_hash_set_copy_is_sized_from_the_copied_set() -> None:
     # comes first: a copy of eleven keys has 16 buckets, one of twelve has 32.
     assert java_hash_set_copy_order(["t-1", "t-14"], string_hash, 11) == ["t-1", "t-14"]
     assert java_hash_set_copy_order(["t-1", "t-14"], string_hash, 12) == ["t-14", "t-1"]
+
+
+def test_keys_with_one_hash_keep_the_order_they_were_added_in() -> None:
+    # "Aa", "BB" and "C#" share Java's hash 2112: what scala-library 2.13.18 printed for (names).toSet.
+    assert java_string_hash("Aa") == java_string_hash("BB") == java_string_hash("C#")
+    assert scala_immutable_set_order(["BB", "x1", "Aa", "y2", "z3", "C#"], string_hash) == [
+        "z3", "BB", "Aa", "C#", "y2", "x1",
+    ]  # fmt: skip
+    assert scala_immutable_set_order(["Aa", "x1", "BB", "y2", "z3", "C#"], string_hash) == [
+        "z3", "Aa", "BB", "C#", "y2", "x1",
+    ]  # fmt: skip
+
+
+def test_a_large_set_is_ordered_in_steps_of_about_the_given_size() -> None:
+    names = [f"topic-{i}" for i in range(5000)]
+    improved = [(name, scala_improved_hash(string_hash(name))) for name in names]
+    steps = scala_immutable_set_order_in_steps(improved, 100)
+    stops = 0
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            order = done.value
+            break
+        stops += 1
+    assert order == scala_immutable_set_order(names, string_hash)
+    assert sorted(order) == sorted(names)
+    assert stops >= len(names) // 100

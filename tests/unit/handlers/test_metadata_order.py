@@ -5,9 +5,12 @@ and the probe sequence ``metadata.topic_order`` checks the same rule against the
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
-from odradek.handlers.metadata_order import missing_topics_order
+from odradek.handlers.metadata_order import missing_topics_order, missing_topics_order_in_slices
+from odradek.handlers.slices import LoopShare
 from odradek.java_order import java_hash_order, scala_immutable_set_order, string_hash
 
 
@@ -58,3 +61,14 @@ def test_topics_to_create_list_illegal_names_first_then_a_fresh_hash_map_order()
     legal = [name for name in copied if name not in {"bad name", "also/bad"}]
     assert ordered == illegal + java_hash_order(legal, string_hash)
     assert ordered[:2] == illegal
+
+
+@pytest.mark.parametrize("may_create", [False, True])
+def test_the_order_in_slices_is_the_same_order(may_create: bool) -> None:
+    names: list[str | None] = [f"topic-{i}" for i in range(3000)] + ["bad name", None]
+    share = LoopShare()
+    try:
+        sliced = asyncio.run(missing_topics_order_in_slices(names, 4000, may_create, string_hash, share))
+    finally:
+        share.done()
+    assert sliced == missing_topics_order(names, 4000, may_create)

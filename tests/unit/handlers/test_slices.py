@@ -12,7 +12,14 @@ from collections.abc import Generator, Iterator
 import pytest
 
 from odradek.handlers import slices
-from odradek.handlers.slices import SLICE_SECONDS, CollectorPause, LoopShare, release_in_slices, run_in_slices
+from odradek.handlers.slices import (
+    SLICE_SECONDS,
+    CollectorPause,
+    LoopShare,
+    empty_in_slices,
+    release_in_slices,
+    run_in_slices,
+)
 from odradek.wire.codec import SLICE_ELEMENTS
 from odradek.wire.messages.metadata import MetadataRequest
 
@@ -127,3 +134,17 @@ def test_long_lists_are_emptied_and_short_ones_kept() -> None:
     asyncio.run(release_in_slices(short, LoopShare()))
     assert short.topics is not None
     assert len(short.topics) == 1
+
+
+def test_a_handlers_long_lists_and_maps_are_emptied() -> None:
+    names = [f"t{i}" for i in range(3 * SLICE_ELEMENTS + 1)]
+    by_name = dict.fromkeys(names, 0)
+    short = ["t"]
+
+    async def scenario() -> None:
+        share = LoopShare()
+        for items in (names, by_name, short):
+            await empty_in_slices(items, share)
+
+    asyncio.run(scenario())
+    assert (names, by_name, short) == ([], {}, [])
