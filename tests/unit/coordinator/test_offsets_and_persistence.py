@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness import Harness
+from coordinator_harness import Harness
 
 from odradek.clock import ManualClock
 from odradek.coordinator.coordinator import CoordinatorSettings, GroupCoordinator

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness import CONSUMER, Harness, subscription
+from coordinator_harness import CONSUMER, Harness, subscription
 
 from odradek.coordinator.messages import JoinResult, SyncResult
 from odradek.coordinator.records import GroupMetadataRecord

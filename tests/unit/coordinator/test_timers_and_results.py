@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from harness import Harness
+from coordinator_harness import Harness
 
 from odradek.coordinator.messages import CommitIdentity, CommitPartition
 from odradek.coordinator.results import Result, response_error, settle
