@@ -123,15 +123,18 @@ async def metadata(ctx: RequestContext, request: MetadataRequestValue) -> Metada
     )
     topics: list[MetadataResponseValue.MetadataResponseTopic] = []
     share = LoopShare()
-    if request.topics is None or (version == 0 and not request.topics):
-        for info in list(ctx.topics):
-            if ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, info.name):
-                topics.append(topic_metadata(ctx, info, with_ops))
-            await share.share()
-    elif version >= 10 and await _any_topic_id(request.topics, share):
-        topics = _by_ids(ctx, [t.topic_id for t in request.topics if t.topic_id != ZERO_UUID], with_ops)
-    else:
-        topics = await _by_names(ctx, request.topics, allow_create, with_ops, share)
+    try:
+        if request.topics is None or (version == 0 and not request.topics):
+            for info in list(ctx.topics):
+                if ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, info.name):
+                    topics.append(topic_metadata(ctx, info, with_ops))
+                await share.share()
+        elif version >= 10 and await _any_topic_id(request.topics, share):
+            topics = _by_ids(ctx, [t.topic_id for t in request.topics if t.topic_id != ZERO_UUID], with_ops)
+        else:
+            topics = await _by_names(ctx, request.topics, allow_create, with_ops, share)
+    finally:
+        share.done()  # the set order's slices may have paused the collector
     host, port = ctx.advertised
     registered = cluster.registered
     return MetadataResponse(
