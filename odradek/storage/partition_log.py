@@ -53,10 +53,8 @@ from __future__ import annotations
 
 import logging
 import posixpath
-import threading
 import uuid
 from bisect import bisect_right
-from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -71,6 +69,7 @@ from odradek.storage.log_observer import LogObserver
 from odradek.storage.partition_metadata import PARTITION_METADATA_FILE, write_partition_metadata
 from odradek.storage.region import FileRegion
 from odradek.storage.segment import AppendedBatch, LogSegment, TimestampOffset
+from odradek.storage.sync_queue import SyncQueue
 from odradek.storage.time_index import NO_TIMESTAMP
 from odradek.storage.txn_index import AbortedTxn
 from odradek.wire.records.batch import (
@@ -135,8 +134,7 @@ class PartitionLog:
         """How many segments the last open scanned batch by batch (0 after a clean shutdown)."""
         self._creation_unsynced = False
         self._directory_unsynced = False
-        self._deferred: deque[Callable[[], None]] = deque()
-        self._deferred_lock = threading.Lock()
+        self._deferred = SyncQueue()
         self.on_sync_deferred: Callable[[PartitionLog], None] | None = None
         """Called (on the loop) each time a job joins the deferred queue: whoever owns a worker
         arranges a `run_deferred` on it.  Without one the job runs at once."""
@@ -422,15 +420,11 @@ class PartitionLog:
         """Run the queued jobs in order (safe on a worker thread; a second caller waits until
         the first is done).  A job failing with `OSError` takes the log offline, as a failed
         flush does, and drops the jobs after it."""
-        with self._deferred_lock:
-            while self._deferred:
-                job = self._deferred.popleft()
-                try:
-                    job()
-                except OSError as exc:
-                    self._deferred.clear()
-                    self._offline = f"{self.directory} is offline after a failed background sync: {exc}"
-                    _log.error("%s", self._offline)
+        self._deferred.run(self._go_offline_after_background_sync)
+
+    def _go_offline_after_background_sync(self, exc: OSError) -> None:
+        self._offline = f"{self.directory} is offline after a failed background sync: {exc}"
+        _log.error("%s", self._offline)
 
     def holds(self, segments: Sequence[LogSegment]) -> bool:
         """Whether ``segments`` are still consecutive closed segments of this log (the cleaner
@@ -649,8 +643,7 @@ class PartitionLog:
 
     def discard(self) -> None:
         """Close every segment file without flushing: the caller is about to delete the log."""
-        with self._deferred_lock:
-            self._deferred.clear()
+        self._deferred.drop()
         for segment in self._segments:
             segment.close_without_flush()
         self._close_pending_deletions()
