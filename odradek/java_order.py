@@ -29,13 +29,17 @@ users) and the transaction answers share this one module.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
+from operator import itemgetter
 from typing import TypeVar
 
 from odradek.java_hash import java_string_hash
 
 __all__ = [
+    "java_bucket_order_in_steps",
+    "java_hash_capacity",
     "java_hash_order",
     "java_hash_set_copy_bucket",
+    "java_hash_set_copy_capacity",
     "java_hash_set_copy_order",
     "java_long_hash",
     "map_hash",
@@ -87,31 +91,82 @@ def _spread(hash_code: int) -> int:
     return _int32(h ^ (h >> 16))
 
 
+def java_hash_capacity(size: int) -> int:
+    """The table size of a Java ``HashMap``/``HashSet`` that received ``size`` distinct keys one by
+    one: 16, doubled whenever the size exceeds three quarters of it."""
+    capacity = 16
+    while size > capacity * 3 // 4:
+        capacity *= 2
+    return capacity
+
+
+def java_hash_set_copy_capacity(copied_size: int) -> int:
+    """The table size of ``new java.util.HashSet<>(source)`` where ``source`` holds ``copied_size``
+    keys: Java 17's copy constructor sizes it to ``max(size / 0.75 + 1, 16)`` rounded up to a power
+    of two, which holds every copied key without growing; removing keys never shrinks it."""
+    wanted = max(int(copied_size / 0.75) + 1, 16)
+    return 1 << (wanted - 1).bit_length()
+
+
 def java_hash_order(keys: Iterable[K], hash_of: Callable[[K], int]) -> list[K]:
     """The order a Java ``HashMap``/``HashSet`` that received ``keys`` in this order iterates them
     (a repeated key keeps its first place)."""
     unique = list(dict.fromkeys(keys))
-    capacity = 16
-    while len(unique) > capacity * 3 // 4:
-        capacity *= 2
-    return sorted(unique, key=lambda key: _spread(hash_of(key)) & (capacity - 1))
+    entries = [(key, hash_of(key)) for key in unique]
+    return _exhaust(java_bucket_order_in_steps(entries, java_hash_capacity(len(unique)), len(unique) + 1))
 
 
 def java_hash_set_copy_bucket(hash_code: int, copied_size: int) -> int:
     """The bucket of a key of hash ``hash_code`` in ``new java.util.HashSet<>(source)`` where
-    ``source`` holds ``copied_size`` keys: Java 17's copy constructor sizes the table to
-    ``max(size / 0.75 + 1, 16)`` rounded up to a power of two, which holds every copied key
-    without growing; removing keys never shrinks it."""
-    wanted = max(int(copied_size / 0.75) + 1, 16)
-    capacity = 1 << (wanted - 1).bit_length()
-    return _spread(hash_code) & (capacity - 1)
+    ``source`` holds ``copied_size`` keys (`java_hash_set_copy_capacity`)."""
+    return _spread(hash_code) & (java_hash_set_copy_capacity(copied_size) - 1)
 
 
 def java_hash_set_copy_order(remaining: Sequence[K], hash_of: Callable[[K], int], copied_size: int) -> list[K]:
     """The order ``new java.util.HashSet<>(source)`` iterates the keys still in it after some were
     removed: ``remaining`` are those keys, distinct, in ``source``'s iteration order, and
-    ``copied_size`` is ``source``'s size (`java_hash_set_copy_bucket`)."""
-    return sorted(remaining, key=lambda key: java_hash_set_copy_bucket(hash_of(key), copied_size))
+    ``copied_size`` is ``source``'s size (`java_hash_set_copy_capacity`)."""
+    entries = [(key, hash_of(key)) for key in remaining]
+    capacity = java_hash_set_copy_capacity(copied_size)
+    return _exhaust(java_bucket_order_in_steps(entries, capacity, len(entries) + 1))
+
+
+_GROUP_BITS = 8
+"""`java_bucket_order_in_steps` files keys into 2**8 groups of neighbouring buckets."""
+
+
+def java_bucket_order_in_steps(
+    entries: Sequence[tuple[K, int]], capacity: int, step: int = 256
+) -> Generator[None, None, list[K]]:
+    """The order a Java hash table of ``capacity`` buckets (a power of two) iterates distinct keys
+    given as (key, ``hashCode``) in the order they were put in: bucket by bucket, a bucket's keys
+    in that order.  A generator that stops after every ``step`` keys (its value is the order).
+
+    One sort of a hundred thousand keys would hold its caller for tens of milliseconds at once;
+    the keys are filed into 256 groups of neighbouring buckets instead, a step at a time, and each
+    group is sorted by bucket on its own (the sort is stable: keys sharing a bucket keep their order)."""
+    mask = capacity - 1
+    shift = max(mask.bit_length() - _GROUP_BITS, 0)
+    groups: list[list[tuple[int, K]]] = [[] for _ in range((mask >> shift) + 1)]
+    for start in range(0, len(entries), step):
+        for key, hash_code in entries[start : start + step]:
+            unsigned = hash_code & _MASK
+            bucket = (unsigned ^ (unsigned >> 16)) & mask
+            groups[bucket >> shift].append((bucket, key))
+        yield
+    order: list[K] = []
+    since_stop = 0
+    by_bucket = itemgetter(0)
+    for group in groups:
+        if shift:
+            group.sort(key=by_bucket)
+        order += [key for _, key in group]
+        since_stop += len(group)
+        group.clear()  # freed a group at a time, not all at once when the generator ends
+        if since_stop >= step:
+            since_stop = 0
+            yield
+    return order
 
 
 def scala_mutable_hash_order(keys: Iterable[K], hash_of: Callable[[K], int]) -> list[K]:

@@ -55,8 +55,8 @@ CLUSTER_OPERATIONS = tuple(AclOperation(op) for op in (5, 7, 8, 9, 10, 11, 12))
 ALL_CLUSTER_OPERATIONS = sum(1 << op for op in CLUSTER_OPERATIONS)
 _Topic = MetadataResponse.MetadataResponseTopic
 _NAME_SHARDS = 64
-"""The maps of a request's names to their first entries: one map of a hundred thousand names
-would grow by copying itself whole (milliseconds at once), 64 grow a little at a time."""
+"""The sets of a request's names seen so far: one set of a hundred thousand names would grow by
+copying itself whole (milliseconds at once), 64 grow a little at a time."""
 _Partition = MetadataResponse.MetadataResponseTopic.MetadataResponsePartition
 
 
@@ -163,70 +163,75 @@ async def _by_names(
     existing topics first, then the missing ones, then those refused creation, then those refused
     description (checked against Kafka 4.4.0 without an authorizer, probe metadata.topic_order).
     The missing ones follow in the order of the Java hash set Kafka copies the names into
-    (`odradek.handlers.metadata_order`).
+    (`odradek.handlers.metadata_order`).  No topic id is in the request (else `_by_ids`), so a
+    topic's answer depends on its name only.
 
-    Every pass over the names goes a slice of names at a time, and the lists and the maps built
+    Each name's ``String.hashCode`` is computed once and travels with it through both orders.
+    Whether a name exists is looked up once, when the names are sorted into existing and missing:
+    the answer is what the catalog held then, also if a topic is created while it is answered.
+    Every pass over the names goes a slice of names at a time, and the lists and the sets built
     here are emptied the same way before it returns: each is a hundred thousand entries long for
     a request naming as many topics, and one pass (or one free) over them at once would hold the
     loop for milliseconds (`odradek.handlers.slices`)."""
-    first: list[dict[str | None, MetadataRequestValue.MetadataRequestTopic]] = [{} for _ in range(_NAME_SHARDS)]
-    names: list[str | None] = []
+    seen: list[set[str | None]] = [set() for _ in range(_NAME_SHARDS)]
+    improved: list[tuple[tuple[str | None, int], int]] = []
     for start in range(0, len(requested), SLICE_ELEMENTS):
         for wanted in requested[start : start + SLICE_ELEMENTS]:
-            shard = first[hash(wanted.name) % _NAME_SHARDS]
-            if wanted.name not in shard:
-                shard[wanted.name] = wanted
-                names.append(wanted.name)
-        await share.share()
-    hashes: list[dict[str | None, int]] = [{} for _ in range(_NAME_SHARDS)]
-    improved: list[tuple[str | None, int]] = []
-    for start in range(0, len(names), SLICE_ELEMENTS):
-        for name in names[start : start + SLICE_ELEMENTS]:
-            hashed = hashes[hash(name) % _NAME_SHARDS][name] = string_hash(name)
-            improved.append((name, scala_improved_hash(hashed)))
+            name = wanted.name
+            shard = seen[hash(name) % _NAME_SHARDS]
+            if name not in shard:
+                shard.add(name)
+                hash_code = string_hash(name)
+                improved.append(((name, hash_code), scala_improved_hash(hash_code)))
         await share.share()
     order = await run_in_slices(scala_immutable_set_order_in_steps(improved, SLICE_ELEMENTS), share)
     may_create_all = ctx.authorize_cluster(AclOperation.CREATE)
-    known: list[str | None] = []
-    missing: list[str | None] = []
+    catalog = ctx.topics
+    known: list[TopicInfo | None] = []
+    missing: list[tuple[str | None, int]] = []
     refused_create: list[MetadataResponseValue.MetadataResponseTopic] = []
     refused_describe: list[MetadataResponseValue.MetadataResponseTopic] = []
     for start in range(0, len(order), SLICE_ELEMENTS):
-        for name in order[start : start + SLICE_ELEMENTS]:
-            exists = name is not None and ctx.topics.get(name) is not None
-            if name is not None and not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, name):
+        for entry in order[start : start + SLICE_ELEMENTS]:
+            name = entry[0]
+            if name is None:
+                known.append(None)
+                continue
+            info = catalog.get(name)
+            if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, name):
                 refused_describe.append(_refused(name))
             elif (
-                name is not None
-                and allow_create
-                and not exists
+                allow_create
+                and info is None
                 and not may_create_all
                 and not ctx.authorize(AclOperation.CREATE, ResourceType.TOPIC, name)
             ):
                 refused_create.append(_refused(name))
-            elif exists or name is None:
-                known.append(name)
+            elif info is not None:
+                known.append(info)
             else:
-                missing.append(name)
+                missing.append(entry)
         await share.share()
     answered: list[MetadataResponseValue.MetadataResponseTopic] = []
-    visible = len(known) + len(missing)
-    missing = await missing_topics_order_in_slices(
-        missing, visible, allow_create, lambda name: hashes[hash(name) % _NAME_SHARDS][name], share
-    )
-    for answering in (known, missing):
-        for start in range(0, len(answering), SLICE_ELEMENTS):
-            answered += [
-                _one_topic(ctx, first[hash(name) % _NAME_SHARDS][name], allow_create, with_ops)
-                for name in answering[start : start + SLICE_ELEMENTS]
-            ]
-            await share.share()
-    for done in (improved, names, order, known, missing):
+    for start in range(0, len(known), SLICE_ELEMENTS):
+        answered += [
+            _missing(ctx, None, ErrorCode.UNKNOWN_TOPIC_ID, with_ops)
+            if info is None
+            else topic_metadata(ctx, info, with_ops)
+            for info in known[start : start + SLICE_ELEMENTS]
+        ]
+        await share.share()
+    missing_names = await missing_topics_order_in_slices(missing, len(known) + len(missing), allow_create, share)
+    for start in range(0, len(missing_names), SLICE_ELEMENTS):
+        if allow_create:
+            answered += [_created(ctx, name, with_ops) for name in missing_names[start : start + SLICE_ELEMENTS]]
+        else:
+            answered += [_not_found(ctx, name, with_ops) for name in missing_names[start : start + SLICE_ELEMENTS]]
+        await share.share()
+    for done in (improved, order, known, missing, missing_names):
         await empty_in_slices(done, share)
-    for shard in first:
+    for shard in seen:
         await empty_in_slices(shard, share)
-    for hash_shard in hashes:
-        await empty_in_slices(hash_shard, share)
     answered += refused_create
     answered += refused_describe
     return answered
@@ -268,26 +273,31 @@ def _by_ids(
     )
 
 
-def _one_topic(
-    ctx: RequestContext, wanted: MetadataRequestValue.MetadataRequestTopic, allow_create: bool, with_ops: bool
-) -> MetadataResponseValue.MetadataResponseTopic:
-    catalog = ctx.topics
-    if wanted.name is None:
-        info = catalog.by_id(wanted.topic_id)
-        if info is None:
-            return _missing(ctx, None, ErrorCode.UNKNOWN_TOPIC_ID, with_ops, wanted.topic_id)
-        return topic_metadata(ctx, info, with_ops)
-    info = catalog.get(wanted.name)
-    if info is not None:
-        return topic_metadata(ctx, info, with_ops)
+def _not_found(ctx: RequestContext, name: str | None, with_ops: bool) -> MetadataResponseValue.MetadataResponseTopic:
+    """A named topic that does not exist, when the request does not create it."""
+    if name is None:
+        return _missing(ctx, None, ErrorCode.UNKNOWN_TOPIC_ID, with_ops)
     try:
-        validate_topic_name(wanted.name)
+        validate_topic_name(name)
     except TopicError:
-        return _missing(ctx, wanted.name, ErrorCode.INVALID_TOPIC_EXCEPTION, with_ops)
-    if not allow_create:
-        return _missing(ctx, wanted.name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, with_ops)
+        return _missing(ctx, name, ErrorCode.INVALID_TOPIC_EXCEPTION, with_ops)
+    return _missing(ctx, name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, with_ops)
+
+
+def _created(ctx: RequestContext, name: str | None, with_ops: bool) -> MetadataResponseValue.MetadataResponseTopic:
+    """A named topic that did not exist, when the request creates it: created now and, as Kafka
+    answers the request that created it, still UNKNOWN_TOPIC_OR_PARTITION."""
+    if name is None:
+        return _missing(ctx, None, ErrorCode.UNKNOWN_TOPIC_ID, with_ops)
+    info = ctx.topics.get(name)
+    if info is not None:  # created meanwhile, by another request
+        return topic_metadata(ctx, info, with_ops)
     try:
-        ctx.topics.create(wanted.name, ctx.cluster.config.num_partitions, {})
+        validate_topic_name(name)
+    except TopicError:
+        return _missing(ctx, name, ErrorCode.INVALID_TOPIC_EXCEPTION, with_ops)
+    try:
+        ctx.topics.create(name, ctx.cluster.config.num_partitions, {})
     except TopicError as exc:
-        return _missing(ctx, wanted.name, ErrorCode[exc.code_name], with_ops)
-    return _missing(ctx, wanted.name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, with_ops)
+        return _missing(ctx, name, ErrorCode[exc.code_name], with_ops)
+    return _missing(ctx, name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, with_ops)

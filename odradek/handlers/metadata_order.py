@@ -26,8 +26,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from odradek.cluster.topics import TopicError, validate_topic_name
-from odradek.handlers.slices import LoopShare
-from odradek.java_order import java_hash_order, java_hash_set_copy_bucket, java_hash_set_copy_order, string_hash
+from odradek.handlers.slices import LoopShare, run_in_slices
+from odradek.java_order import (
+    java_bucket_order_in_steps,
+    java_hash_capacity,
+    java_hash_order,
+    java_hash_set_copy_capacity,
+    java_hash_set_copy_order,
+    string_hash,
+)
 from odradek.wire.codec import SLICE_ELEMENTS
 
 __all__ = ["missing_topics_order", "missing_topics_order_in_slices"]
@@ -43,35 +50,40 @@ def missing_topics_order(
     in the order of the request's Scala set of names, ``set_size`` is that set's size (existing
     and missing names the principal may see), ``may_create`` whether the request creates them,
     ``hash_of`` a name's ``String.hashCode``."""
-    return _as_created(java_hash_set_copy_order(missing, hash_of, set_size), may_create, hash_of)
-
-
-async def missing_topics_order_in_slices(
-    missing: list[str | None],
-    set_size: int,
-    may_create: bool,
-    hash_of: Callable[[str | None], int],
-    share: LoopShare,
-) -> list[str | None]:
-    """`missing_topics_order` sharing the loop: the buckets are found a slice of names at a time
-    (a request may name a hundred thousand missing topics), then one stable sort by bucket keeps
-    the set's order among names sharing one.  ``hash_of`` looks up hashes the caller made."""
-    buckets: list[int] = []
-    for start in range(0, len(missing), SLICE_ELEMENTS):
-        part = missing[start : start + SLICE_ELEMENTS]
-        buckets += [java_hash_set_copy_bucket(hash_of(name), set_size) for name in part]
-        await share.share()
-    copied = [missing[index] for index in sorted(range(len(missing)), key=buckets.__getitem__)]
-    return _as_created(copied, may_create, hash_of)
-
-
-def _as_created(copied: list[str | None], may_create: bool, hash_of: Callable[[str | None], int]) -> list[str | None]:
-    """Without creation the copy's order; with it, the names that cannot be created first (in the
-    copy's order), then the others in the order of a fresh hash map filled in the copy's order."""
+    copied = java_hash_set_copy_order(missing, hash_of, set_size)
     if not may_create:
         return copied
     creatable = [name for name in copied if _creatable(name)]
     return [name for name in copied if not _creatable(name)] + java_hash_order(creatable, hash_of)
+
+
+async def missing_topics_order_in_slices(
+    missing: list[tuple[str | None, int]], set_size: int, may_create: bool, share: LoopShare
+) -> list[str | None]:
+    """`missing_topics_order` sharing the loop (a request may name a hundred thousand missing
+    topics): ``missing`` are the names with their ``String.hashCode``, and every pass over them
+    goes a slice at a time (`odradek.java_order.java_bucket_order_in_steps`)."""
+    copy_capacity = java_hash_set_copy_capacity(set_size)
+    if not may_create:
+        return await run_in_slices(java_bucket_order_in_steps(missing, copy_capacity, SLICE_ELEMENTS), share)
+    keyed: list[tuple[tuple[str | None, int], int]] = []  # the names keep their hashes through the copy
+    for start in range(0, len(missing), SLICE_ELEMENTS):
+        keyed += [(entry, entry[1]) for entry in missing[start : start + SLICE_ELEMENTS]]
+        await share.share()
+    copied = await run_in_slices(java_bucket_order_in_steps(keyed, copy_capacity, SLICE_ELEMENTS), share)
+    illegal: list[str | None] = []
+    creatable: list[tuple[str | None, int]] = []
+    for start in range(0, len(copied), SLICE_ELEMENTS):
+        for name, hash_code in copied[start : start + SLICE_ELEMENTS]:
+            if _creatable(name):
+                creatable.append((name, hash_code))
+            else:
+                illegal.append(name)
+        await share.share()
+    created = await run_in_slices(
+        java_bucket_order_in_steps(creatable, java_hash_capacity(len(creatable)), SLICE_ELEMENTS), share
+    )
+    return illegal + created
 
 
 def _creatable(name: str | None) -> bool:

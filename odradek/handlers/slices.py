@@ -108,13 +108,19 @@ async def release_in_slices(value: StructValue, share: LoopShare) -> None:
             await empty_in_slices(items, share)
 
 
-async def empty_in_slices(items: list[Any] | dict[Any, Any], share: LoopShare) -> None:
-    """Empty ``items`` a slice of elements at a time (a handler's own long lists and maps, before
-    it returns: dropping a hundred thousand references at once holds the loop for milliseconds)."""
+async def empty_in_slices(items: list[Any] | dict[Any, Any] | set[Any], share: LoopShare) -> None:
+    """Empty ``items`` a slice of elements at a time (a handler's own long lists, maps and sets,
+    before it returns: dropping a hundred thousand references at once holds the loop for
+    milliseconds)."""
     if isinstance(items, dict):
         while len(items) > SLICE_ELEMENTS:
             for _ in range(SLICE_ELEMENTS):
                 items.popitem()
+            await share.share()
+    elif isinstance(items, set):
+        while len(items) > SLICE_ELEMENTS:
+            for _ in range(SLICE_ELEMENTS):
+                items.pop()
             await share.share()
     else:
         while len(items) > SLICE_ELEMENTS:

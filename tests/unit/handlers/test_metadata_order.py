@@ -68,7 +68,8 @@ def test_the_order_in_slices_is_the_same_order(may_create: bool) -> None:
     names: list[str | None] = [f"topic-{i}" for i in range(3000)] + ["bad name", None]
     share = LoopShare()
     try:
-        sliced = asyncio.run(missing_topics_order_in_slices(names, 4000, may_create, string_hash, share))
+        with_hashes = [(name, string_hash(name)) for name in names]
+        sliced = asyncio.run(missing_topics_order_in_slices(with_hashes, 4000, may_create, share))
     finally:
         share.done()
     assert sliced == missing_topics_order(names, 4000, may_create)
