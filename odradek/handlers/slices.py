@@ -5,8 +5,10 @@ work (a Metadata request for 100,000 topics: decoding the names, looking each on
 the answer) would hold every other client for that long.  Such work runs in slices instead: the
 codec's generators (`odradek.wire.codec.decode_in_slices`, `encode_in_slices`) stop every few
 hundred elements, and a handler's own loop over many topics calls `LoopShare.share`; once a
-slice has held the loop for `SLICE_SECONDS`, the loop is given back and every other ready
-connection runs before the next slice.  Scheduling only: what is answered does not depend on it.
+slice has held the loop for `SLICE_SECONDS`, the loop is given back, and the other connections'
+requests go first (`odradek.fair_share`: the huge request takes the loop again once a loop turn
+passed with nothing else to do, or once the others have had as long as its slice held it).
+Scheduling only: what is answered does not depend on it.
 
 Two costs of such a request are not in any slice of its own work, and are handled here:
 
@@ -24,12 +26,12 @@ Two costs of such a request are not in any slice of its own work, and are handle
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import time
 from collections.abc import Generator
 from typing import Any, TypeVar
 
+from odradek.fair_share import FairShare, fair_share
 from odradek.wire.codec import SLICE_ELEMENTS
 from odradek.wire.schema import StructValue
 
@@ -58,14 +60,16 @@ T = TypeVar("T")
 
 
 class LoopShare:
-    """How long one request has held the loop since it last gave it back.  From the first slice
-    boundary `run_in_slices` passes, the request counts as huge: it holds the `collector_pause`
-    until `done`."""
+    """How long one request has held the loop since it started or last gave it back (on ``fair``'s
+    clock: also when another `LoopShare` of the same request, e.g. its handler's, gave it back).
+    From the first slice boundary `run_in_slices` passes, the request counts as huge: it holds
+    the `collector_pause` until `done`."""
 
-    __slots__ = ("_since", "steps")
+    __slots__ = ("_fair", "_since", "steps")
 
-    def __init__(self) -> None:
-        self._since = time.perf_counter()
+    def __init__(self, fair: FairShare = fair_share) -> None:
+        self._fair = fair
+        self._since = fair.clock()
         #: Slice boundaries passed so far (`run_in_slices`).
         self.steps = 0
 
@@ -81,10 +85,13 @@ class LoopShare:
             collector_pause.leave()
 
     async def share(self) -> None:
-        """Give the loop back if this request has held it for `SLICE_SECONDS`."""
-        if time.perf_counter() - self._since > SLICE_SECONDS:
-            await asyncio.sleep(0)
-            self._since = time.perf_counter()
+        """Give the loop back if this request has held it for `SLICE_SECONDS`, until its fair
+        share lets it go on (`odradek.fair_share.FairShare.give_way`)."""
+        fair = self._fair
+        held = fair.clock() - max(self._since, fair.resumed_at)
+        if held > SLICE_SECONDS:
+            await fair.give_way(held)
+            self._since = fair.resumed_at
 
 
 async def run_in_slices(steps: Generator[None, None, T], share: LoopShare) -> T:

@@ -14,6 +14,8 @@ Every frame's bytes are reserved in the listener's `RequestMemory` from its size
 (`odradek.wire.framing`) until its answer is built.
 
 A frame the dispatcher refuses (ProtocolViolation) closes this connection only, with one log line.
+Each frame received and each answered is noted in `odradek.fair_share`, so that a huge request
+on another connection lets it go first.
 
 Security sits in front of the dispatcher: the listener's ``prepare`` hook runs once the connection
 is made (after the TLS handshake on a TLS listener) and sets the connection's `identity` and its
@@ -39,6 +41,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Protocol, cast
 
+from odradek.fair_share import fair_share
 from odradek.security.principal import ClientIdentity
 from odradek.server.backpressure import (
     MAX_QUEUED_BYTES,
@@ -174,6 +177,7 @@ class Connection(asyncio.BufferedProtocol):
         for body in frames:
             self._pending.append(body)
             self._pending_bytes += len(body)
+        fair_share.note(len(frames))  # a huge request lets these go first
         if len(self._pending) >= MAX_QUEUED_FRAMES or self._pending_bytes >= MAX_QUEUED_BYTES:
             self._holds.hold(Hold.QUEUE)
         if self._worker is None or self._worker.done():
@@ -189,6 +193,7 @@ class Connection(asyncio.BufferedProtocol):
         """The frame in hand is answered (or dropped): its bytes go back to request memory."""
         self._memory.release(self._in_hand)
         self._in_hand = 0
+        fair_share.note()
 
     def _memory_available(self) -> None:
         """Request memory was released: the frame held back may now be received."""
