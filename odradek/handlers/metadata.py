@@ -130,7 +130,7 @@ async def metadata(ctx: RequestContext, request: MetadataRequestValue) -> Metada
                     topics.append(topic_metadata(ctx, info, with_ops))
                 await share.share()
         elif version >= 10 and await _any_topic_id(request.topics, share):
-            topics = _by_ids(ctx, [t.topic_id for t in request.topics if t.topic_id != ZERO_UUID], with_ops)
+            topics = await _by_ids(ctx, request.topics, with_ops, share)
         else:
             topics = await _by_names(ctx, request.topics, allow_create, with_ops, share)
     finally:
@@ -257,20 +257,41 @@ def _refused(name: str) -> MetadataResponseValue.MetadataResponseTopic:
     )
 
 
-def _by_ids(
-    ctx: RequestContext, topic_ids: list[bytes], with_ops: bool
+async def _by_ids(
+    ctx: RequestContext,
+    requested: list[MetadataRequestValue.MetadataRequestTopic],
+    with_ops: bool,
+    share: LoopShare,
 ) -> list[MetadataResponseValue.MetadataResponseTopic]:
-    """Kafka's answer when any requested topic has an id: names in the request are ignored,
-    unknown ids come first (UNKNOWN_TOPIC_ID, no name), then the known ones."""
+    """Kafka's answer when any requested topic has an id: names in the request are ignored (and
+    so are entries without an id), each id is answered once: the unknown ones first
+    (UNKNOWN_TOPIC_ID, no name), then those the principal may not describe, then the known ones,
+    each group in request order.  A slice of ids at a time, as `_by_names`."""
     catalog = ctx.topics
-    known = [info for info in (catalog.by_id(i) for i in dict.fromkeys(topic_ids)) if info is not None]
-    unknown = [i for i in dict.fromkeys(topic_ids) if catalog.by_id(i) is None]
-    refused = [info for info in known if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, info.name)]
-    return (
-        [_missing(ctx, None, ErrorCode.UNKNOWN_TOPIC_ID, with_ops, i) for i in unknown]
-        + [_missing(ctx, None, ErrorCode.TOPIC_AUTHORIZATION_FAILED, False, info.topic_id) for info in refused]
-        + [topic_metadata(ctx, info, with_ops) for info in known if info not in refused]
-    )
+    seen: list[set[bytes]] = [set() for _ in range(_NAME_SHARDS)]
+    unknown: list[MetadataResponseValue.MetadataResponseTopic] = []
+    refused: list[MetadataResponseValue.MetadataResponseTopic] = []
+    known: list[MetadataResponseValue.MetadataResponseTopic] = []
+    for start in range(0, len(requested), SLICE_ELEMENTS):
+        for wanted in requested[start : start + SLICE_ELEMENTS]:
+            topic_id = wanted.topic_id
+            shard = seen[hash(topic_id) % _NAME_SHARDS]
+            if topic_id == ZERO_UUID or topic_id in shard:
+                continue
+            shard.add(topic_id)
+            info = catalog.by_id(topic_id)
+            if info is None:
+                unknown.append(_missing(ctx, None, ErrorCode.UNKNOWN_TOPIC_ID, with_ops, topic_id))
+            elif not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, info.name):
+                refused.append(_missing(ctx, None, ErrorCode.TOPIC_AUTHORIZATION_FAILED, False, topic_id))
+            else:
+                known.append(topic_metadata(ctx, info, with_ops))
+        await share.share()
+    for shard in seen:
+        await empty_in_slices(shard, share)
+    unknown += refused
+    unknown += known
+    return unknown
 
 
 def _not_found(ctx: RequestContext, name: str | None, with_ops: bool) -> MetadataResponseValue.MetadataResponseTopic:

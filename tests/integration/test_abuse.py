@@ -215,6 +215,49 @@ def test_a_metadata_request_for_100000_topics_shares_the_loop(tmp_path: Path) ->
     assert gc.isenabled() == collecting  # the handler's own slices resumed the collector they paused
 
 
+def test_a_metadata_request_for_100000_topic_ids_shares_the_loop(tmp_path: Path) -> None:
+    """By topic id: each id answered once, the unknown ones first in request order, then the known."""
+    broker = InProcessBroker(tmp_path / "data")
+    broker.start()
+    turns = [0]
+    during: list[int] = []
+
+    async def other_work() -> None:
+        while True:
+            turns[0] += 1
+            await asyncio.sleep(0)
+
+    async def count_turns(call: Call, answer: Answer) -> object:
+        before = turns[0]
+        value = await answer(call.request)
+        during.append(turns[0] - before)
+        return value
+
+    def install() -> asyncio.Task[None]:
+        broker.broker.dispatcher.interceptor = count_turns  # type: ignore[assignment]
+        return asyncio.get_running_loop().create_task(other_work())
+
+    known = broker.call(lambda: broker.broker.topics.create("known-topic", 1, {}))
+    ticker = broker.call(install)
+    try:
+        connection = RawConnection(broker.bootstrap, timeout=120)
+        ids = [i.to_bytes(16, "big") for i in range(1, 100_001)]
+        wanted = [known.topic_id, *ids, ids[0], known.topic_id]
+        request = MetadataRequest(
+            topics=[MetadataRequest.MetadataRequestTopic(topic_id=topic_id) for topic_id in wanted],
+            allow_auto_topic_creation=False,
+        )
+        answer = connection.request(ApiKey.METADATA, 12, request)
+        connection.close()
+    finally:
+        broker.call(ticker.cancel)
+        broker.stop()
+    assert [topic.topic_id for topic in answer.topics] == [*ids, known.topic_id]
+    assert {topic.error_code for topic in answer.topics[:-1]} == {ErrorCode.UNKNOWN_TOPIC_ID}
+    assert answer.topics[-1].name == "known-topic"
+    assert during[0] > 0
+
+
 def test_announced_huge_frames_hold_what_was_sent_not_what_was_announced(process_broker: BrokerProcess) -> None:
     assert process_broker.process is not None
     pid = process_broker.process.pid
