@@ -9,8 +9,12 @@ the event loop runs one read at a time, and the decoder moves what it keeps out 
 buffer before `buffer_updated` returns.  A frame complete in the read buffer is copied out (one
 copy).  A frame whose remaining bytes would not fit in the read buffer gets a buffer of its own
 that the socket reads straight into: of exactly its size up to ``chunk_bytes`` (so a 1 MiB
-produce request is never copied on the way in), and for a larger frame chunks of ``chunk_bytes``
-allocated as its bytes arrive and joined once when it is complete.  So a peer holds memory in
+produce request is never copied on the way in), and for a larger frame that buffer grows by
+``chunk_bytes`` as its bytes arrive (a realloc, which the allocator does without copying for such
+sizes; joining chunks once the frame was complete copied a multi-MB frame in one go, milliseconds
+of the event loop).  A buffer that cannot grow because a view of it is still held (a caller of
+`feed` or `get_buffer` keeping one) is followed by a chunk of its own, and the chunks are joined
+when the frame is complete.  So a peer holds memory in
 proportion to what it sent, not to the size it announced: one that announces 100 MiB and
 trickles bytes holds what it trickled plus at most one chunk.
 
@@ -128,6 +132,7 @@ class FrameDecoder:
             target = self.get_buffer()
             count = min(len(target), len(view))
             target[:count] = view[:count]
+            target.release()  # as a socket read does: the frame's buffer may grow
             view = view[count:]
             frames.extend(self.buffer_updated(count))
         return frames
@@ -208,6 +213,12 @@ class FrameDecoder:
         return self._chunks[-1]
 
     def _allocate(self, size: int) -> None:
+        if self._chunks:
+            try:
+                self._chunks[-1] += bytes(size)
+                return
+            except BufferError:  # a view of it is alive: it cannot be resized
+                pass
         self._chunks.append(bytearray(size))
 
     def _finish(self) -> list[bytearray]:

@@ -99,6 +99,36 @@ def test_a_frame_over_the_chunk_size_is_received_in_chunks_and_joined() -> None:
     assert decoder.reserved_in_progress() == 0
 
 
+def test_a_frame_over_the_chunk_size_grows_the_buffer_the_socket_reads_into() -> None:
+    """When each read's view is released (as the event loop does), a large frame's buffer grows in
+    place a chunk at a time and comes out without being joined: the frame is that buffer."""
+    big = bytes(range(256)) * 100
+    reserved: list[int] = []
+
+    def reserve(size: int) -> bool:
+        reserved.append(size)
+        return True
+
+    read_buffer = bytearray(1024)
+    decoder = FrameDecoder(1 << 20, read_buffer=read_buffer, reserve=reserve, chunk_bytes=4096)
+    stream = frame(big)
+    owners: set[int] = set()  # the buffers reads landed in, besides the read buffer
+    frames: list[bytearray] = []
+    position = 0
+    while position < len(stream):
+        target = decoder.get_buffer()
+        count = min(len(target), 999, len(stream) - position)
+        target[:count] = stream[position : position + count]
+        if target.obj is not read_buffer:
+            owners.add(id(target.obj))
+        target.release()
+        position += count
+        frames.extend(decoder.buffer_updated(count))
+    assert [bytes(f) for f in frames] == [big]
+    assert reserved == [*[4096] * 6, len(big) - 6 * 4096]
+    assert owners == {id(frames[0])}
+
+
 def test_an_announced_frame_holds_only_what_was_sent_plus_one_chunk() -> None:
     """A peer announcing 100 MiB and sending 10 KiB makes the decoder allocate 12 KiB, not 100 MiB."""
     decoder = FrameDecoder(100 << 20, read_buffer=bytearray(1024), chunk_bytes=4096)
