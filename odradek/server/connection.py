@@ -52,7 +52,7 @@ from odradek.server.backpressure import (
     SendBuffer,
     Turn,
 )
-from odradek.server.zerocopy import BUFFER_TYPES, SocketLike, write_parts
+from odradek.server.zerocopy import BUFFER_TYPES, Buffer, SocketLike, buffer_pieces, write_parts
 from odradek.wire.errors import ProtocolViolation
 from odradek.wire.framing import FrameDecoder, FrameError
 from odradek.wire.primitives import Part
@@ -72,6 +72,7 @@ MayWait = Callable[[bytearray], bool]
 """Whether answering this request frame may wait a while (a long-poll fetch, a group join)."""
 
 _COALESCE_BYTES = 1024 * 1024
+_PIECE_BYTES = 256 * 1024
 
 
 class FrameGate(Protocol):
@@ -281,11 +282,24 @@ class Connection(asyncio.BufferedProtocol):
                         out_bytes += len(part)
                         files = files or not isinstance(part, BUFFER_TYPES)
                     if files or out_bytes >= _COALESCE_BYTES:
-                        self._send(out)
+                        if files:
+                            self._send(out)
+                        else:
+                            await self._send_in_pieces(out)
                         out, out_bytes = [], 0
         finally:
             if out:
                 self._send(out)
+
+    async def _send_in_pieces(self, parts: list[Part]) -> None:
+        """Send answers of bytes (a megabyte or more) a piece at a time, giving the loop back
+        between pieces: one write of a multi-MB answer holds it for milliseconds.  This task
+        writes nothing else meanwhile, so the answers stay in order."""
+        for piece in buffer_pieces(cast(list[Buffer], parts), _PIECE_BYTES):
+            if self.closed:
+                return
+            self._send(piece)
+            await asyncio.sleep(0)
 
     def _send(self, parts: list[Part]) -> None:
         if self.transport is None or self.closed:

@@ -24,12 +24,12 @@ from __future__ import annotations
 import asyncio
 import errno
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Protocol, cast
 
 from odradek.wire.primitives import FilePart, Part
 
-__all__ = ["BUFFER_TYPES", "Buffer", "SocketLike", "write_parts"]
+__all__ = ["BUFFER_TYPES", "Buffer", "SocketLike", "buffer_pieces", "write_parts"]
 
 Buffer = bytes | bytearray | memoryview
 BUFFER_TYPES = (bytes, bytearray, memoryview)
@@ -53,6 +53,26 @@ class SocketLike(Protocol):
     """What a transport's ``get_extra_info("socket")`` offers that is used here."""
 
     def fileno(self) -> int: ...
+
+
+def buffer_pieces(parts: Sequence[Buffer], size: int) -> Iterator[list[Part]]:
+    """``parts`` (bytes only) cut into runs of ``size`` bytes (the last one shorter), in order,
+    as views of the parts: nothing is copied."""
+    run: list[Part] = []
+    held = 0
+    for part in parts:
+        view = memoryview(part).cast("B")
+        start = 0
+        while start < len(view):
+            piece = view[start : start + size - held]
+            run.append(piece)
+            held += len(piece)
+            start += len(piece)
+            if held == size:
+                yield run
+                run, held = [], 0
+    if run:
+        yield run
 
 
 def write_parts(transport: asyncio.WriteTransport, sock: SocketLike | None, parts: Sequence[Part]) -> None:

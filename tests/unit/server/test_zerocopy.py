@@ -13,7 +13,7 @@ from typing import cast
 
 import pytest
 
-from odradek.server.zerocopy import write_parts
+from odradek.server.zerocopy import buffer_pieces, write_parts
 from odradek.storage.filesystem import MemoryFileSystem, OsFileSystem
 from odradek.storage.region import FileRegion
 from odradek.wire.primitives import Part
@@ -243,3 +243,11 @@ def test_the_receiver_sees_the_same_bytes_while_draining_concurrently(
     reader.join(timeout=30)
     assert received == [expected]
     assert spy.calls
+
+
+def test_buffer_pieces_cut_the_parts_into_runs_of_the_given_size_without_copying() -> None:
+    parts: list[bytes | bytearray] = [b"head", bytearray(range(256)) * 10, b"", b"tail"]
+    runs = list(buffer_pieces(parts, 1000))
+    assert b"".join(bytes(cast(memoryview, piece)) for run in runs for piece in run) == b"".join(parts)
+    assert [sum(len(piece) for piece in run) for run in runs] == [1000, 1000, 568]
+    assert all(isinstance(piece, memoryview) and piece.obj in [*parts] for run in runs for piece in run)
