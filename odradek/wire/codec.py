@@ -80,6 +80,10 @@ T = TypeVar("T", bound=StructValue)
 SLICE_ELEMENTS = 256
 """Elements of a top-level array of structs decoded or encoded between two steps of a generator."""
 
+SET_ASIDE_BYTES = 256 * 1024
+"""`encode_in_slices` sets the buffer written so far aside as a part once it holds this much, so
+a multi-MB answer is never grown by copying megabytes at once (``bytearray`` growth reallocates)."""
+
 _compiled: dict[tuple[Struct, int, bool, bool], _Compiled] = {}
 _in_progress: set[tuple[Struct, int, bool, bool]] = set()
 _generating = threading.RLock()
@@ -134,10 +138,13 @@ def decode_in_slices(message: Message[T], version: int, r: Reader) -> Generator[
 
 def encode_in_slices(message: Message[T], version: int, value: T, w: Writer) -> Generator[None, None, None]:
     """`encode_into` as a generator that stops after every `SLICE_ELEMENTS` elements of the
-    message's top-level arrays of structs; ``w`` is complete once it is exhausted."""
+    message's top-level arrays of structs; ``w`` is complete once it is exhausted.  At each stop
+    a buffer of `SET_ASIDE_BYTES` or more becomes a part of ``w`` of its own (`Writer.set_aside`)."""
     encoder = _sliced_message(message, version).encode
     if inspect.isgeneratorfunction(encoder):
-        yield from encoder(w, value)
+        for _ in encoder(w, value):
+            w.set_aside(SET_ASIDE_BYTES)
+            yield
     else:
         encoder(w, value)
 
@@ -601,7 +608,7 @@ class _CodecWriter:
                     src.emit(f"{encode}({w}, item)")
                     if self.sliced:
                         self._slice_end("index")
-                if spills:
+                if spills or self.sliced:  # a slice boundary may set the buffer aside
                     src.emit(f"{buf} = {w}.buf")
             elif element is Primitive.UUID:
                 with src.block(f"for item in {x}:"):

@@ -218,6 +218,12 @@ class Writer:
             part if isinstance(part, (bytes, bytearray, memoryview)) else part.read() for part in self.parts()
         )
 
+    def set_aside(self, at_least: int) -> None:
+        """End the buffer being written and go on in a new one, if it holds ``at_least`` bytes."""
+        if len(self.buf) >= at_least:
+            self._parts.append(self.buf)
+            self.buf = bytearray()
+
     def payload(self, data: Part) -> None:
         """Append bytes that may be large; large ones and file parts are referenced, not copied."""
         if isinstance(data, (bytes, bytearray, memoryview)) and len(data) < SPILL_BYTES:

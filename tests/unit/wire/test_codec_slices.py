@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from odradek.wire.codec import (
+    SET_ASIDE_BYTES,
     SLICE_ELEMENTS,
     DecodeError,
     decode_from,
@@ -62,6 +63,24 @@ def test_an_answer_encodes_to_the_same_bytes_a_slice_at_a_time() -> None:
     _, steps = _drain(encode_in_slices(MetadataResponse, 12, answer, writer))
     assert writer.getvalue() == encode(MetadataResponse, 12, answer)
     assert steps == 1000 // SLICE_ELEMENTS
+
+
+@pytest.mark.parametrize("version", [0, 8, 12])
+def test_a_long_answer_is_written_in_parts_of_about_the_set_aside_size(version: int) -> None:
+    """Fields after the array (v8's cluster operations, v12's tags) land after it, in the last part."""
+    topic = MetadataResponse.MetadataResponseTopic
+    name = "n" * 200
+    answer = MetadataResponse(
+        topics=[topic(error_code=3, name=f"{name}{i}", partitions=[]) for i in range(12_000)],
+        cluster_id="c",
+        cluster_authorized_operations=8096 if version == 8 else -(2**31),
+    )
+    writer = Writer()
+    _drain(encode_in_slices(MetadataResponse, version, answer, writer))
+    assert writer.getvalue() == encode(MetadataResponse, version, answer)
+    sizes = [len(part) for part in writer.parts()]
+    assert len(sizes) > 8
+    assert max(sizes) < SET_ASIDE_BYTES + SLICE_ELEMENTS * 220
 
 
 def test_a_message_without_an_array_of_structs_is_one_step() -> None:
