@@ -65,7 +65,7 @@ def test_topics_to_create_list_illegal_names_first_then_a_fresh_hash_map_order()
 
 @pytest.mark.parametrize("may_create", [False, True])
 def test_the_order_in_slices_is_the_same_order(may_create: bool) -> None:
-    names: list[str | None] = [f"topic-{i}" for i in range(3000)] + ["bad name", None]
+    names: list[str | None] = [*(f"topic-{i}" for i in range(3000)), "bad name", None]
     share = LoopShare()
     try:
         with_hashes = [(name, string_hash(name)) for name in names]
