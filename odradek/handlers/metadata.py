@@ -21,7 +21,8 @@
   order of the Java hash set Kafka copies them into (`odradek.handlers.metadata_order`); then those
   refused creation, then those refused description (`_by_names`).
 - A request naming many topics, or an "every topic" answer over many, shares the event loop with
-  the other connections while it is answered (`odradek.handlers.slices`).
+  the other connections while it is answered (`odradek.handlers.slices`); an "every topic"
+  answer still lists the topics of one state of the catalog (`_every_topic`).
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ _NAME_SHARDS = 64
 """The sets of a request's names seen so far: one set of a hundred thousand names would grow by
 copying itself whole (milliseconds at once), 64 grow a little at a time."""
 _Partition = MetadataResponse.MetadataResponseTopic.MetadataResponsePartition
+_EVERY_TOPIC_ATTEMPTS = 3
 
 
 def cluster_operations(ctx: RequestContext) -> int:
@@ -129,10 +131,7 @@ async def metadata(ctx: RequestContext, request: MetadataRequestValue) -> Metada
     share = LoopShare()
     try:
         if request.topics is None or (version == 0 and not request.topics):
-            for info in list(ctx.topics):
-                if ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, info.name):
-                    topics.append(topic_metadata(ctx, info, with_ops))
-                await share.share()
+            topics = await _every_topic(ctx, with_ops, share)
         elif version >= 10 and await _any_topic_id(request.topics, share):
             topics = await _by_ids(ctx, request.topics, with_ops, share)
         else:
@@ -153,6 +152,32 @@ async def metadata(ctx: RequestContext, request: MetadataRequestValue) -> Metada
         ),
         error_code=ErrorCode.NONE,
     )
+
+
+async def _every_topic(
+    ctx: RequestContext, with_ops: bool, share: LoopShare
+) -> list[MetadataResponseValue.MetadataResponseTopic]:
+    """Every topic the principal may describe, as of one state of the catalog, as Kafka answers
+    from one metadata image: the answer is built a slice of topics at a time, and when the
+    catalog changed meanwhile (its metadata offset moved: a topic created, deleted, grown or
+    reconfigured) it is built again, up to `_EVERY_TOPIC_ATTEMPTS` times (then the last one
+    stands: a catalog that changes during every attempt cannot hold the answer back forever)."""
+    topics: list[MetadataResponseValue.MetadataResponseTopic] = []
+    for _ in range(_EVERY_TOPIC_ATTEMPTS):
+        offset = ctx.cluster.metadata_offset
+        await empty_in_slices(topics, share)
+        every = list(ctx.topics)
+        for start in range(0, len(every), SLICE_ELEMENTS):
+            topics += [
+                topic_metadata(ctx, info, with_ops)
+                for info in every[start : start + SLICE_ELEMENTS]
+                if ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, info.name)
+            ]
+            await share.share()
+        await empty_in_slices(every, share)
+        if ctx.cluster.metadata_offset == offset:
+            break
+    return topics
 
 
 async def _by_names(

@@ -32,6 +32,7 @@ from pathlib import Path
 import pytest
 import zstandard
 
+from odradek.handlers import slices
 from odradek.handlers.interception import Answer, Call
 from odradek.handlers.metadata_order import missing_topics_order
 from odradek.java_order import scala_immutable_set_order, string_hash
@@ -256,6 +257,38 @@ def test_a_metadata_request_for_100000_topic_ids_shares_the_loop(tmp_path: Path)
     assert {topic.error_code for topic in answer.topics[:-1]} == {ErrorCode.UNKNOWN_TOPIC_ID}
     assert answer.topics[-1].name == "known-topic"
     assert during[0] > 0
+
+
+def test_an_every_topic_answer_lists_one_state_of_the_catalog(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A topic deleted while an "every topic" answer is built (at a slice boundary, where the loop
+    is given back) is not in it: the answer is built again from the catalog after the deletion
+    (Kafka answers from one metadata image)."""
+    monkeypatch.setattr(slices, "SLICE_SECONDS", -1.0)  # every slice boundary gives the loop back
+    broker = InProcessBroker(tmp_path / "data")
+    broker.start()
+    names = ["t-0", "t-1", "t-2"]
+
+    def create_all() -> None:
+        for name in names:
+            broker.broker.topics.create(name, 1, {})
+
+    async def delete_last_once_answering(call: Call, answer: Answer) -> object:
+        asyncio.get_running_loop().call_soon(broker.broker.topics.delete, names[-1])
+        return await answer(call.request)
+
+    def install() -> None:
+        broker.broker.dispatcher.interceptor = delete_last_once_answering  # type: ignore[assignment]
+
+    broker.call(create_all)
+    broker.call(install)
+    try:
+        connection = RawConnection(broker.bootstrap, timeout=60)
+        answer = connection.request(ApiKey.METADATA, 12, MetadataRequest(topics=None))
+        connection.close()
+    finally:
+        broker.stop()
+    listed = [topic.name for topic in answer.topics]
+    assert listed == names[:-1]
 
 
 def test_announced_huge_frames_hold_what_was_sent_not_what_was_announced(process_broker: BrokerProcess) -> None:
