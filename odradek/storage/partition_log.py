@@ -53,17 +53,18 @@ from __future__ import annotations
 
 import logging
 import posixpath
+import struct
 import uuid
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from odradek.clock import Clock
 from odradek.storage.committed_reads import CommittedRead, add_aborted_txn, collect_aborted_txns, read_committed
 from odradek.storage.errors import OffsetOutOfRange, RecordBatchTooLarge, StorageError
 from odradek.storage.filesystem import FileSystem
 from odradek.storage.index_file import INT32_MAX
-from odradek.storage.log_config import LogConfig
+from odradek.storage.log_config import LONG_MAX, LogConfig
 from odradek.storage.log_loader import load_segments
 from odradek.storage.log_observer import LogObserver
 from odradek.storage.partition_metadata import PARTITION_METADATA_FILE, write_partition_metadata
@@ -73,6 +74,10 @@ from odradek.storage.sync_queue import SyncQueue
 from odradek.storage.time_index import NO_TIMESTAMP
 from odradek.storage.txn_index import AbortedTxn
 from odradek.wire.records.batch import (
+    ATTRIBUTES_OFFSET,
+    LOG_OVERHEAD,
+    MAGIC,
+    MIN_BATCH_LENGTH,
     BatchHeader,
     CorruptBatchError,
     set_base_offset,
@@ -80,15 +85,20 @@ from odradek.wire.records.batch import (
     set_partition_leader_epoch,
     verify_batch,
 )
+from odradek.wire.records.checksum import crc32c
 
 __all__ = ["AppendInfo", "AppendListener", "PartitionLog"]
 
 _log = logging.getLogger(__name__)
 
+_OFFSET_LENGTH_EPOCH = struct.Struct(">qii")
+"""A batch's base offset, length and partition leader epoch (at 0, 8, 12): the append patches
+the offset and the epoch with one pack, writing the length back unchanged."""
 
-@dataclass(frozen=True, slots=True)
-class AppendInfo:
-    """The outcome of an append; ``log_append_time_ms`` is -1 unless log append time was used."""
+
+class AppendInfo(NamedTuple):
+    """The outcome of an append; ``log_append_time_ms`` is -1 unless log append time was used.
+    A named tuple: one is built per append, and a tuple costs less than a frozen dataclass."""
 
     base_offset: int
     last_offset: int
@@ -119,6 +129,8 @@ class PartitionLog:
         self.partition = partition
         self.topic_id = topic_id
         self._config = config
+        self._log_append_time = config.log_append_time
+        self._flush_policy = config.flush_messages != LONG_MAX or config.flush_ms != LONG_MAX
         self._segments = segments
         self._base_offsets = [segment.base_offset for segment in segments]
         self._log_start_offset = segments[0].base_offset
@@ -251,6 +263,8 @@ class PartitionLog:
     def update_config(self, config: LogConfig) -> None:
         """New settings; index settings apply to segments created from now on."""
         self._config = config
+        self._log_append_time = config.log_append_time
+        self._flush_policy = config.flush_messages != LONG_MAX or config.flush_ms != LONG_MAX
 
     @property
     def log_start_offset(self) -> int:
@@ -294,16 +308,20 @@ class PartitionLog:
         leader_epoch: int,
         now_ms: int,
         log_append_time: bool = False,
+        header: BatchHeader | None = None,
     ) -> AppendInfo:
         """Verify, assign offsets to and write the batches of ``records`` (patched in place).
 
         ``log_append_time`` forces log append time; the topic's ``message.timestamp.type``
-        can also ask for it.  Raises `CorruptBatchError` (nothing written) when any batch is
-        invalid or ``records`` is empty, `RecordBatchTooLarge` when ``records`` exceeds
-        ``segment.bytes``.
+        can also ask for it.  ``header``: the first batch's header as ``records`` holds it now,
+        when the caller read it already (it is not read again).  Raises `CorruptBatchError`
+        (nothing written) when any batch is invalid or ``records`` is empty,
+        `RecordBatchTooLarge` when ``records`` exceeds ``segment.bytes``.
         """
         if self._offline is not None:
             raise StorageError(self._offline)
+        if header is not None and header.batch_length + LOG_OVERHEAD == len(records) and not log_append_time:
+            return self._append_one(records, header, leader_epoch, now_ms)
         size = len(records)
         headers: list[BatchHeader] = []
         position = 0
@@ -315,7 +333,7 @@ class PartitionLog:
             raise CorruptBatchError("no record batch to append")
         if size > self._config.segment_bytes:
             raise RecordBatchTooLarge(f"{size} bytes of batches exceed the segment size {self._config.segment_bytes}")
-        append_time = now_ms if log_append_time or self._config.log_append_time else NO_TIMESTAMP
+        append_time = now_ms if log_append_time or self._log_append_time else NO_TIMESTAMP
         first_offset = offset = self._log_end_offset
         batches: list[AppendedBatch] = []
         max_timestamp = NO_TIMESTAMP
@@ -340,19 +358,76 @@ class PartitionLog:
         try:
             segment.append(records, batches)
         except StorageError as exc:
-            if segment.torn:
-                self._offline = f"{self.directory} is offline after a write it could not undo: {exc}"
-                _log.error("%s", self._offline)
+            self._write_failed(segment, exc)
             raise
         self._log_end_offset = offset
         self._maybe_flush(now_ms)
         info = AppendInfo(first_offset, offset - 1, append_time, self._log_start_offset)
+        self._tell_listeners(info)
+        return info
+
+    def _append_one(
+        self, records: bytearray | memoryview, header: BatchHeader, leader_epoch: int, now_ms: int
+    ) -> AppendInfo:
+        """`append` of a buffer holding exactly the one batch ``header`` describes (a client's
+        produce): the same checks, patches, roll, write and flush, the header read once."""
+        size = header.batch_length + LOG_OVERHEAD
+        if (
+            header.magic != MAGIC
+            or header.batch_length < MIN_BATCH_LENGTH
+            or header.records_count < 0
+            or crc32c(memoryview(records)[ATTRIBUTES_OFFSET:size]) != header.crc
+        ):
+            verify_batch(records)  # raises the refusal with its reason
+        config = self._config
+        if size > config.segment_bytes:
+            raise RecordBatchTooLarge(f"{size} bytes of batches exceed the segment size {config.segment_bytes}")
+        first_offset = self._log_end_offset
+        last_offset = first_offset + header.last_offset_delta
+        _OFFSET_LENGTH_EPOCH.pack_into(records, 0, first_offset, header.batch_length, leader_epoch)
+        if self._log_append_time:
+            set_log_append_time(records, 0, now_ms)
+            append_time = max_timestamp = now_ms
+        else:
+            append_time, max_timestamp = NO_TIMESTAMP, header.max_timestamp
+        segment = self._segments[-1]
+        if segment.size > 0 and (
+            segment.size > config.segment_bytes - size
+            or last_offset - segment.base_offset > INT32_MAX
+            or segment.time_waited_for_roll(now_ms, max_timestamp) > config.segment_ms
+            or segment.indexes_full
+        ):
+            segment = self._roll_for_append(now_ms)
+        try:
+            segment.append_batch(records, last_offset, max_timestamp)
+        except StorageError as exc:
+            self._write_failed(segment, exc)
+            raise
+        self._log_end_offset = last_offset + 1
+        if self._flush_policy or self._last_flush_ms is None:
+            self._maybe_flush(now_ms)
+        info = AppendInfo(first_offset, last_offset, append_time, self._log_start_offset)
+        if self.listeners:
+            self._tell_listeners(info)
+        return info
+
+    def _roll_for_append(self, now_ms: int) -> LogSegment:
+        try:
+            return self.roll(now_ms)
+        except OSError as exc:
+            raise StorageError(f"{self.directory}: cannot roll a new segment: {exc}") from exc
+
+    def _write_failed(self, segment: LogSegment, exc: StorageError) -> None:
+        if segment.torn:
+            self._offline = f"{self.directory} is offline after a write it could not undo: {exc}"
+            _log.error("%s", self._offline)
+
+    def _tell_listeners(self, info: AppendInfo) -> None:
         for listener in self.listeners:
             try:
                 listener(self, info)
             except Exception:
                 _log.exception("append listener failed for %s-%d", self.topic, self.partition)
-        return info
 
     def _maybe_flush(self, now_ms: int) -> None:
         """Kafka's ``flush.messages`` / ``flush.ms``: fsync when the append crossed either."""

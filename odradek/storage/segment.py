@@ -208,7 +208,9 @@ class LogSegment:
 
     @property
     def indexes_full(self) -> bool:
-        offset_index, time_index = self._indexes()
+        offset_index, time_index = self._offset_index, self._time_index
+        if offset_index is None or time_index is None:
+            offset_index, time_index = self._indexes()
         return offset_index.is_full or time_index.is_full
 
     def max_timestamp(self) -> tuple[int, int]:
@@ -233,15 +235,7 @@ class LogSegment:
         the segment is beyond repair here and recovery at the next start cuts the tail.
         """
         offset_index, time_index = self._indexes()
-        try:
-            start = self._log.write(data)
-        except OSError as exc:
-            try:
-                self._log.truncate(self._size)
-            except OSError as again:
-                self.torn = True
-                raise StorageError(f"{self.path}: write failed ({exc}) and could not be undone ({again})") from exc
-            raise StorageError(f"{self.path}: write failed and was undone: {exc}") from exc
+        start = self._write(data)
         for batch in batches:
             self._track(offset_index, time_index, start + batch.position, batch.last_offset, batch.max_timestamp)
         if start == 0:
@@ -250,6 +244,43 @@ class LogSegment:
         self._next_offset = batches[-1].last_offset + 1
         self._remember(self._next_offset, self._size)
         self._log_unsynced = True
+
+    def append_batch(self, data: Buffer, last_offset: int, max_timestamp: int) -> None:
+        """`append` of exactly one batch (a client's produce), without the list: the same write,
+        index entries and bookkeeping."""
+        offset_index, time_index = self._offset_index, self._time_index
+        if offset_index is None or time_index is None:
+            offset_index, time_index = self._indexes()
+        start = self._write(data)
+        if max_timestamp > self._max_timestamp:
+            self._max_timestamp = max_timestamp
+            self._offset_of_max_timestamp = last_offset
+        if start - self._last_index_position > self._index_interval:
+            offset_index.append(last_offset, start)
+            time_index.maybe_append(self._max_timestamp, self._offset_of_max_timestamp)
+            self._last_index_position = start
+        if start == 0:
+            self._first_batch_timestamp = max_timestamp
+        self._size = size = start + len(data)
+        self._next_offset = next_offset = last_offset + 1
+        hints = self._hints
+        if len(hints) >= _MAX_POSITION_HINTS:
+            hints.clear()
+        hints[next_offset] = size
+        self._log_unsynced = True
+
+    def _write(self, data: Buffer) -> int:
+        """Write ``data`` at the end in one write; its position.  A failed write is undone (see
+        `append`) and raised as `StorageError`."""
+        try:
+            return self._log.write(data)
+        except OSError as exc:
+            try:
+                self._log.truncate(self._size)
+            except OSError as again:
+                self.torn = True
+                raise StorageError(f"{self.path}: write failed ({exc}) and could not be undone ({again})") from exc
+            raise StorageError(f"{self.path}: write failed and was undone: {exc}") from exc
 
     def _track(
         self,
