@@ -406,10 +406,14 @@ class LogManager:
 
     def next_data_dir(self) -> str:
         """Where a new partition goes: the data directory with the fewest partitions (a log
-        moving in counts too), ties to the first listed."""
+        moving in counts too), ties to the first listed.  With one data directory nothing is
+        counted: creating a topic of thousands of partitions stays linear, not quadratic."""
+        if len(self.data_dirs) == 1:
+            return self.data_dirs[0]
         counts = dict.fromkeys(self.data_dirs, 0)
         for log in self._logs.values():
-            counts[self.dir_of(log)] = counts.get(self.dir_of(log), 0) + 1
+            data_dir = self.dir_of(log)
+            counts[data_dir] = counts.get(data_dir, 0) + 1
         for target in self._moving.values():
             counts[target] += 1
         return min(self.data_dirs, key=lambda d: counts[d])
