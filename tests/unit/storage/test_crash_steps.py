@@ -26,7 +26,7 @@ from odradek.storage.filesystem import Buffer, FileHandle, MemoryFileSystem
 from odradek.storage.log_config import LogConfig
 from odradek.storage.partition_log import PartitionLog
 from odradek.storage.retention import delete_old_segments
-from odradek.storage.segment import DELETED_SUFFIX
+from odradek.storage.segment_files import DELETED_SUFFIX
 from odradek.wire.records.builder import build_batch
 from odradek.wire.records.record import Record
 from tests.unit.storage.handles import DelegatingHandle

@@ -14,7 +14,7 @@ from odradek.storage.cleaner import clean
 from odradek.storage.log_config import LogConfig
 from odradek.storage.log_manager import LogManager
 from odradek.storage.partition_log import PartitionLog
-from odradek.storage.segment import DELETED_SUFFIX
+from odradek.storage.segment_files import DELETED_SUFFIX
 from odradek.wire.records.builder import build_batch
 from odradek.wire.records.record import Record
 
