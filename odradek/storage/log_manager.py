@@ -174,11 +174,11 @@ class LogManager:
         ``file.delete.delay.ms`` of removed segments (or of a moved-away log) due at ``due_ms``."""
         self._deletion_listener = listener
         for log in self._logs.values():
-            log.on_deletion_scheduled = listener
+            log.deletions.on_scheduled = listener
 
     def next_deletion_due(self) -> int | None:
         """The earliest due time (clock ms) of any removed segment's files; None: none wait."""
-        dues = [due for log in self._logs.values() if (due := log.next_deletion_due) is not None]
+        dues = [due for log in self._logs.values() if (due := log.deletions.next_due) is not None]
         dues += [due for due, _, _ in self._doomed]
         return min(dues, default=None)
 
@@ -358,7 +358,7 @@ class LogManager:
         deleted = 0
         for log in list(self._logs.values()):
             try:
-                deleted += log.delete_expired_segments(now_ms)
+                deleted += log.deletions.delete_expired(now_ms)
             except OSError:
                 _log.exception("deleting removed segments failed for %s", log.directory)
         for entry in [entry for entry in self._doomed if entry[0] <= now_ms]:
@@ -450,7 +450,7 @@ class LogManager:
             listeners=self._listeners,
             durable=durable,
         )
-        log.on_deletion_scheduled = self._deletion_listener
+        log.deletions.on_scheduled = self._deletion_listener
         log.on_sync_deferred = self._sync_deferred
         if durable:
             self._fs.fsync_dir(data_dir)
@@ -563,7 +563,7 @@ class LogManager:
             recovery_point=recovery,
             listeners=self._listeners,
         )
-        moved.on_deletion_scheduled = self._deletion_listener
+        moved.deletions.on_scheduled = self._deletion_listener
         moved.on_sync_deferred = self._sync_deferred
         self._logs[key] = moved
         reopen(moved)
@@ -591,7 +591,7 @@ class LogManager:
             recovery_point=log.log_end_offset,
             listeners=self._listeners,
         )
-        again.on_deletion_scheduled = self._deletion_listener
+        again.deletions.on_scheduled = self._deletion_listener
         again.on_sync_deferred = self._sync_deferred
         self._logs[(log.topic, log.partition)] = again
         reopen(again)
