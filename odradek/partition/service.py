@@ -187,15 +187,14 @@ class Partitions:
             return AppendResult(ErrorCode.NOT_LEADER_OR_FOLLOWER)
         if info.internal:
             return AppendResult(ErrorCode.INVALID_TOPIC_EXCEPTION, message=f"Cannot append to internal topic {topic}")
-        log = target.log
         checked = check_produce(
             records,
             topic=topic,
             index=partition,
             version=version,
-            config=log.config,
+            config=target.log.config,
             now_ms=now_ms,
-            log_start_offset=log.log_start_offset,
+            log_start_offset=target.log_start_offset,
         )
         if isinstance(checked, AppendResult):
             return checked
