@@ -68,7 +68,7 @@ from odradek.wire.records.batch import (
     BatchHeader,
 )
 
-__all__ = ["AppendListener", "PartitionLog"]
+__all__ = ["AppendInfo", "AppendListener", "PartitionLog"]
 
 _log = logging.getLogger(__name__)
 
