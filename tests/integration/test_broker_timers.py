@@ -82,14 +82,14 @@ def test_retention_then_delayed_deletion_each_happen_at_their_deadline(
     start_ms = broker.clock.time_ms()
     first_check = CHECK_INTERVAL_MS * (RETENTION_MS // CHECK_INTERVAL_MS + 1)  # first pass past retention.ms
     broker.clock.advance(first_check - 1)
-    assert broker.call(lambda: (log.log_start_offset, log.pending_deletions)) == (0, 0)
+    assert broker.call(lambda: (log.log_start_offset, len(log.deletions))) == (0, 0)
     broker.clock.advance(1)
-    assert broker.call(lambda: (log.log_start_offset, log.pending_deletions)) == (1, 1)
+    assert broker.call(lambda: (log.log_start_offset, len(log.deletions))) == (1, 1)
     assert broker.clock.time_ms() - start_ms == first_check
     broker.clock.advance(DELETE_DELAY_MS - 1)
-    assert broker.call(lambda: log.pending_deletions) == 1
+    assert broker.call(lambda: len(log.deletions)) == 1
     broker.clock.advance(1)
-    assert broker.call(lambda: log.pending_deletions) == 0
+    assert broker.call(lambda: len(log.deletions)) == 0
     assert not any(path.name.startswith("00000000000000000000") for path in Path(log.directory).iterdir())
 
 
