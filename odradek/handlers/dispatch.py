@@ -12,6 +12,10 @@ With an emulated release (`odradek.handlers.emulation`), that release's ranges a
 decide instead of the registry's, and its ApiVersions answer replaces ours.  With an
 interceptor (`odradek.handlers.interception`: faults, the request journal), the interceptor is
 awaited around the handler; when there is none, the hot path pays one attribute test.
+
+Produce frames of the common shape take `odradek.handlers.produce_fast` (no value objects, no
+handler coroutine) while there is no interceptor, no emulated release and no client quota; it
+answers them as the generic path would, byte for byte, or hands them back untouched.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import TYPE_CHECKING, TypeVar
 from odradek.handlers.api_versions import supported_api_entries
 from odradek.handlers.context import ClientConnection, RequestContext, Services
 from odradek.handlers.interception import Call, Interceptor
+from odradek.handlers.produce_fast import NotFast, ProduceFastPath
 from odradek.handlers.registry import ApiHandler, Registry
 from odradek.handlers.request_time import StepTimer
 from odradek.handlers.slices import (
@@ -106,6 +111,7 @@ class Dispatcher:
         self._emulation = emulation
         #: Awaited around every handler when set (see the module docstring).
         self.interceptor: Interceptor | None = None
+        self._produce_fast = ProduceFastPath(services) if emulation is None else None
 
     @staticmethod
     def may_wait(body: bytearray) -> bool:
@@ -113,6 +119,15 @@ class Dispatcher:
         return len(body) < 2 or int.from_bytes(body[:2], "big", signed=True) in _MAY_WAIT
 
     async def __call__(self, body: bytearray, connection: ClientConnection) -> Frame | None:
+        if (
+            body[:2] == b"\x00\x00"  # Produce
+            and self._produce_fast is not None
+            and self.interceptor is None
+            and not self._services.security.quotas
+        ):
+            answer = self._produce_fast.answer(body, connection)
+            if not isinstance(answer, NotFast):
+                return answer
         reader = Reader(body)
         try:
             header = decode_request_header(reader, self._registry.is_flexible)
