@@ -15,7 +15,9 @@ awaited around the handler; when there is none, the hot path pays one attribute 
 
 Produce frames of the common shape take `odradek.handlers.produce_fast` (no value objects, no
 handler coroutine) while there is no interceptor, no emulated release and no client quota; it
-answers them as the generic path would, byte for byte, or hands them back untouched.
+answers them as the generic path would, byte for byte, or hands them back untouched.  A
+connection with nothing queued calls `Dispatcher.answer_now` straight from its read callback, so
+such a frame is answered without a task or an await (`odradek.server.connection`).
 """
 
 from __future__ import annotations
@@ -118,16 +120,26 @@ class Dispatcher:
         """Whether this request's answer may be held back (long poll, rebalance barrier)."""
         return len(body) < 2 or int.from_bytes(body[:2], "big", signed=True) in _MAY_WAIT
 
-    async def __call__(self, body: bytearray, connection: ClientConnection) -> Frame | None:
+    def answer_now(self, body: bytearray, connection: ClientConnection) -> Frame | None:
+        """The answer of a request that needs no waiting and no coroutine: a Produce of the fast
+        path's shape (an empty frame for acks=0), else None (answer it with `__call__`)."""
         if (
-            body[:2] == b"\x00\x00"  # Produce
-            and self._produce_fast is not None
-            and self.interceptor is None
-            and not self._services.security.quotas
+            body[:2] != b"\x00\x00"  # Produce
+            or self._produce_fast is None
+            or self.interceptor is not None
+            or self._services.security.quotas
         ):
-            answer = self._produce_fast.answer(body, connection)
-            if not isinstance(answer, NotFast):
-                return answer
+            return None
+        answer = self._produce_fast.answer(body, connection)
+        if isinstance(answer, NotFast):
+            return None
+        return [] if answer is None else answer
+
+    async def __call__(self, body: bytearray, connection: ClientConnection) -> Frame | None:
+        if body[:2] == b"\x00\x00":  # Produce: the fast path when it takes the frame
+            answer = self.answer_now(body, connection)
+            if answer is not None:
+                return answer or None
         reader = Reader(body)
         try:
             header = decode_request_header(reader, self._registry.is_flexible)
