@@ -114,6 +114,8 @@ class Dispatcher:
         #: Awaited around every handler when set (see the module docstring).
         self.interceptor: Interceptor | None = None
         self._produce_fast = ProduceFastPath(services) if emulation is None else None
+        #: The last frame `answer_now` handed back, so that `__call__` does not read it twice.
+        self._handed_back: bytearray | None = None
 
     @staticmethod
     def may_wait(body: bytearray) -> bool:
@@ -132,12 +134,16 @@ class Dispatcher:
             return None
         answer = self._produce_fast.answer(body, connection)
         if isinstance(answer, NotFast):
+            self._handed_back = body
             return None
         return [] if answer is None else answer
 
     async def __call__(self, body: bytearray, connection: ClientConnection) -> Frame | None:
-        if body[:2] == b"\x00\x00":  # Produce: the fast path when it takes the frame
+        if body is self._handed_back:
+            self._handed_back = None
+        elif body[:2] == b"\x00\x00":  # Produce: the fast path when it takes the frame
             answer = self.answer_now(body, connection)
+            self._handed_back = None
             if answer is not None:
                 return answer or None
         reader = Reader(body)
