@@ -212,7 +212,7 @@ class Connection(asyncio.BufferedProtocol):
         assert self._answer_now is not None
         out: list[Part] = []
         answered_bytes = 0
-        turn = Turn()
+        turn: Turn | None = None  # started by the first answer: a frame handed back costs nothing more
         rest: list[bytearray] = []
         for position, body in enumerate(frames):
             try:
@@ -227,11 +227,13 @@ class Connection(asyncio.BufferedProtocol):
                     self.close()
                 return [], sum(len(frame) for frame in frames)
             if parts is None:
-                rest = frames[position:]
+                rest = frames[position:] if position else frames
                 break
             answered_bytes += len(body)
             out.extend(parts)
-            if turn.over():
+            if turn is None:
+                turn = Turn()
+            elif turn.over():
                 rest = frames[position + 1 :]
                 break
         if out:
