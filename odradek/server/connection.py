@@ -62,7 +62,7 @@ from odradek.wire.primitives import Part
 if TYPE_CHECKING:
     from odradek.security.gate import GateAnswer
 
-__all__ = ["Connection", "Dispatch", "FrameGate", "Prepare"]
+__all__ = ["AnswersAtOnce", "Connection", "Dispatch", "FrameGate", "Prepare"]
 
 log = logging.getLogger("odradek.server")
 
@@ -85,6 +85,7 @@ class FrameGate(Protocol):
 
 
 Prepare = Callable[["Connection"], None]
+"""Called once the connection is made: sets `Connection.identity` and `Connection.gate`, or aborts."""
 
 
 @runtime_checkable
@@ -94,9 +95,6 @@ class AnswersAtOnce(Protocol):
     def answer_now(self, body: bytearray, connection: Connection) -> list[Part] | None:
         """The frame's answer (empty: none is due), or None: send it through the dispatch coroutine."""
         ...
-
-
-"""Called once the connection is made: sets `Connection.identity` and `Connection.gate`, or aborts."""
 
 
 class Connection(asyncio.BufferedProtocol):
