@@ -8,14 +8,17 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import struct
 import uuid
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 import pytest
 
 from odradek.clock import SystemClock
+from odradek.handlers import load_handlers
 from odradek.handlers.context import RequestContext
-from odradek.handlers.dispatch import encode_response_frame
+from odradek.handlers.dispatch import Dispatcher, encode_response_frame
+from odradek.handlers.interception import Call
 from odradek.handlers.produce import produce
 from odradek.handlers.produce_fast import NOT_FAST, NotFast, ProduceFastPath
 from odradek.partition.service import Partitions
@@ -30,6 +33,7 @@ from odradek.wire.messages.produce import ProduceRequest, ProduceResponse
 from odradek.wire.primitives import Part, Reader, Writer
 from odradek.wire.records.builder import build_batch
 from odradek.wire.records.record import Record
+from odradek.wire.schema import StructValue
 from tests.unit.handlers.test_produce_fetch_handlers import T0, Node
 
 VERSIONS = range(3, 14)
@@ -245,3 +249,27 @@ def test_an_append_that_raises_is_answered_with_unknown_server_error(caplog: pyt
     parts = encode_response_frame(ApiKey.PRODUCE, 9, 77, ProduceResponse, expected)
     assert answer is not None and not isinstance(answer, NotFast)
     assert _joined(answer) == _joined(parts)
+
+
+def test_the_dispatcher_takes_the_fast_path_only_without_interceptor_or_quotas() -> None:
+    pair = Pair({})  # security stores on a file system, no authorizer
+    dispatcher = Dispatcher(pair.fast.services, load_handlers())
+    frame = pair.frame(9, {"t": [(0, _batch())]})
+    answer = dispatcher.answer_now(bytearray(frame), _Connection())
+    assert answer is not None and _errors(_joined(answer), 9) == [0]
+    assert dispatcher.answer_now(bytearray(pair.frame(9, {"t": [(0, _batch())]}, acks=0)), _Connection()) == []
+    metadata = struct.pack(">hhih", ApiKey.METADATA, 12, 1, -1) + b"\x00\x01\x01\x00"
+    assert dispatcher.answer_now(bytearray(metadata), _Connection()) is None
+
+    async def passing(call: Call, answer: Callable[[StructValue], Awaitable[StructValue | None]]) -> StructValue | None:
+        return await answer(call.request)
+
+    dispatcher.interceptor = passing
+    assert dispatcher.answer_now(bytearray(frame), _Connection()) is None
+    dispatcher.interceptor = None
+    quotas = pair.fast.services.security.quotas
+    quotas.apply({(("client-id", "client"),): {"producer_byte_rate": 1e9}})
+    assert dispatcher.answer_now(bytearray(frame), _Connection()) is None
+    quotas.apply({(("client-id", "client"),): {"producer_byte_rate": None}})
+    assert dispatcher.answer_now(bytearray(frame), _Connection()) is not None
+    assert _ends(pair.fast)[0] == 9  # the three produces it took (acks=0 included), three records each
