@@ -379,6 +379,7 @@ class Partition:
 
     def log_start_moved(self, log_start_offset: int) -> None:
         self.epochs.truncate_from_start(log_start_offset)
+        self._log.defer_sync(self.epochs.sync)
         self.producers.truncate_head(log_start_offset)
         self._delete_snapshots_below(log_start_offset)
 

@@ -29,8 +29,11 @@ Invariants:
   opened for writing, and written (durably) only after every log has been flushed and closed;
 - one `PartitionLog` per (topic, partition); all share one list of append listeners;
 - the log start offset checkpoint is rewritten whenever a log start offset moves past its
-  first segment (DeleteRecords) and after every retention pass that changed one, so what a
-  client was told is gone stays gone after a crash.
+  first segment (DeleteRecords, durably before it returns, so what a client was told is gone
+  stays gone after a crash) and after every retention pass that changed one;
+- with `sync_soon` set, checkpoints other than DeleteRecords' are written by the worker
+  (`odradek.storage.checkpoint_writer`: a slow fsync must not pause the event loop), newest
+  content last; `flush` and `close` write them before returning;
 - a compaction pass (`cleaning`) is a generator whose jobs may run on a worker thread; the
   first dirty offset is checkpointed only after a pass finished on a log still loaded;
 - files of removed segments go when `delete_expired_segments` finds their
@@ -53,9 +56,10 @@ from odradek.storage.checkpoint import (
     CLEANER_OFFSET_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
     RECOVERY_POINT_CHECKPOINT,
+    encode_offset_checkpoint,
     read_offset_checkpoint,
-    write_offset_checkpoint,
 )
+from odradek.storage.checkpoint_writer import CheckpointWriter
 from odradek.storage.cleaner_config import CleanerConfig
 from odradek.storage.errors import InconsistentTopicId, StorageError
 from odradek.storage.filesystem import FileSystem, write_file_atomic
@@ -158,6 +162,7 @@ class LogManager:
         """Arranges a `sync_creations` on a worker thread (the broker's); without it the
         deferred jobs of logs (`PartitionLog.defer_sync`) run at once, on the caller's thread."""
         self._checkpointed: dict[str, dict[tuple[str, int], int]] = {d: {} for d in self.data_dirs}
+        self._checkpoints = CheckpointWriter(fs)
         self._first_dirty: dict[tuple[str, int], int] = {}
         self._deletion_listener: Callable[[int], None] | None = None
         self._moving: dict[tuple[str, int], str] = {}
@@ -282,7 +287,16 @@ class LogManager:
     def _logs_in(self, data_dir: str) -> dict[tuple[str, int], PartitionLog]:
         return {key: log for key, log in self._logs.items() if self.dir_of(log) == data_dir}
 
-    def _checkpoint(self, data_dir: str) -> None:
+    def _write_checkpoint(self, path: str, offsets: dict[tuple[str, int], int], *, now: bool = False) -> None:
+        """Have the checkpoint at ``path`` say ``offsets``: on the worker (`sync_soon`), or
+        before returning when ``now`` or when there is no worker."""
+        self._checkpoints.put(path, encode_offset_checkpoint(offsets))
+        if now or self.sync_soon is None:
+            self._checkpoints.write_pending()
+        else:
+            self.sync_soon()
+
+    def _checkpoint(self, data_dir: str, *, now: bool = False) -> None:
         """Rewrite ``data_dir``'s log start offset checkpoint when it no longer matches its logs."""
         offsets = {
             key: log.log_start_offset
@@ -290,16 +304,16 @@ class LogManager:
             if log.log_start_offset > log.segments[0].base_offset
         }
         if offsets != self._checkpointed.get(data_dir):
-            write_offset_checkpoint(self._fs, f"{data_dir}/{LOG_START_OFFSET_CHECKPOINT}", offsets)
+            self._write_checkpoint(f"{data_dir}/{LOG_START_OFFSET_CHECKPOINT}", offsets, now=now)
             self._checkpointed[data_dir] = offsets
 
-    def _checkpoint_all(self) -> None:
+    def _checkpoint_all(self, *, now: bool = False) -> None:
         for data_dir in self.data_dirs:
-            self._checkpoint(data_dir)
+            self._checkpoint(data_dir, now=now)
 
     def _write_cleaner_checkpoint(self, data_dir: str) -> None:
         live = {key: offset for key, offset in self._first_dirty.items() if key in self._logs_in(data_dir)}
-        write_offset_checkpoint(self._fs, f"{data_dir}/{CLEANER_OFFSET_CHECKPOINT}", live)
+        self._write_checkpoint(f"{data_dir}/{CLEANER_OFFSET_CHECKPOINT}", live)
 
     def increment_log_start_offset(self, topic: str, partition: int, offset: int) -> int:
         """Move a log's start up to ``offset`` durably; return the log start offset.
@@ -308,7 +322,7 @@ class LogManager:
         """
         log = self._logs[(topic, partition)]
         if log.increment_log_start_offset(offset):
-            self._checkpoint(self.dir_of(log))
+            self._checkpoint(self.dir_of(log), now=True)
         return log.log_start_offset
 
     def compacted_logs(self) -> list[tuple[str, int]]:
@@ -466,6 +480,7 @@ class LogManager:
         deferred, self._deferred_syncs = self._deferred_syncs, []
         for log in deferred:
             log.run_deferred()
+        self._checkpoints.write_pending()
 
     def _sync_deferred(self, log: PartitionLog) -> None:
         """``log`` queued a deferred job: run it on the worker `sync_soon` arranges."""
@@ -593,17 +608,18 @@ class LogManager:
         reopen(again)
 
     def flush(self) -> None:
+        """Flush every log; every checkpoint is on disk when this returns."""
         for log in self._logs.values():
             log.flush()
-        self.checkpoint_recovery_points()
+        self.checkpoint_recovery_points(now=True)
 
-    def checkpoint_recovery_points(self) -> None:
+    def checkpoint_recovery_points(self, *, now: bool = False) -> None:
         """Write Kafka's ``recovery-point-offset-checkpoint`` in each data directory: per
         partition, the offset below which everything was flushed, so that a restart after a crash
-        scans only past it."""
+        scans only past it (on the worker unless ``now``)."""
         for data_dir in self.data_dirs:
             points = {key: log.recovery_point for key, log in self._logs_in(data_dir).items()}
-            write_offset_checkpoint(self._fs, f"{data_dir}/{RECOVERY_POINT_CHECKPOINT}", points)
+            self._write_checkpoint(f"{data_dir}/{RECOVERY_POINT_CHECKPOINT}", points, now=now)
 
     def discard(self) -> None:
         """Close every log without flushing or writing anything: the caller throws the whole
@@ -611,16 +627,18 @@ class LogManager:
         for log in self._logs.values():
             log.discard()
         self._logs.clear()
+        self._checkpoints.drop()
 
     def close(self) -> None:
         """Flush and close every log, then leave the clean-shutdown marker in each data directory
         (in none when a log is offline: its tail needs recovery at the next start)."""
-        self._checkpoint_all()
+        self._checkpoint_all(now=True)
         offline = [log.directory for log in self._logs.values() if log.offline]
         for log in self._logs.values():
             log.close()
         if not offline:
-            self.checkpoint_recovery_points()
+            self.checkpoint_recovery_points(now=True)
+        self._checkpoints.write_pending()
         self._logs.clear()
         if offline:
             _log.warning("no clean-shutdown marker: %s went offline", ", ".join(offline))

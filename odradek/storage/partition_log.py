@@ -506,7 +506,9 @@ class PartitionLog:
         their files are deleted ``file.delete.delay.ms`` after ``now_ms``.
 
         Deleting every segment rolls first, so the log keeps an (empty) active segment and the
-        segment being deleted is never the one appended to.  Returns how many were deleted.
+        segment being deleted is never the one appended to.  The renames are made durable by the
+        deferred queue (`defer_sync`), off the loop, as Kafka's retention runs off its request
+        threads.  Returns how many were deleted.
         """
         count = min(count, len(self._segments))
         if count <= 0:
@@ -527,7 +529,8 @@ class PartitionLog:
             self._notify(lambda observer: observer.log_start_moved(start))
         for segment in doomed:
             segment.rename_for_deletion()
-        self._fs.fsync_dir(self.directory)
+        self._directory_unsynced = True
+        self.defer_sync(self._sync_directory)
         self._schedule_deletion(doomed, now_ms)
         return count
 
