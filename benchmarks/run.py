@@ -47,7 +47,7 @@ from bench.method import (
     share,
 )
 from bench.pinning import plan
-from bench.report import CHART, summary_markdown, write_chart, write_json
+from bench.report import CHART, load_budget, newest_security, summary_markdown, write_chart, write_json
 from bench.runner import BrokerPool, CaseRecord, RunRecord, planned, run_case
 from bench.startup import StartupRow, cold_starts
 from bench.workloads import FULL, QUICK, SMOKE, Case, Context, Sizes, cases, smoke_case
@@ -171,7 +171,8 @@ def _write(out: Path, document: dict[str, Any], records: list[CaseRecord]) -> No
     document = {**document, "quiet": quiet, "cases": cases_json, "targets": targets}
     write_json(out / f"{document['date']}.json", document)
     charted = write_chart(out / CHART, all_figures)
-    (out / "summary.md").write_text(summary_markdown(document, all_figures, targets, charted))
+    summary = summary_markdown(document, all_figures, targets, charted, load_budget(out), newest_security(out))
+    (out / "summary.md").write_text(summary)
     chart = f", {out / CHART}" if charted else ""
     print(f"wrote {out / (document['date'] + '.json')}, {out / 'summary.md'}{chart}")
 

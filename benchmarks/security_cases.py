@@ -10,8 +10,9 @@ measured over whole throttling cycles on both brokers), not here.
     .venv/bin/python benchmarks/security_cases.py [--pairs 3] [--records 200000]
 
 Brokers alternate (Kafka, then odradek) pair after pair; medians and odradek/Kafka ratios are
-printed and written to benchmarks/results/security-<date>.json.  The machine is shared: the ratios
-of one run are indicative.
+printed and written to benchmarks/results/security-<date>.json, whose newest file the summary writer
+(`bench.report`) renders as summary.md's security section.  The machine is shared: the ratios of one
+run are indicative.
 """
 
 from __future__ import annotations
@@ -133,7 +134,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{key}: kafka {figure['kafka']:.2f}, odradek {figure['odradek']:.2f}, ratio {figure['ratio']:.2f}")
     RESULTS.mkdir(exist_ok=True)
     out = RESULTS / f"security-{time.strftime('%Y-%m-%d')}.json"
-    out.write_text(json.dumps({"runs": results, "summary": summary}, indent=1))
+    document = {"date": time.strftime("%Y-%m-%d"), "pairs": args.pairs, "records": args.records}
+    out.write_text(json.dumps({**document, "runs": results, "summary": summary}, indent=1))
     print(f"wrote {out}")
     return 0
 

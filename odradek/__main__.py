@@ -1,5 +1,5 @@
 """``python -m odradek`` runs the command line."""
 
-from odradek.cli.main import main
+from odradek.cli.entry import main
 
 raise SystemExit(main())

@@ -385,21 +385,27 @@ class Broker:
 
     def _start_log_timers(self) -> None:
         """Kafka's scheduled log tasks, on the broker's scheduler: ``kafka-log-retention`` every
-        ``log.retention.check.interval.ms``, ``delete-file`` at each removed segment's
-        ``file.delete.delay.ms`` deadline, and the log cleaner every ``log.cleaner.backoff.ms``."""
+        ``log.retention.check.interval.ms``, ``kafka-recovery-point-checkpoint`` every
+        ``log.flush.offset.checkpoint.interval.ms`` (0: only at flush and close, as Kafka runs a
+        task of period 0 once), ``delete-file`` at each removed segment's ``file.delete.delay.ms``
+        deadline, and the log cleaner every ``log.cleaner.backoff.ms``."""
         self.scheduler.schedule_periodic(
             self.config.log_retention_check_interval_ms, self._retention_pass, name="kafka-log-retention"
         )
+        if self.config.log_flush_offset_checkpoint_interval_ms > 0:
+            self.scheduler.schedule_periodic(
+                self.config.log_flush_offset_checkpoint_interval_ms,
+                self.logs.checkpoint_recovery_points,
+                name="kafka-recovery-point-checkpoint",
+            )
         self.logs.set_deletion_listener(self._deletion_due)
         self._deletion_due(self.logs.next_deletion_due())
         if self.config.log_cleaner_enable:
             self._schedule_cleaner_pass()
 
     def _retention_pass(self) -> None:
-        """A retention pass, then the recovery points (advanced by flushes) are checkpointed."""
         try:
             self.run_retention()
-            self.logs.checkpoint_recovery_points()
         except Exception:
             log.exception("log retention pass failed")
 
@@ -459,7 +465,7 @@ class Broker:
     async def stop(self) -> None:
         for listener in self._listeners:
             await listener.stop()
-        await asyncio.gather(*self._background_syncs, return_exceptions=True)
+        await self.background_syncs_done()
         await self.log_dirs.stop()
         if self._cleaner_task is not None:
             self._cleaner_task.cancel()
@@ -489,6 +495,11 @@ class Broker:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
+
+    async def background_syncs_done(self) -> None:
+        """Wait for the worker jobs started so far: creations made durable, jobs logs deferred at
+        a roll, checkpoint files written."""
+        await asyncio.gather(*self._background_syncs, return_exceptions=True)
 
     def _sync_creations_soon(self) -> None:
         """Make new partitions and the leader epoch caches written without fsyncs durable, and

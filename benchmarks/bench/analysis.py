@@ -207,6 +207,7 @@ def evaluate(all_figures: list[Figure]) -> list[dict[str, Any]]:
             results.append(
                 {
                     "target": target.text,
+                    "workload": target.workload,
                     "case": key,
                     "tool": found.row.tool,
                     "ratio": ratio,

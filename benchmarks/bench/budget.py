@@ -16,17 +16,32 @@ the leaf towards the root, so a ``Reader.int32`` under ``decode_ProduceRequest_v
 - loop: uvloop itself (socket reads into new bytes objects, epoll) and everything else
 
 With ``--us`` (the CPU µs per request ``request_cost.py`` measured) each share is also given in µs.
+
+The budget table of benchmarks/profiles.md (one row per request shape and measurement) is also kept as
+data, ``results/budget.json``, which the summary writer reads to say, beside a missed target, where the
+CPU of the request shape that workload depends on goes (`SHAPES_BY_WORKLOAD`).  Written again after the
+table changes with:
+
+    python benchmarks/bench/budget.py --from-profiles benchmarks/profiles.md
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 STAGES = ("decode", "dispatch", "handler", "storage", "encode", "write", "loop")
+#: The request shapes of the budget table each workload's figures depend on: W3 is one record per
+#: request; W6's producers send one small batch for each of many partitions and its consumers fetch many.
+SHAPES_BY_WORKLOAD: dict[str, tuple[str, ...]] = {"W3": ("produce1",), "W6": ("produce-many", "fetch-many")}
+BUDGET_FILE = "budget.json"
+_RESULTS = Path(__file__).resolve().parents[1] / "results"
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _FRAME = re.compile(r"^(?P<function>\S+) \((?P<file>[^:)]+)")
 MAIN_THREAD = "_run_event_loop"
 
@@ -79,11 +94,58 @@ def shares(lines: Iterable[str]) -> dict[str, float]:
     return {stage: (counts[stage] / total if total else 0.0) for stage in STAGES}
 
 
+def _cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def table_from_profiles(text: str) -> dict[str, Any]:
+    """The budget table of profiles.md as data: for each shape its newest row (the table lists a
+    shape's rows oldest first), the date of the section holding the table, and `SHAPES_BY_WORKLOAD`.
+
+    Raises ``ValueError`` when there is no table whose header is ``| shape | when | total |`` and the
+    stages, or a shape named in `SHAPES_BY_WORKLOAD` has no row."""
+    lines = text.splitlines()
+    header = next((i for i, line in enumerate(lines) if _cells(line)[:3] == ["shape", "when", "total"]), None)
+    if header is None or tuple(_cells(lines[header])[3:]) != STAGES:
+        raise ValueError(f"no budget table (| shape | when | total | {' | '.join(STAGES)} |)")
+    heading = next((line for line in reversed(lines[:header]) if line.startswith("## ")), "")
+    date = _DATE.search(heading)
+    shapes: dict[str, dict[str, Any]] = {}
+    for line in lines[header + 2 :]:
+        if not line.startswith("|"):
+            break
+        shape, when, total, *stages = _cells(line)
+        shapes[shape] = {
+            "when": when,
+            "total_us": float(total),
+            "stages_us": {stage: float(value) for stage, value in zip(STAGES, stages, strict=True)},
+        }
+    missing = sorted({s for wanted in SHAPES_BY_WORKLOAD.values() for s in wanted} - set(shapes))
+    if missing:
+        raise ValueError(f"the budget table has no row for {', '.join(missing)}")
+    return {
+        "source": "benchmarks/profiles.md",
+        "measured": date.group() if date else None,
+        "unit": "broker CPU µs per request",
+        "workloads": {workload: list(wanted) for workload, wanted in SHAPES_BY_WORKLOAD.items()},
+        "shapes": shapes,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("files", nargs="+", type=Path)
+    parser.add_argument("files", nargs="*", type=Path)
     parser.add_argument("--us", type=float, help="CPU µs per request, to turn shares into µs")
+    parser.add_argument("--from-profiles", type=Path, help="write the budget table of this profiles.md as JSON")
+    parser.add_argument("--out", type=Path, default=_RESULTS / BUDGET_FILE, help="where --from-profiles writes")
     args = parser.parse_args()
+    if args.from_profiles is not None:
+        table = table_from_profiles(args.from_profiles.read_text())
+        args.out.write_text(json.dumps(table, indent=1, ensure_ascii=False) + "\n")
+        print(f"wrote {args.out}")
+        return
+    if not args.files:
+        parser.error("py-spy raw files, or --from-profiles")
     lines = [line for path in args.files for line in path.read_text().splitlines()]
     found = shares(lines)
     print(" | ".join(STAGES))

@@ -1,5 +1,10 @@
 """Write the results: ``<date>.json`` (every run), ``summary.md`` (figures, ratios, targets) and
 ``ratios.png`` (odradek / Kafka per headline figure; needs the optional ``bench`` dependencies).
+
+Two more files of the results directory feed the summary when present: ``budget.json`` (the
+per-request CPU budget of benchmarks/profiles.md, `bench.budget`), whose stages are named beside each
+missed target of a workload it covers, and the newest ``security-<date>.json`` of
+benchmarks/security_cases.py, rendered as the summary's security section.
 """
 
 from __future__ import annotations
@@ -10,9 +15,17 @@ from typing import Any
 
 from bench.analysis import REFERENCE, SUBJECT, Figure
 from bench.brokers import PEERS
+from bench.budget import BUDGET_FILE
 from bench.stats import CONTENDED_CORES, NOISY_SPREAD, Summary
 
 CHART = "ratios.png"
+#: The stages named beside a missed target, largest first.
+BUDGET_STAGES_SHOWN = 3
+#: What each security case does, and the case of the main run it is the secured twin of.
+SECURITY_CASES = {
+    "W1-sasl-ssl": ("produce 1 KiB records", "W1-rdkafka-acks1"),
+    "W4-sasl-ssl": ("consume them", "W4-rdkafka"),
+}
 
 
 def write_json(path: Path, document: dict[str, Any]) -> None:
@@ -79,9 +92,118 @@ def _peer_share_method(document: dict[str, Any]) -> str:
     )
 
 
+def load_budget(results: Path) -> dict[str, Any] | None:
+    """``results/budget.json``, or None when there is none."""
+    path = results / BUDGET_FILE
+    if not path.exists():
+        return None
+    budget: dict[str, Any] = json.loads(path.read_text())
+    return budget
+
+
+def newest_security(results: Path) -> Path | None:
+    """The newest ``security-<date>.json`` of ``results`` (ISO dates sort by name), or None."""
+    found = sorted(results.glob("security-*.json"))
+    return found[-1] if found else None
+
+
+def _us(value: float) -> str:
+    return f"{value:.0f}" if value >= 100 else f"{value:.1f}"
+
+
+def stage_budget(workload: str, budget: dict[str, Any] | None) -> str:
+    """Where the broker's CPU goes in the request shapes ``workload`` depends on: each shape's total
+    and its largest stages, from the budget table; "" when the budget covers no shape of it."""
+    if budget is None:
+        return ""
+    parts = []
+    for name in budget["workloads"].get(workload, []):
+        shape = budget["shapes"].get(name)
+        if shape is None:
+            continue
+        total = shape["total_us"]
+        largest = sorted(shape["stages_us"].items(), key=lambda item: -item[1])[:BUDGET_STAGES_SHOWN]
+        stages = ", ".join(f"{stage} {_us(us)} ({us / total:.0%})" for stage, us in largest)
+        parts.append(f"{name} {_us(total)} µs of broker CPU, {stages}")
+    if not parts:
+        return ""
+    return f"Per request (the budget of {budget['measured']}): " + "; ".join(parts) + "."
+
+
+def _why_not(target: dict[str, Any], budget: dict[str, Any] | None) -> str:
+    if target["met"]:
+        return str(target["reason"])
+    workload = target.get("workload") or str(target["case"]).split("-")[0]
+    return " ".join(part for part in (str(target["reason"]), stage_budget(workload, budget)) if part)
+
+
+def _plaintext_ratio(figures: list[Figure], case: str) -> str:
+    twin = SECURITY_CASES.get(case, ("", None))[1]
+    found = next((f for f in figures if f.row.key == twin and f.metric.name == "mb_s"), None)
+    if found is None or found.ratio is None:
+        return "-"
+    return f"{found.ratio.median:.3g}{' ⚠' if found.noisy else ''} ({twin})"
+
+
+def _runs_cell(median: float | None, runs: list[float]) -> str:
+    if median is None:
+        return "-"
+    return f"{median:.1f} ({min(runs):.1f}-{max(runs):.1f})" if runs else f"{median:.1f}"
+
+
+def security_section(path: Path, document: dict[str, Any], figures: list[Figure]) -> list[str]:
+    """The summary's section for the security cases of ``path`` (benchmarks/security_cases.py's JSON),
+    beside the plaintext ratios of the main run."""
+    measured: dict[str, Any] = json.loads(path.read_text())
+    date = measured.get("date") or path.stem.removeprefix("security-")
+    runs: dict[str, dict[str, list[float]]] = measured["runs"]
+    pairs = max((len(values) for values in runs.get(REFERENCE, {}).values()), default=0)
+    records = measured.get("records")
+    when = date if date == document["date"] else f"{date}, not the day of this run: read the ratios, not the figures"
+    lines = [
+        "## Security cases (W1 and W4 over SASL_SSL)",
+        "",
+        f"From `benchmarks/security_cases.py` (`{path.name}`), measured {when}: the secured configuration of "
+        "compat-tests/harness/security.py on both brokers (same certificates, users and authorizer), librdkafka "
+        f"over SASL_SSL with PLAIN, {pairs} runs per broker alternating"
+        + (f", {records:,} records of 1 KiB a run" if records else "")
+        + ". Median (lowest-highest run); the ratio is of the medians.",
+        "",
+        "| case | kafka (MB/s) | odradek (MB/s) | odradek / Kafka | plaintext ratio in the main run |",
+        "|---|---|---|---|---|",
+    ]
+    lasting = []
+    for key, figure in measured["summary"].items():
+        case = key.split(" ")[0]
+        title = f"{case} {SECURITY_CASES[case][0]}" if case in SECURITY_CASES else case
+        cells = " | ".join(
+            _runs_cell(figure.get(name), runs.get(name, {}).get(key, [])) for name in (REFERENCE, SUBJECT)
+        )
+        lines.append(f"| {title} | {cells} | **{figure['ratio']:.3g}** | {_plaintext_ratio(figures, case)} |")
+        if records and figure.get(SUBJECT) and figure.get(REFERENCE):
+            seconds = [records * 1024 / (figure[name] * 1e6) for name in (REFERENCE, SUBJECT)]
+            lasting.append(f"{case} Kafka {seconds[0]:.1f} s, odradek {seconds[1]:.1f} s")
+    measured_s = document.get("timing", {}).get("measured_s")
+    if lasting:
+        lines += [
+            "",
+            "A run lasts (at the median): "
+            + "; ".join(lasting)
+            + (f" (the main run's measured runs last at least {measured_s:g} s)." if measured_s else "."),
+        ]
+    return [*lines, ""]
+
+
 def summary_markdown(
-    document: dict[str, Any], figures: list[Figure], targets: list[dict[str, Any]], chart: bool
+    document: dict[str, Any],
+    figures: list[Figure],
+    targets: list[dict[str, Any]],
+    chart: bool,
+    budget: dict[str, Any] | None = None,
+    security: Path | None = None,
 ) -> str:
+    """The summary; ``budget`` (`load_budget`) adds the stages of the request shapes a missed target
+    depends on, ``security`` (`newest_security`) the security section."""
     brokers = document["brokers"]
     order: list[str] = document["order"]
     timing = document.get("timing", {})
@@ -151,7 +273,7 @@ def summary_markdown(
         noisy = " ⚠" if target["noisy"] else ""
         lines.append(
             f"| {target['target']} | {target['case']} | {target['tool']} | {target['ratio']:.3g}{noisy} | "
-            f"{mark} | {target['reason']} |"
+            f"{mark} | {_why_not(target, budget)} |"
         )
     lines += ["", f"![odradek / Kafka per figure]({CHART})" if chart else "(no chart: no paired figures)", ""]
     lines += [
@@ -186,6 +308,8 @@ def summary_markdown(
         "produce-to-consume, commit); at most 2 measured runs per broker (the peers: see above).",
         "",
     ]
+    if security is not None:
+        lines += security_section(security, document, figures)
     return "\n".join(lines)
 
 

@@ -120,10 +120,8 @@ async def _serve(broker: Broker, port_file: Path | None, console_listen: tuple[s
     await broker.start()
     # Everything built at start-up (modules, message schemas, the recovered logs) lives as long as
     # the broker: out of the collector's sight, the full collections that many short-lived request
-    # objects trigger stop re-scanning it. A request's objects die young and are freed by reference
-    # counting, so the youngest generation is collected every 50,000 allocations, not every 700.
+    # objects trigger stop re-scanning it (the process entry, `odradek.cli.entry`, set the thresholds).
     gc.freeze()
-    gc.set_threshold(50_000, 10, 10)
     _write_port_file(port_file, broker.port, None)
     # One line a supervisor (or a test harness) can wait for.
     print(f"odradek ready on {broker.config.host}:{broker.port}", flush=True)

@@ -91,6 +91,7 @@ class BrokerConfig:
     log_retention_ms: int | None = _start("log.retention.ms")
     log_retention_bytes: int = _start("log.retention.bytes")
     log_retention_check_interval_ms: int = _start("log.retention.check.interval.ms")
+    log_flush_offset_checkpoint_interval_ms: int = _start("log.flush.offset.checkpoint.interval.ms")
     log_cleanup_policy: str = _start("log.cleanup.policy")
     log_flush_interval_messages: int = _start("log.flush.interval.messages")
     log_flush_interval_ms: int | None = _start("log.flush.interval.ms")

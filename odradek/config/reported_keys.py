@@ -128,7 +128,6 @@ _ROWS: tuple[tuple[str, ConfigType, str | None], ...] = (
     ("leader.imbalance.check.interval.seconds", LONG, "300"),
     ("log.dir", LIST, "/tmp/kafka-logs"),
     ("log.dir.failure.timeout.ms", LONG, "30000"),
-    ("log.flush.offset.checkpoint.interval.ms", INT, "60000"),
     ("log.flush.start.offset.checkpoint.interval.ms", INT, "60000"),
     ("log.initial.task.delay.ms", LONG, "30000"),
     ("max.request.partition.size.limit", INT, "2000"),

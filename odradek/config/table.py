@@ -454,6 +454,14 @@ _b(
     static=True,
 )
 _b("log.retention.check.interval.ms", LONG, "300000", "How often retention runs.", static=True)
+_b(
+    "log.flush.offset.checkpoint.interval.ms",
+    INT,
+    "60000",
+    "How often each data directory's recovery points are written to its checkpoint file.",
+    at_least(0),
+    static=True,
+)
 _b("log.cleaner.enable", BOOLEAN, "true", "Whether compaction runs.", static=True)
 _b("fetch.max.bytes", INT, str(55 * MIB), "The largest fetch response.", static=True)
 _b("replica.fetch.max.bytes", INT, str(MIB), "Bytes a replica fetch asks per partition.", static=True)

@@ -12,6 +12,12 @@ With an emulated release (`odradek.handlers.emulation`), that release's ranges a
 decide instead of the registry's, and its ApiVersions answer replaces ours.  With an
 interceptor (`odradek.handlers.interception`: faults, the request journal), the interceptor is
 awaited around the handler; when there is none, the hot path pays one attribute test.
+
+Produce frames of the common shape take `odradek.handlers.produce_fast` (no value objects, no
+handler coroutine) while there is no interceptor, no emulated release and no client quota; it
+answers them as the generic path would, byte for byte, or hands them back untouched.  A
+connection with nothing queued calls `Dispatcher.answer_now` straight from its read callback, so
+such a frame is answered without a task or an await (`odradek.server.connection`).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from typing import TYPE_CHECKING, TypeVar
 from odradek.handlers.api_versions import supported_api_entries
 from odradek.handlers.context import ClientConnection, RequestContext, Services
 from odradek.handlers.interception import Call, Interceptor
+from odradek.handlers.produce_fast import NotFast, ProduceFastPath
 from odradek.handlers.registry import ApiHandler, Registry
 from odradek.handlers.request_time import StepTimer
 from odradek.handlers.slices import (
@@ -106,13 +113,39 @@ class Dispatcher:
         self._emulation = emulation
         #: Awaited around every handler when set (see the module docstring).
         self.interceptor: Interceptor | None = None
+        self._produce_fast = ProduceFastPath(services) if emulation is None else None
+        #: The last frame `answer_now` handed back, so that `__call__` does not read it twice.
+        self._handed_back: bytearray | None = None
 
     @staticmethod
     def may_wait(body: bytearray) -> bool:
         """Whether this request's answer may be held back (long poll, rebalance barrier)."""
         return len(body) < 2 or int.from_bytes(body[:2], "big", signed=True) in _MAY_WAIT
 
+    def answer_now(self, body: bytearray, connection: ClientConnection) -> Frame | None:
+        """The answer of a request that needs no waiting and no coroutine: a Produce of the fast
+        path's shape (an empty frame for acks=0), else None (answer it with `__call__`)."""
+        if (
+            body[:2] != b"\x00\x00"  # Produce
+            or self._produce_fast is None
+            or self.interceptor is not None
+            or self._services.security.quotas
+        ):
+            return None
+        answer = self._produce_fast.answer(body, connection)
+        if isinstance(answer, NotFast):
+            self._handed_back = body
+            return None
+        return [] if answer is None else answer
+
     async def __call__(self, body: bytearray, connection: ClientConnection) -> Frame | None:
+        if body is self._handed_back:
+            self._handed_back = None
+        elif body[:2] == b"\x00\x00":  # Produce: the fast path when it takes the frame
+            answer = self.answer_now(body, connection)
+            self._handed_back = None
+            if answer is not None:
+                return answer or None
         reader = Reader(body)
         try:
             header = decode_request_header(reader, self._registry.is_flexible)

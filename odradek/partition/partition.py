@@ -183,15 +183,15 @@ class Partition:
         verified_v2: bool = False,
     ) -> AppendResult:
         """Append ``records`` (patched in place): producer state check, write, producer state,
-        wake-up (module docstring).  ``header`` is the first batch's, when the caller read it
-        already; ``transaction_verified``: the caller checked with the transaction coordinator
+        wake-up (module docstring).  ``header`` is the first batch's as ``records`` holds it,
+        when the caller read it already; ``transaction_verified``: the caller checked with the transaction coordinator
         that a transactional batch belongs to an open transaction (or verification is off);
         ``verified_v2``: that check added the partition (transactions v2), so a producer new
         here must start at sequence 0.  Kafka's errors come back as values."""
         try:
             if header is None:
                 header = read_header(records)
-            tracked = _has_producer(header)
+            tracked = header.producer_id >= 0 and _has_producer(header)
             if tracked:
                 verdict = self.producers.check(header, verified_v2=verified_v2)
                 if verdict.verdict is Verdict.DUPLICATE:
@@ -206,7 +206,7 @@ class Partition:
                 if verdict.verdict is not Verdict.APPEND:
                     verify_batch(records)
                     return self._sequence_refusal(verdict)
-            appended = self._log.append(records, leader_epoch=self.leader_epoch, now_ms=now_ms)
+            appended = self._log.append(records, leader_epoch=self.leader_epoch, now_ms=now_ms, header=header)
         except CorruptBatchError as exc:
             return self._refused(ErrorCode.CORRUPT_MESSAGE, str(exc))
         except RecordBatchTooLarge as exc:
@@ -379,6 +379,7 @@ class Partition:
 
     def log_start_moved(self, log_start_offset: int) -> None:
         self.epochs.truncate_from_start(log_start_offset)
+        self._log.defer_sync(self.epochs.sync)
         self.producers.truncate_head(log_start_offset)
         self._delete_snapshots_below(log_start_offset)
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 
 from odradek.partition.results import AppendResult
-from odradek.storage.log_config import LogConfig
+from odradek.storage.log_config import LONG_MAX, LogConfig, TimestampType, TopicCompression
 from odradek.storage.validator import (
     RecordRefusal,
     Refusal,
@@ -29,7 +29,19 @@ from odradek.storage.validator import (
     target_codec,
 )
 from odradek.wire.errors import ErrorCode
-from odradek.wire.records.batch import MAGIC, MAGIC_OFFSET, BatchHeader, CorruptBatchError, iter_batches, verify_batch
+from odradek.wire.records.batch import (
+    BATCH_OVERHEAD,
+    CONTROL_MASK,
+    LOG_OVERHEAD,
+    MAGIC,
+    MAGIC_OFFSET,
+    MIN_BATCH_LENGTH,
+    BatchHeader,
+    CorruptBatchError,
+    iter_batches,
+    read_header,
+    verify_batch,
+)
 
 __all__ = ["check_produce"]
 
@@ -88,11 +100,14 @@ def _level(config: LogConfig, codec: int) -> int | None:
     return None if level == -1 else level
 
 
-def _maybe_recompress(config: LogConfig, records: memoryview, header: BatchHeader) -> memoryview:
+def _maybe_recompress(config: LogConfig, records: memoryview, header: BatchHeader) -> tuple[memoryview, BatchHeader]:
+    """The batch as it is to be stored, and its header as it holds it (a rewritten batch keeps
+    the producer's fields, offset delta and max timestamp; its length and CRC are new)."""
     codec = target_codec(config.compression_type)
     if codec is None or codec == header.compression or header.is_control:
-        return records
-    return memoryview(recompress(records, header, codec, _level(config, codec)))
+        return records, header
+    rewritten = memoryview(recompress(records, header, codec, _level(config, codec)))
+    return rewritten, read_header(rewritten)
 
 
 def check_produce(
@@ -109,6 +124,48 @@ def check_produce(
     the producer sent (a rewritten batch keeps its producer id, epoch, sequences, offset delta
     and max timestamp, so the header still speaks for it in the idempotence check).
     ``config`` is the partition's topic config, ``version`` the Produce request's."""
+    if records is not None and len(records) >= BATCH_OVERHEAD and records[MAGIC_OFFSET] == MAGIC:
+        header = read_header(records)
+        if _plain(header, len(records), config, now_ms):
+            return records, header
+    return _check_fully(records, topic, index, version, config, now_ms, log_start_offset)
+
+
+def _plain(header: BatchHeader, size: int, config: LogConfig, now_ms: int) -> bool:
+    """Whether the common case holds, where every check of `_check_fully` passes without
+    reading more than the header: the buffer is exactly this one whole batch, within
+    ``max.message.bytes``, of a shape Kafka accepts, with no record to decode (no
+    ``message.timestamp.before.max.ms`` bound, not compacted, no timestamp too new) and no
+    recompression.  False sends the batch through the full checks, which then say why."""
+    last_offset_delta = header.last_offset_delta
+    attributes = header.attributes
+    return (
+        header.batch_length + LOG_OVERHEAD == size
+        and header.batch_length >= MIN_BATCH_LENGTH
+        and size <= config.max_message_bytes
+        and last_offset_delta >= 0
+        and header.records_count == last_offset_delta + 1
+        and (header.producer_id < 0 or header.base_sequence >= 0)
+        and not attributes & CONTROL_MASK
+        and config.message_timestamp_before_max_ms == LONG_MAX
+        and (
+            config.message_timestamp_type is TimestampType.LOG_APPEND_TIME
+            or header.max_timestamp - now_ms <= config.message_timestamp_after_max_ms
+        )
+        and config.compression_type is TopicCompression.PRODUCER
+        and "compact" not in config.cleanup_policy
+    )
+
+
+def _check_fully(
+    records: memoryview | None,
+    topic: str,
+    index: int,
+    version: int,
+    config: LogConfig,
+    now_ms: int,
+    log_start_offset: int,
+) -> AppendResult | tuple[memoryview, BatchHeader]:
     try:
         header, complaint = _single_batch(records, version)
     except CorruptBatchError as exc:
@@ -146,6 +203,6 @@ def check_produce(
         )
         if refusal is not None:
             return _record_refusal(refusal, log_start_offset)
-        return _maybe_recompress(config, records, header), header
+        return _maybe_recompress(config, records, header)
     except CorruptBatchError as exc:
         return _refused_batch(topic, index, ErrorCode.CORRUPT_MESSAGE, str(exc))

@@ -17,6 +17,11 @@ A frame the dispatcher refuses (ProtocolViolation) closes this connection only, 
 Each frame received and each answered is noted in `odradek.fair_share`, so that a huge request
 on another connection lets it go first.
 
+A dispatcher that can answer some frames without waiting (`AnswersAtOnce`: a Produce of the fast
+path's shape) answers them from the read callback itself while the connection is idle (nothing
+queued or in hand, no mute, no gate, writable): in arrival order, for one `Turn` at most, their
+answers sent together; the first frame it does not take and all after it go to the queue.
+
 Security sits in front of the dispatcher: the listener's ``prepare`` hook runs once the connection
 is made (after the TLS handshake on a TLS listener) and sets the connection's `identity` and its
 `gate`; every frame goes through the gate first, in order with the others.  The gate lets a frame
@@ -39,7 +44,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 
 from odradek.fair_share import fair_share
 from odradek.security.principal import ClientIdentity
@@ -60,7 +65,7 @@ from odradek.wire.primitives import Part
 if TYPE_CHECKING:
     from odradek.security.gate import GateAnswer
 
-__all__ = ["Connection", "Dispatch", "FrameGate", "Prepare"]
+__all__ = ["AnswersAtOnce", "Connection", "Dispatch", "FrameGate", "Prepare"]
 
 log = logging.getLogger("odradek.server")
 
@@ -87,6 +92,15 @@ Prepare = Callable[["Connection"], None]
 """Called once the connection is made: sets `Connection.identity` and `Connection.gate`, or aborts."""
 
 
+@runtime_checkable
+class AnswersAtOnce(Protocol):
+    """A dispatcher that can answer some frames without waiting for anything (`Connection._enqueue`)."""
+
+    def answer_now(self, body: bytearray, connection: Connection) -> list[Part] | None:
+        """The frame's answer (empty: none is due), or None: send it through the dispatch coroutine."""
+        ...
+
+
 class Connection(asyncio.BufferedProtocol):
     """asyncio protocol for one socket; see the module docstring for the ordering invariant."""
 
@@ -102,6 +116,7 @@ class Connection(asyncio.BufferedProtocol):
         memory: RequestMemory | None = None,
     ) -> None:
         self._dispatch = dispatch
+        self._answer_now = dispatch.answer_now if isinstance(dispatch, AnswersAtOnce) else None
         self._prepare = prepare
         #: ``time.monotonic()`` of the last bytes in or out (``connections.max.idle.ms``).
         self.last_active = time.monotonic()
@@ -174,6 +189,62 @@ class Connection(asyncio.BufferedProtocol):
 
     def _enqueue(self, frames: list[bytearray]) -> None:
         if not frames or self.closed:
+            return
+        if self._answer_now is not None and self._idle():
+            frames, answered_bytes = self._answer_at_once(frames)
+            self._queue(frames)
+            self._memory.release(answered_bytes)  # after the rest is queued: a release may enqueue more
+            return
+        self._queue(frames)
+
+    def _idle(self) -> bool:
+        """Nothing queued, in hand or held back: a frame may be answered at once, in order."""
+        return (
+            not self._pending
+            and (self._worker is None or self._worker.done())
+            and self._muted is None
+            and self.gate is None
+            and self._writable.is_set()
+        )
+
+    def _answer_at_once(self, frames: list[bytearray]) -> tuple[list[bytearray], int]:
+        """Answer the leading frames the dispatcher answers without waiting (a Produce of the
+        fast path's shape), for one `Turn` at most, and send their answers together.  Returns the
+        frames left for the worker, in order, and the bytes of those answered (still reserved)."""
+        assert self._answer_now is not None
+        out: list[Part] = []
+        answered_bytes = 0
+        turn: Turn | None = None  # started by the first answer: a frame handed back costs nothing more
+        rest: list[bytearray] = []
+        for position, body in enumerate(frames):
+            try:
+                parts = self._answer_now(body, self)
+            except Exception as exc:
+                if out:  # the answers before the frame that closes the connection still go out
+                    self._send(out)
+                if isinstance(exc, ProtocolViolation):
+                    self.abort(str(exc))
+                else:
+                    log.exception("closing connection from %s: internal error", self.peer)
+                    self.close()
+                return [], sum(len(frame) for frame in frames)
+            if parts is None:
+                rest = frames[position:] if position else frames
+                break
+            answered_bytes += len(body)
+            out.extend(parts)
+            if turn is None:
+                turn = Turn()
+            elif turn.over():
+                rest = frames[position + 1 :]
+                break
+        if out:
+            self._send(out)
+        return rest, answered_bytes
+
+    def _queue(self, frames: list[bytearray]) -> None:
+        """Queue frames for the worker, which answers them in order."""
+        if not frames:
             return
         for body in frames:
             self._pending.append(body)

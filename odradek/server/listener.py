@@ -66,7 +66,10 @@ def _listening_sockets(host: str, port: int) -> list[socket.socket]:
     """Bound, listening, non-blocking sockets for every address of ``host`` (as asyncio's
     ``create_server`` binds them)."""
     found: list[socket.socket] = []
-    infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    # An ASCII host (an address or a plain name) is passed as bytes: a str is first encoded with the
+    # IDNA codec, whose import (unicodedata, stringprep) would cost every start about a millisecond.
+    name = host.encode("ascii") if host.isascii() else host
+    infos = socket.getaddrinfo(name or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     try:
         for family, kind, proto, _, address in dict.fromkeys(infos):
             sock = socket.socket(family, kind, proto)

@@ -14,8 +14,8 @@ from odradek.storage.errors import (
 from odradek.storage.filesystem import FileHandle, FileSystem, MemoryFileSystem, OsFileSystem
 from odradek.storage.log_config import LogConfig, TimestampType
 from odradek.storage.log_manager import LogManager, StoredPartition
-from odradek.storage.log_observer import LogObserver
-from odradek.storage.partition_log import AppendInfo, AppendListener, PartitionLog
+from odradek.storage.log_observer import AppendInfo, LogObserver
+from odradek.storage.partition_log import AppendListener, PartitionLog
 from odradek.storage.region import FileRegion
 from odradek.storage.segment import TimestampOffset
 

@@ -23,6 +23,7 @@ from odradek.storage.filesystem import FileSystem, read_file, write_file_atomic
 __all__ = [
     "CLEANER_OFFSET_CHECKPOINT",
     "LOG_START_OFFSET_CHECKPOINT",
+    "encode_offset_checkpoint",
     "read_offset_checkpoint",
     "write_offset_checkpoint",
 ]
@@ -33,11 +34,16 @@ RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint"
 _VERSION = "0"
 
 
-def write_offset_checkpoint(fs: FileSystem, path: str, offsets: Mapping[tuple[str, int], int]) -> None:
-    """Replace the checkpoint at ``path`` with ``offsets`` (sorted, for stable files)."""
+def encode_offset_checkpoint(offsets: Mapping[tuple[str, int], int]) -> bytes:
+    """The file content for ``offsets`` (sorted, for stable files)."""
     lines = [_VERSION, str(len(offsets))]
     lines += [f"{topic} {partition} {offset}" for (topic, partition), offset in sorted(offsets.items())]
-    write_file_atomic(fs, path, ("\n".join(lines) + "\n").encode("utf-8"))
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def write_offset_checkpoint(fs: FileSystem, path: str, offsets: Mapping[tuple[str, int], int]) -> None:
+    """Replace the checkpoint at ``path`` with ``offsets``."""
+    write_file_atomic(fs, path, encode_offset_checkpoint(offsets))
 
 
 def read_offset_checkpoint(fs: FileSystem, path: str) -> dict[tuple[str, int], int]:

@@ -68,14 +68,14 @@ from odradek.storage.index_file import INT32_MAX
 from odradek.storage.offset_index import OffsetIndex
 from odradek.storage.partition_log import PartitionLog
 from odradek.storage.retention import largest_timestamp
-from odradek.storage.segment import (
+from odradek.storage.segment import LogSegment
+from odradek.storage.segment_files import (
     CLEANED_SUFFIX,
     INDEX_SUFFIX,
     LOG_SUFFIX,
     SWAP_SUFFIX,
     TIME_INDEX_SUFFIX,
     TXN_INDEX_SUFFIX,
-    LogSegment,
     filename_prefix,
 )
 from odradek.storage.time_index import NO_TIMESTAMP, TimeIndex

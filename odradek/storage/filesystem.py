@@ -168,11 +168,12 @@ class _OsFile:
     def write(self, data: Buffer) -> int:
         fd = self._check()
         start = self._size
-        view = memoryview(data)
-        written = 0
         try:
-            while written < len(view):
-                written += os.write(fd, view[written:])
+            written = os.write(fd, data)
+            if written < len(data):
+                view = memoryview(data)
+                while written < len(view):
+                    written += os.write(fd, view[written:])
         except OSError:
             self._size = os.fstat(fd).st_size
             raise

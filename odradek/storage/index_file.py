@@ -35,6 +35,8 @@ class IndexFile:
     """A sparse index file of fixed-size entries for one segment."""
 
     entry_size = 0
+    reserved_entries = 0
+    """Slots kept free at the end: the index is full once only these are left."""
 
     def __init__(self, fs: FileSystem, path: str, base_offset: int, max_index_bytes: int, data: bytes | None) -> None:
         """``data`` is the file's content as read, or None to (re)write the file from scratch."""
@@ -42,6 +44,7 @@ class IndexFile:
         self._path = path
         self.base_offset = base_offset
         self.max_entries = max_index_bytes // self.entry_size
+        self._full_bytes = (self.max_entries - self.reserved_entries) * self.entry_size
         if data is None:
             self._buf = bytearray()
             self._persisted = 0
@@ -56,6 +59,11 @@ class IndexFile:
     @property
     def path(self) -> str:
         return self._path
+
+    @property
+    def is_full(self) -> bool:
+        """Whether no entry but the reserved ones fits any more (the segment rolls)."""
+        return len(self._buf) >= self._full_bytes
 
     @property
     def entries(self) -> int:

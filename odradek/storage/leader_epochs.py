@@ -133,14 +133,18 @@ class LeaderEpochCache:
         self.assign(epoch, log_end_offset, durable=False)
 
     def truncate_from_start(self, log_start_offset: int) -> None:
-        """The log now starts at ``log_start_offset``: forget what lies wholly below it."""
+        """The log now starts at ``log_start_offset``: forget what lies wholly below it.
+
+        The write is not durable (the owner has `sync` run off the loop), as Kafka's
+        ``truncateFromStartAsyncFlush``: a crash before the sync leaves the older entries, which
+        the next `lead` truncates again, or an unreadable file, which loads empty."""
         first_kept = bisect.bisect_right(self._starts, log_start_offset) - 1
         if first_kept < 0 or (first_kept == 0 and self._starts[0] == log_start_offset):
             return
         del self._epochs[:first_kept]
         del self._starts[:first_kept]
         self._starts[0] = log_start_offset
-        self._write(durable=True)
+        self._write(durable=False)
 
     def truncate_from_end(self, end_offset: int) -> None:
         """The log now ends at ``end_offset``: forget the epochs that start at or past it."""

@@ -34,13 +34,13 @@ from dataclasses import dataclass
 from odradek.storage.filesystem import FileSystem
 from odradek.storage.log_config import LogConfig
 from odradek.storage.partition_metadata import read_partition_metadata
-from odradek.storage.segment import (
+from odradek.storage.segment import LogSegment
+from odradek.storage.segment_files import (
     CLEANED_SUFFIX,
     DELETED_SUFFIX,
     INDEX_SUFFIXES,
     LOG_SUFFIX,
     SWAP_SUFFIX,
-    LogSegment,
     parse_segment_filename,
 )
 from odradek.wire.records.batch import BATCH_OVERHEAD, CorruptBatchError, read_header

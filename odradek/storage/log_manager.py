@@ -1,36 +1,28 @@
-"""Every partition log of the broker's data directories (``log.dirs``).
-
-Layout of each data directory (Kafka's)::
-
-    <data dir>/<topic>-<partition>/                 one `PartitionLog` each, in one data directory
-    <data dir>/<topic>-<partition>.<hex id>-delete/  a log being deleted (removed at start-up)
-    <data dir>/<topic>-<partition>.<hex id>-future/  a log being moved here (a move a restart interrupted
-                                                     is dropped at start-up)
-    <data dir>/.odradek_cleanshutdown               present only between a clean close and the next open
-    <data dir>/log-start-offset-checkpoint           Kafka's; logs whose start is past their first segment
-    <data dir>/recovery-point-offset-checkpoint      Kafka's; offset below which each log was flushed
-    <data dir>/cleaner-offset-checkpoint             Kafka's; first dirty offset of each compacted log
+"""Every partition log of the broker's data directories (``log.dirs``), laid out as Kafka does
+(see `odradek.storage.data_dir_names`).
 
 Each checkpoint names the logs of its own directory.  A new partition goes to the directory with
 the fewest partitions, ties to the one listed first, counting (as Kafka does) a log being moved
-in.  A move
-(`LogManager.moving`, AlterReplicaLogDirs) copies the log into the target's ``-future`` directory
-off the event loop (`odradek.storage.log_mover`), then closes it, copies the rest, renames the
-copy into place (durably) before renaming the source ``-delete``; a crash between the two renames
-leaves two identical copies, and loading keeps the one in the directory listed first.
+in.  A move (`LogManager.moving`, AlterReplicaLogDirs) copies the log into the target's
+``-future`` directory off the event loop (`odradek.storage.log_mover`), then closes it, copies
+the rest, renames the copy into place (durably) before renaming the source ``-delete``; a crash
+between the two renames leaves two identical copies, and loading keeps the one in the directory
+listed first.
 
-Directory names are parsed as Kafka does: the partition is the integer after the LAST ``-``,
-so topic names may hold dots and dashes.  Topic metadata other than the topic id (partition
-count, configs) is the handler layer's to persist; `LogManager.partitions` lists what is on
-disk so the broker can rebuild its metadata at start-up.
+Topic metadata other than the topic id (partition count, configs) is the handler layer's to
+persist; `LogManager.partitions` lists what is on disk so the broker can rebuild its metadata at
+start-up.
 
 Invariants:
 - in every data directory, the clean-shutdown marker is removed (durably) before any log is
   opened for writing, and written (durably) only after every log has been flushed and closed;
 - one `PartitionLog` per (topic, partition); all share one list of append listeners;
 - the log start offset checkpoint is rewritten whenever a log start offset moves past its
-  first segment (DeleteRecords) and after every retention pass that changed one, so what a
-  client was told is gone stays gone after a crash.
+  first segment (DeleteRecords, durably before it returns, so what a client was told is gone
+  stays gone after a crash) and after every retention pass that changed one;
+- with `sync_soon` set, checkpoints other than DeleteRecords' are written by the worker
+  (`odradek.storage.checkpoint_writer`: a slow fsync must not pause the event loop), newest
+  content last; `flush` and `close` write them before returning;
 - a compaction pass (`cleaning`) is a generator whose jobs may run on a worker thread; the
   first dirty offset is checkpointed only after a pass finished on a log still loaded;
 - files of removed segments go when `delete_expired_segments` finds their
@@ -41,10 +33,9 @@ Invariants:
 from __future__ import annotations
 
 import logging
-import os
 import posixpath
 import uuid
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -53,10 +44,22 @@ from odradek.storage.checkpoint import (
     CLEANER_OFFSET_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
     RECOVERY_POINT_CHECKPOINT,
+    encode_offset_checkpoint,
     read_offset_checkpoint,
-    write_offset_checkpoint,
 )
+from odradek.storage.checkpoint_writer import CheckpointWriter
 from odradek.storage.cleaner_config import CleanerConfig
+from odradek.storage.data_dir_names import (
+    CLEAN_SHUTDOWN_FILE,
+    DELETE_SUFFIX,
+    FUTURE_SUFFIX,
+    IGNORED_SUFFIXES,
+    DataDirs,
+    data_dir_list,
+    delete_dir_name,
+    parse_partition_dir_name,
+    partition_dir_name,
+)
 from odradek.storage.errors import InconsistentTopicId, StorageError
 from odradek.storage.filesystem import FileSystem, write_file_atomic
 from odradek.storage.log_config import LogConfig
@@ -77,12 +80,6 @@ __all__ = [
     "partition_dir_name",
 ]
 
-CLEAN_SHUTDOWN_FILE = ".odradek_cleanshutdown"
-_DELETE_SUFFIX = "-delete"
-_FUTURE_SUFFIX = "-future"
-_IGNORED_SUFFIXES = ("-stray",)
-_MAX_NAME = 255
-
 _log = logging.getLogger(__name__)
 
 
@@ -93,35 +90,6 @@ class StoredPartition:
     topic: str
     partition: int
     topic_id: uuid.UUID | None
-
-
-def partition_dir_name(topic: str, partition: int) -> str:
-    return f"{topic}-{partition}"
-
-
-def parse_partition_dir_name(name: str) -> tuple[str, int] | None:
-    """``(topic, partition)`` of a ``<topic>-<partition>`` name, or None."""
-    topic, dash, partition = name.rpartition("-")
-    if not dash or not topic or not partition.isdigit():
-        return None
-    return topic, int(partition)
-
-
-def delete_dir_name(topic: str, partition: int, kind: str = _DELETE_SUFFIX) -> str:
-    """Kafka's ``<topic>-<partition>.<uuid hex>-delete`` (or ``-future``), the topic cut to keep
-    255 characters."""
-    suffix = f"-{partition}.{uuid.uuid4().hex}{kind}"
-    return topic[: _MAX_NAME - len(suffix)] + suffix
-
-
-DataDirs = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
-"""One data directory, or several in ``log.dirs`` order."""
-
-
-def _dir_list(data_dirs: DataDirs) -> list[str]:
-    if isinstance(data_dirs, str | os.PathLike):
-        return [os.fspath(data_dirs)]
-    return [os.fspath(d) for d in data_dirs]
 
 
 def _default_config(_topic: str) -> LogConfig:
@@ -143,7 +111,7 @@ class LogManager:
         self._fs = fs
         self._cleaner_config = cleaner_config or CleanerConfig()
         self._cleaning_hints: Callable[[PartitionLog], CleaningHints] = lambda _log: CleaningHints()
-        self.data_dirs = _dir_list(data_dirs)
+        self.data_dirs = data_dir_list(data_dirs)
         """The data directories, in ``log.dirs`` order."""
         self.data_dir = self.data_dirs[0]
         """The first data directory (where the broker keeps its own metadata)."""
@@ -158,6 +126,7 @@ class LogManager:
         """Arranges a `sync_creations` on a worker thread (the broker's); without it the
         deferred jobs of logs (`PartitionLog.defer_sync`) run at once, on the caller's thread."""
         self._checkpointed: dict[str, dict[tuple[str, int], int]] = {d: {} for d in self.data_dirs}
+        self._checkpoints = CheckpointWriter(fs)
         self._first_dirty: dict[tuple[str, int], int] = {}
         self._deletion_listener: Callable[[int], None] | None = None
         self._moving: dict[tuple[str, int], str] = {}
@@ -174,11 +143,11 @@ class LogManager:
         ``file.delete.delay.ms`` of removed segments (or of a moved-away log) due at ``due_ms``."""
         self._deletion_listener = listener
         for log in self._logs.values():
-            log.on_deletion_scheduled = listener
+            log.deletions.on_scheduled = listener
 
     def next_deletion_due(self) -> int | None:
         """The earliest due time (clock ms) of any removed segment's files; None: none wait."""
-        dues = [due for log in self._logs.values() if (due := log.next_deletion_due) is not None]
+        dues = [due for log in self._logs.values() if (due := log.deletions.next_due) is not None]
         dues += [due for due, _, _ in self._doomed]
         return min(dues, default=None)
 
@@ -197,7 +166,7 @@ class LogManager:
         cleaner_config: CleanerConfig | None = None,
     ) -> LogManager:
         """Load every partition directory; ``config_for(topic)`` gives each topic's settings."""
-        paths = _dir_list(data_dirs)
+        paths = data_dir_list(data_dirs)
         clean_dirs = {path: cls._take_clean_marker(fs, path) for path in paths}
         manager = cls(fs, paths, clock, clean_shutdown=all(clean_dirs.values()), cleaner_config=cleaner_config)
         for path in paths:
@@ -227,10 +196,10 @@ class LogManager:
         self._first_dirty.update(self._read_checkpoint(f"{path}/{CLEANER_OFFSET_CHECKPOINT}", "cleaner offset"))
         for name in fs.listdir(path):
             child = f"{path}/{name}"
-            if not fs.is_dir(child) or name.endswith(_IGNORED_SUFFIXES):
+            if not fs.is_dir(child) or name.endswith(IGNORED_SUFFIXES):
                 continue
-            if name.endswith((_DELETE_SUFFIX, _FUTURE_SUFFIX)):
-                if name.endswith(_FUTURE_SUFFIX):
+            if name.endswith((DELETE_SUFFIX, FUTURE_SUFFIX)):
+                if name.endswith(FUTURE_SUFFIX):
                     _log.warning("dropping %s: a move to this directory did not finish before the restart", child)
                 fs.rmtree(child)
                 continue
@@ -282,7 +251,16 @@ class LogManager:
     def _logs_in(self, data_dir: str) -> dict[tuple[str, int], PartitionLog]:
         return {key: log for key, log in self._logs.items() if self.dir_of(log) == data_dir}
 
-    def _checkpoint(self, data_dir: str) -> None:
+    def _write_checkpoint(self, path: str, offsets: dict[tuple[str, int], int], *, now: bool = False) -> None:
+        """Have the checkpoint at ``path`` say ``offsets``: on the worker (`sync_soon`), or
+        before returning when ``now`` or when there is no worker."""
+        self._checkpoints.put(path, encode_offset_checkpoint(offsets))
+        if now or self.sync_soon is None:
+            self._checkpoints.write_pending()
+        else:
+            self.sync_soon()
+
+    def _checkpoint(self, data_dir: str, *, now: bool = False) -> None:
         """Rewrite ``data_dir``'s log start offset checkpoint when it no longer matches its logs."""
         offsets = {
             key: log.log_start_offset
@@ -290,16 +268,16 @@ class LogManager:
             if log.log_start_offset > log.segments[0].base_offset
         }
         if offsets != self._checkpointed.get(data_dir):
-            write_offset_checkpoint(self._fs, f"{data_dir}/{LOG_START_OFFSET_CHECKPOINT}", offsets)
+            self._write_checkpoint(f"{data_dir}/{LOG_START_OFFSET_CHECKPOINT}", offsets, now=now)
             self._checkpointed[data_dir] = offsets
 
-    def _checkpoint_all(self) -> None:
+    def _checkpoint_all(self, *, now: bool = False) -> None:
         for data_dir in self.data_dirs:
-            self._checkpoint(data_dir)
+            self._checkpoint(data_dir, now=now)
 
     def _write_cleaner_checkpoint(self, data_dir: str) -> None:
         live = {key: offset for key, offset in self._first_dirty.items() if key in self._logs_in(data_dir)}
-        write_offset_checkpoint(self._fs, f"{data_dir}/{CLEANER_OFFSET_CHECKPOINT}", live)
+        self._write_checkpoint(f"{data_dir}/{CLEANER_OFFSET_CHECKPOINT}", live)
 
     def increment_log_start_offset(self, topic: str, partition: int, offset: int) -> int:
         """Move a log's start up to ``offset`` durably; return the log start offset.
@@ -308,7 +286,7 @@ class LogManager:
         """
         log = self._logs[(topic, partition)]
         if log.increment_log_start_offset(offset):
-            self._checkpoint(self.dir_of(log))
+            self._checkpoint(self.dir_of(log), now=True)
         return log.log_start_offset
 
     def compacted_logs(self) -> list[tuple[str, int]]:
@@ -358,7 +336,7 @@ class LogManager:
         deleted = 0
         for log in list(self._logs.values()):
             try:
-                deleted += log.delete_expired_segments(now_ms)
+                deleted += log.deletions.delete_expired(now_ms)
             except OSError:
                 _log.exception("deleting removed segments failed for %s", log.directory)
         for entry in [entry for entry in self._doomed if entry[0] <= now_ms]:
@@ -406,10 +384,14 @@ class LogManager:
 
     def next_data_dir(self) -> str:
         """Where a new partition goes: the data directory with the fewest partitions (a log
-        moving in counts too), ties to the first listed."""
+        moving in counts too), ties to the first listed.  With one data directory nothing is
+        counted: creating a topic of thousands of partitions stays linear, not quadratic."""
+        if len(self.data_dirs) == 1:
+            return self.data_dirs[0]
         counts = dict.fromkeys(self.data_dirs, 0)
         for log in self._logs.values():
-            counts[self.dir_of(log)] = counts.get(self.dir_of(log), 0) + 1
+            data_dir = self.dir_of(log)
+            counts[data_dir] = counts.get(data_dir, 0) + 1
         for target in self._moving.values():
             counts[target] += 1
         return min(self.data_dirs, key=lambda d: counts[d])
@@ -446,7 +428,7 @@ class LogManager:
             listeners=self._listeners,
             durable=durable,
         )
-        log.on_deletion_scheduled = self._deletion_listener
+        log.deletions.on_scheduled = self._deletion_listener
         log.on_sync_deferred = self._sync_deferred
         if durable:
             self._fs.fsync_dir(data_dir)
@@ -466,6 +448,7 @@ class LogManager:
         deferred, self._deferred_syncs = self._deferred_syncs, []
         for log in deferred:
             log.run_deferred()
+        self._checkpoints.write_pending()
 
     def _sync_deferred(self, log: PartitionLog) -> None:
         """``log`` queued a deferred job: run it on the worker `sync_soon` arranges."""
@@ -521,7 +504,7 @@ class LogManager:
         if log is None or self.dir_of(log) == target_dir or key in self._moving:
             return None
         source_dir = self.dir_of(log)
-        future = f"{target_dir}/{delete_dir_name(topic, partition, _FUTURE_SUFFIX)}"
+        future = f"{target_dir}/{delete_dir_name(topic, partition, FUTURE_SUFFIX)}"
         self._moving[key] = target_dir
         closed = False
         try:
@@ -559,7 +542,7 @@ class LogManager:
             recovery_point=recovery,
             listeners=self._listeners,
         )
-        moved.on_deletion_scheduled = self._deletion_listener
+        moved.deletions.on_scheduled = self._deletion_listener
         moved.on_sync_deferred = self._sync_deferred
         self._logs[key] = moved
         reopen(moved)
@@ -587,23 +570,24 @@ class LogManager:
             recovery_point=log.log_end_offset,
             listeners=self._listeners,
         )
-        again.on_deletion_scheduled = self._deletion_listener
+        again.deletions.on_scheduled = self._deletion_listener
         again.on_sync_deferred = self._sync_deferred
         self._logs[(log.topic, log.partition)] = again
         reopen(again)
 
     def flush(self) -> None:
+        """Flush every log; every checkpoint is on disk when this returns."""
         for log in self._logs.values():
             log.flush()
-        self.checkpoint_recovery_points()
+        self.checkpoint_recovery_points(now=True)
 
-    def checkpoint_recovery_points(self) -> None:
+    def checkpoint_recovery_points(self, *, now: bool = False) -> None:
         """Write Kafka's ``recovery-point-offset-checkpoint`` in each data directory: per
         partition, the offset below which everything was flushed, so that a restart after a crash
-        scans only past it."""
+        scans only past it (on the worker unless ``now``)."""
         for data_dir in self.data_dirs:
             points = {key: log.recovery_point for key, log in self._logs_in(data_dir).items()}
-            write_offset_checkpoint(self._fs, f"{data_dir}/{RECOVERY_POINT_CHECKPOINT}", points)
+            self._write_checkpoint(f"{data_dir}/{RECOVERY_POINT_CHECKPOINT}", points, now=now)
 
     def discard(self) -> None:
         """Close every log without flushing or writing anything: the caller throws the whole
@@ -611,16 +595,18 @@ class LogManager:
         for log in self._logs.values():
             log.discard()
         self._logs.clear()
+        self._checkpoints.drop()
 
     def close(self) -> None:
         """Flush and close every log, then leave the clean-shutdown marker in each data directory
         (in none when a log is offline: its tail needs recovery at the next start)."""
-        self._checkpoint_all()
+        self._checkpoint_all(now=True)
         offline = [log.directory for log in self._logs.values() if log.offline]
         for log in self._logs.values():
             log.close()
         if not offline:
-            self.checkpoint_recovery_points()
+            self.checkpoint_recovery_points(now=True)
+        self._checkpoints.write_pending()
         self._logs.clear()
         if offline:
             _log.warning("no clean-shutdown marker: %s went offline", ", ".join(offline))

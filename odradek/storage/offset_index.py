@@ -32,10 +32,6 @@ class OffsetIndex(IndexFile):
 
     entry_size = _ENTRY.size
 
-    @property
-    def is_full(self) -> bool:
-        return self.entries >= self.max_entries
-
     def entry(self, n: int) -> tuple[int, int]:
         """The ``n``-th entry as ``(absolute offset, position)``."""
         relative, position = _ENTRY.unpack_from(self._buf, n * _ENTRY.size)

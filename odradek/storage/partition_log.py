@@ -1,12 +1,11 @@
 """The log of one topic-partition: the directory ``<topic>-<partition>/`` and its segments.
 
-Directory content, as Kafka lays it out: segments (``<base offset>.log``, ``.index``,
-``.timeindex``) and ``partition.metadata`` (``version: 0\\ntopic_id: <base64url id>``).
+Directory content, as Kafka lays it out: segments and ``partition.metadata`` (see
+`odradek.storage.log_creation`).
 
 Append (the produce hot path) is all-or-nothing and costs one write: every batch of the
-buffer is verified (header and CRC32C, records never decoded), then the base offsets and
-leader epochs are patched in place (and the log append time, when the topic uses it), then
-the whole buffer goes to the active segment in a single write.  The segment rolls first
+buffer is verified and stamped in place (`odradek.storage.batch_stamping`), then the whole
+buffer goes to the active segment in a single write.  The segment rolls first
 when the buffer would push it past ``segment.bytes``, when it is older than ``segment.ms``,
 when an index is full, or when an offset would leave the int32 range of its base offset.
 
@@ -22,12 +21,7 @@ and by DeleteRecords (`increment_log_start_offset`, anywhere up to the high wate
 Persisting it is the log manager's job (its checkpoint file).
 
 Removing segments (retention, DeleteRecords-driven retention, a compaction swap) is Kafka's
-asynchronous deletion: the segment leaves the list at once (no new read reaches it), its
-files are renamed with the ``.deleted`` suffix, and `delete_expired_segments` closes and
-deletes them once ``file.delete.delay.ms`` has passed since the removal.  Until then the
-log file stays open, so a `FileRegion` read from the segment before it left stays readable:
-the server reads or sends a region right after the handler returns it, with no ``await`` in
-between, so even a zero delay never closes a descriptor under a read in flight.
+asynchronous deletion (`odradek.storage.pending_deletions`).
 
 Invariants:
 - segments are sorted by base offset, the last one is active (the only one appended to);
@@ -39,62 +33,44 @@ Invariants:
   clean close, after the change (see `odradek.storage.log_observer`).
 
 Not thread-safe: one thread (the event loop) uses a log; `flush` may be slow (fsync).  The
-exception is the log's queue of deferred durability jobs (`defer_sync`, `run_deferred`): a roll
-does not fsync on the loop, as Kafka's roll leaves its flushes to a background task.  The roll
-queues the fsync of the directory entry of the new segment; the partition queues the producer
-snapshot it took at the roll (its bytes computed on the loop).  A worker runs the queue in
-order, one job at a time; `flush` fsyncs a pending directory entry itself, `close` runs what is
-left and `discard` drops it.  A crash before the worker ran loses at most what Kafka's loses:
-the newest snapshot (the next open replays from an older one) and the entry of a segment whose
-data was not flushed either.
+exception is the log's queue of deferred durability jobs (`defer_sync`, `run_deferred`, see
+`odradek.storage.sync_queue`): `flush` fsyncs a pending directory entry itself, `close` runs
+what is left and `discard` drops it.
 """
 
 from __future__ import annotations
 
 import logging
-import posixpath
 import uuid
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 
 from odradek.clock import Clock
+from odradek.storage.batch_stamping import stamp_batches, stamp_single, verify_batches
 from odradek.storage.committed_reads import CommittedRead, add_aborted_txn, collect_aborted_txns, read_committed
 from odradek.storage.errors import OffsetOutOfRange, RecordBatchTooLarge, StorageError
 from odradek.storage.filesystem import FileSystem
 from odradek.storage.index_file import INT32_MAX
-from odradek.storage.log_config import LogConfig
+from odradek.storage.log_config import LONG_MAX, LogConfig
+from odradek.storage.log_creation import create_log_directory, sync_log_directory
 from odradek.storage.log_loader import load_segments
-from odradek.storage.log_observer import LogObserver
-from odradek.storage.partition_metadata import PARTITION_METADATA_FILE, write_partition_metadata
+from odradek.storage.log_observer import AppendInfo, LogObserver
+from odradek.storage.partition_metadata import write_partition_metadata
+from odradek.storage.pending_deletions import PendingDeletions, retire_segments
 from odradek.storage.region import FileRegion
 from odradek.storage.segment import AppendedBatch, LogSegment, TimestampOffset
+from odradek.storage.segment_reads import offset_for_timestamp, read_batches
 from odradek.storage.sync_queue import SyncQueue
 from odradek.storage.time_index import NO_TIMESTAMP
 from odradek.storage.txn_index import AbortedTxn
 from odradek.wire.records.batch import (
+    LOG_OVERHEAD,
     BatchHeader,
-    CorruptBatchError,
-    set_base_offset,
-    set_log_append_time,
-    set_partition_leader_epoch,
-    verify_batch,
 )
 
 __all__ = ["AppendInfo", "AppendListener", "PartitionLog"]
 
 _log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class AppendInfo:
-    """The outcome of an append; ``log_append_time_ms`` is -1 unless log append time was used."""
-
-    base_offset: int
-    last_offset: int
-    log_append_time_ms: int
-    log_start_offset: int
-
 
 AppendListener = Callable[["PartitionLog", AppendInfo], None]
 
@@ -119,6 +95,8 @@ class PartitionLog:
         self.partition = partition
         self.topic_id = topic_id
         self._config = config
+        self._log_append_time = config.log_append_time
+        self._flush_policy = config.flush_messages != LONG_MAX or config.flush_ms != LONG_MAX
         self._segments = segments
         self._base_offsets = [segment.base_offset for segment in segments]
         self._log_start_offset = segments[0].base_offset
@@ -138,10 +116,8 @@ class PartitionLog:
         self.on_sync_deferred: Callable[[PartitionLog], None] | None = None
         """Called (on the loop) each time a job joins the deferred queue: whoever owns a worker
         arranges a `run_deferred` on it.  Without one the job runs at once."""
-        self._pending_deletions: list[tuple[int, LogSegment]] = []
-        self.on_deletion_scheduled: Callable[[int], None] | None = None
-        """Called with the due time (clock ms) each time removed segments start their
-        ``file.delete.delay.ms``: whoever owns the timers arranges a `delete_expired_segments` then."""
+        self.deletions = PendingDeletions()
+        """Removed segments whose files wait for ``file.delete.delay.ms``."""
         self._closed = False
         self.observer: LogObserver | None = None
         """Told of rolls, log start offset moves and clean closes (the partition owning the log)."""
@@ -165,21 +141,9 @@ class PartitionLog:
         ``durable=False`` skips the fsyncs (thousands of partitions are created in one request);
         `sync_creation` makes the directory durable later, and `flush` does so first.
         """
-        fs.makedirs(directory)
-        write_partition_metadata(fs, directory, topic_id, durable=durable)
-        segment = LogSegment.create(
-            fs,
-            directory,
-            0,
-            index_interval_bytes=config.index_interval_bytes,
-            max_index_bytes=config.segment_index_bytes,
-            now_ms=clock.time_ms(),
-        )
+        segment = create_log_directory(fs, directory, topic_id, config, clock.time_ms(), durable=durable)
         log = cls(fs, directory, topic, partition, topic_id, config, [segment], listeners)
-        if durable:
-            fs.fsync_dir(directory)
-        else:
-            log._creation_unsynced = True
+        log._creation_unsynced = not durable
         return log
 
     def sync_creation(self, *, parent: bool = True) -> None:
@@ -188,17 +152,9 @@ class PartitionLog:
         caller fsyncs the data directory once for many logs).
 
         May run on a worker thread: it only fsyncs, and doing it twice is harmless."""
-        if not self._creation_unsynced:
-            return
-        handle = self._fs.open_append(f"{self.directory}/{PARTITION_METADATA_FILE}")
-        try:
-            handle.fsync()
-        finally:
-            handle.close()
-        self._fs.fsync_dir(self.directory)
-        if parent:
-            self._fs.fsync_dir(posixpath.dirname(self.directory))
-        self._creation_unsynced = False
+        if self._creation_unsynced:
+            sync_log_directory(self._fs, self.directory, parent=parent)
+            self._creation_unsynced = False
 
     def adopt_topic_id(self, topic_id: uuid.UUID) -> None:
         """Give a log whose partition.metadata a crash emptied its topic id back."""
@@ -251,6 +207,8 @@ class PartitionLog:
     def update_config(self, config: LogConfig) -> None:
         """New settings; index settings apply to segments created from now on."""
         self._config = config
+        self._log_append_time = config.log_append_time
+        self._flush_policy = config.flush_messages != LONG_MAX or config.flush_ms != LONG_MAX
 
     @property
     def log_start_offset(self) -> int:
@@ -294,59 +252,73 @@ class PartitionLog:
         leader_epoch: int,
         now_ms: int,
         log_append_time: bool = False,
+        header: BatchHeader | None = None,
     ) -> AppendInfo:
         """Verify, assign offsets to and write the batches of ``records`` (patched in place).
 
         ``log_append_time`` forces log append time; the topic's ``message.timestamp.type``
-        can also ask for it.  Raises `CorruptBatchError` (nothing written) when any batch is
-        invalid or ``records`` is empty, `RecordBatchTooLarge` when ``records`` exceeds
-        ``segment.bytes``.
+        can also ask for it.  ``header``: the first batch's header as ``records`` holds it now,
+        when the caller read it already (it is not read again).  Raises `CorruptBatchError`
+        (nothing written) when any batch is invalid or ``records`` is empty,
+        `RecordBatchTooLarge` when ``records`` exceeds ``segment.bytes``.
         """
         if self._offline is not None:
             raise StorageError(self._offline)
+        if header is not None and header.batch_length + LOG_OVERHEAD == len(records) and not log_append_time:
+            return self._append_one(records, header, leader_epoch, now_ms)
         size = len(records)
-        headers: list[BatchHeader] = []
-        position = 0
-        while position < size:
-            header = verify_batch(records, position)
-            headers.append(header)
-            position += header.total_size
-        if not headers:
-            raise CorruptBatchError("no record batch to append")
+        headers = verify_batches(records)
         if size > self._config.segment_bytes:
             raise RecordBatchTooLarge(f"{size} bytes of batches exceed the segment size {self._config.segment_bytes}")
-        append_time = now_ms if log_append_time or self._config.log_append_time else NO_TIMESTAMP
-        first_offset = offset = self._log_end_offset
-        batches: list[AppendedBatch] = []
-        max_timestamp = NO_TIMESTAMP
-        position = 0
-        for header in headers:
-            set_base_offset(records, position, offset)
-            set_partition_leader_epoch(records, position, leader_epoch)
-            if append_time != NO_TIMESTAMP:
-                set_log_append_time(records, position, append_time)
-                batch_max_timestamp = append_time
+        append_time = now_ms if log_append_time or self._log_append_time else NO_TIMESTAMP
+        first_offset = self._log_end_offset
+        batches, offset, max_timestamp = stamp_batches(records, headers, first_offset, leader_epoch, append_time)
+        return self._write(records, size, batches, first_offset, offset - 1, append_time, max_timestamp, now_ms)
+
+    def _append_one(
+        self, records: bytearray | memoryview, header: BatchHeader, leader_epoch: int, now_ms: int
+    ) -> AppendInfo:
+        """`append` of a buffer holding exactly the one batch ``header`` describes (a client's
+        produce): the same checks, patches, roll, write and flush, the header read once."""
+        size = header.batch_length + LOG_OVERHEAD
+        config = self._config
+        if size > config.segment_bytes:
+            verify_batches(records)  # a corrupt batch is refused as such first
+            raise RecordBatchTooLarge(f"{size} bytes of batches exceed the segment size {config.segment_bytes}")
+        first_offset = self._log_end_offset
+        last_offset = first_offset + header.last_offset_delta
+        append_time = now_ms if self._log_append_time else NO_TIMESTAMP
+        max_timestamp = stamp_single(records, header, first_offset, leader_epoch, append_time)
+        return self._write(records, size, None, first_offset, last_offset, append_time, max_timestamp, now_ms)
+
+    def _write(
+        self,
+        records: bytearray | memoryview,
+        size: int,
+        batches: list[AppendedBatch] | None,
+        first_offset: int,
+        last_offset: int,
+        append_time: int,
+        max_timestamp: int,
+        now_ms: int,
+    ) -> AppendInfo:
+        """Write stamped batches (exactly one when ``batches`` is None) after a roll if one is
+        due, then flush if due and tell the listeners."""
+        segment = self._maybe_roll(size, max_timestamp, last_offset, now_ms)
+        try:
+            if batches is None:
+                segment.append_batch(records, last_offset, max_timestamp)
             else:
-                batch_max_timestamp = header.max_timestamp
-            last_offset = offset + header.last_offset_delta
-            batches.append(AppendedBatch(position, last_offset, batch_max_timestamp))
-            max_timestamp = max(max_timestamp, batch_max_timestamp)
-            offset = last_offset + 1
-            position += header.total_size
-        try:
-            segment = self._maybe_roll(size, max_timestamp, offset - 1, now_ms)
-        except OSError as exc:
-            raise StorageError(f"{self.directory}: cannot roll a new segment: {exc}") from exc
-        try:
-            segment.append(records, batches)
+                segment.append(records, batches)
         except StorageError as exc:
             if segment.torn:
                 self._offline = f"{self.directory} is offline after a write it could not undo: {exc}"
                 _log.error("%s", self._offline)
             raise
-        self._log_end_offset = offset
-        self._maybe_flush(now_ms)
-        info = AppendInfo(first_offset, offset - 1, append_time, self._log_start_offset)
+        self._log_end_offset = last_offset + 1
+        if self._flush_policy or self._last_flush_ms is None:
+            self._maybe_flush(now_ms)
+        info = AppendInfo(first_offset, last_offset, append_time, self._log_start_offset)
         for listener in self.listeners:
             try:
                 listener(self, info)
@@ -367,15 +339,20 @@ class PartitionLog:
             self._last_flush_ms = now_ms
 
     def _maybe_roll(self, size: int, max_timestamp: int, last_offset: int, now_ms: int) -> LogSegment:
+        """The segment to append ``size`` bytes to: the active one, or a new one when it must roll
+        (cheapest checks first).  Raises `StorageError` when rolling fails."""
         segment = self._segments[-1]
         config = self._config
         if segment.size > 0 and (
             segment.size > config.segment_bytes - size
+            or last_offset - segment.base_offset > INT32_MAX
             or segment.time_waited_for_roll(now_ms, max_timestamp) > config.segment_ms
             or segment.indexes_full
-            or last_offset - segment.base_offset > INT32_MAX
         ):
-            segment = self.roll(now_ms)
+            try:
+                segment = self.roll(now_ms)
+            except OSError as exc:
+                raise StorageError(f"{self.directory}: cannot roll a new segment: {exc}") from exc
         return segment
 
     def roll(self, now_ms: int) -> LogSegment:
@@ -448,9 +425,7 @@ class PartitionLog:
             raise StorageError(f"{self.directory}: the segments to replace changed")
         index = self._segments.index(old[0])
         try:
-            for segment in old:
-                segment.rename_for_deletion()
-            self._fs.fsync_dir(self.directory)
+            retire_segments(self._fs, self.directory, old)
             new = install()
         except OSError as exc:
             self._offline = f"{self.directory} is offline after a failed segment swap: {exc}"
@@ -458,34 +433,8 @@ class PartitionLog:
             raise StorageError(self._offline) from exc
         self._segments[index : index + len(old)] = [new]
         self._base_offsets[index : index + len(old)] = [new.base_offset]
-        self._schedule_deletion(old, now_ms)
+        self.deletions.schedule(old, now_ms + self._config.file_delete_delay_ms)
         return new
-
-    def _schedule_deletion(self, segments: Sequence[LogSegment], now_ms: int) -> None:
-        due = now_ms + self._config.file_delete_delay_ms
-        self._pending_deletions.extend((due, segment) for segment in segments)
-        if segments and self.on_deletion_scheduled is not None:
-            self.on_deletion_scheduled(due)
-
-    def delete_expired_segments(self, now_ms: int) -> int:
-        """Close and delete the files of removed segments whose delay has passed; return how many."""
-        due = [segment for when, segment in self._pending_deletions if when <= now_ms]
-        if not due:
-            return 0
-        self._pending_deletions = [(when, s) for when, s in self._pending_deletions if when > now_ms]
-        for segment in due:
-            segment.delete_files()
-        return len(due)
-
-    @property
-    def next_deletion_due(self) -> int | None:
-        """When (clock ms) `delete_expired_segments` next has files to delete; None: nothing waits."""
-        return min((when for when, _ in self._pending_deletions), default=None)
-
-    @property
-    def pending_deletions(self) -> int:
-        """Removed segments whose files wait for ``file.delete.delay.ms``."""
-        return len(self._pending_deletions)
 
     def increment_log_start_offset(self, offset: int) -> bool:
         """Move the log start offset up to ``offset`` (DeleteRecords); return whether it moved.
@@ -506,7 +455,9 @@ class PartitionLog:
         their files are deleted ``file.delete.delay.ms`` after ``now_ms``.
 
         Deleting every segment rolls first, so the log keeps an (empty) active segment and the
-        segment being deleted is never the one appended to.  Returns how many were deleted.
+        segment being deleted is never the one appended to.  The renames are made durable by the
+        deferred queue (`defer_sync`), off the loop, as Kafka's retention runs off its request
+        threads.  Returns how many were deleted.
         """
         count = min(count, len(self._segments))
         if count <= 0:
@@ -527,8 +478,9 @@ class PartitionLog:
             self._notify(lambda observer: observer.log_start_moved(start))
         for segment in doomed:
             segment.rename_for_deletion()
-        self._fs.fsync_dir(self.directory)
-        self._schedule_deletion(doomed, now_ms)
+        self._directory_unsynced = True
+        self.defer_sync(self._sync_directory)
+        self.deletions.schedule(doomed, now_ms + self._config.file_delete_delay_ms)
         return count
 
     def read(
@@ -547,12 +499,14 @@ class PartitionLog:
             raise OffsetOutOfRange(offset, self._log_start_offset, self._log_end_offset)
         if offset == self._log_end_offset:
             return None
-        segments = self._segments
-        for index in range(max(bisect_right(self._base_offsets, offset) - 1, 0), len(segments)):
-            region = segments[index].read(offset, max_bytes, whole_batches=whole_batches)
-            if region is not None:
-                return region if region.length <= max_bytes or min_one_batch else None
-        return None
+        return read_batches(
+            self._segments,
+            self._base_offsets,
+            offset,
+            max_bytes,
+            min_one_batch=min_one_batch,
+            whole_batches=whole_batches,
+        )
 
     def read_committed(
         self, offset: int, max_bytes: int, *, last_stable_offset: int, min_one_batch: bool
@@ -582,17 +536,13 @@ class PartitionLog:
 
     def offset_for_timestamp(self, timestamp: int) -> TimestampOffset | None:
         """The first record (from the log start) whose timestamp is >= ``timestamp``, if any."""
-        for segment in self._segments:
-            if segment.max_timestamp()[0] >= timestamp:
-                return segment.find_offset_by_timestamp(timestamp, self._log_start_offset)
-        return None
+        return offset_for_timestamp(self._segments, timestamp, self._log_start_offset)
 
     def max_timestamp(self) -> TimestampOffset | None:
         """The first record carrying the largest timestamp of the log (ListOffsets MAX_TIMESTAMP)."""
         if self._log_end_offset == self._log_start_offset:
             return None
-        segment = max(self._segments, key=lambda s: s.max_timestamp()[0])
-        return segment.find_max_timestamp()
+        return max(self._segments, key=lambda s: s.max_timestamp()[0]).find_max_timestamp()
 
     @property
     def recovery_point(self) -> int:
@@ -637,7 +587,7 @@ class PartitionLog:
         self.run_deferred()
         for segment in self._segments:
             segment.close()
-        self._close_pending_deletions()
+        self.deletions.close_all()
         self._closed = True
         self._recovery_point = self._log_end_offset
 
@@ -646,11 +596,5 @@ class PartitionLog:
         self._deferred.drop()
         for segment in self._segments:
             segment.close_without_flush()
-        self._close_pending_deletions()
+        self.deletions.close_all()
         self._closed = True
-
-    def _close_pending_deletions(self) -> None:
-        """Close removed segments whose files still wait: the next open deletes the files."""
-        for _, segment in self._pending_deletions:
-            segment.close_without_flush()
-        self._pending_deletions.clear()

@@ -3,11 +3,9 @@
 only once one was written, see `odradek.storage.txn_index`).
 
 The ``.log`` file is Kafka's: record batches back to back, exactly as they travel on the wire
-(base offset already patched).  Only batch headers are read here; records are decoded for
-one batch at most, when a timestamp search must name a record.  The first 12 bytes of every
-batch are the log framing this module hops with::
-
-    LogEntry => baseOffset int64, batchLength int32 (bytes after this field), rest of the batch
+(base offset already patched).  Only batch headers are read here (hopping by their framing,
+see `odradek.storage.segment_files`, which also names the files); records are decoded for
+one batch at most, when a timestamp search must name a record.
 
 Indexing rule (the same when appending and when recovering, so both build identical
 indexes): a batch starting at position P gets an offset index entry (its last offset, P)
@@ -30,7 +28,6 @@ Not thread-safe: one thread (the event loop) uses a segment.
 from __future__ import annotations
 
 import logging
-import struct
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -40,6 +37,22 @@ from odradek.storage.filesystem import Buffer, FileHandle, FileSystem, read_file
 from odradek.storage.index_file import INT32_MAX
 from odradek.storage.offset_index import OffsetIndex
 from odradek.storage.region import FileRegion
+from odradek.storage.segment_files import (
+    DELETED_SUFFIX,
+    FRAMING,
+    INDEX_SUFFIX,
+    LOG_SUFFIX,
+    TIME_INDEX_SUFFIX,
+    TXN_INDEX_SUFFIX,
+    filename_prefix,
+    framing_at,
+    header_at,
+    hop,
+    read_exact,
+    remove_segment_files,
+    rename_segment_files,
+    walk,
+)
 from odradek.storage.time_index import NO_TIMESTAMP, TimeIndex
 from odradek.storage.txn_index import TransactionIndex
 from odradek.wire.records.batch import (
@@ -48,61 +61,18 @@ from odradek.wire.records.batch import (
     TIMESTAMP_TYPE_LOG_APPEND_TIME,
     BatchHeader,
     CorruptBatchError,
-    read_header,
     verify_batch,
 )
 from odradek.wire.records.builder import decode_batch
 
-__all__ = [
-    "CLEANED_SUFFIX",
-    "DELETED_SUFFIX",
-    "INDEX_SUFFIX",
-    "LOG_SUFFIX",
-    "SWAP_SUFFIX",
-    "TIME_INDEX_SUFFIX",
-    "TXN_INDEX_SUFFIX",
-    "AppendedBatch",
-    "LogSegment",
-    "TimestampOffset",
-    "filename_prefix",
-    "parse_segment_filename",
-]
-
-LOG_SUFFIX = ".log"
-INDEX_SUFFIX = ".index"
-TIME_INDEX_SUFFIX = ".timeindex"
-TXN_INDEX_SUFFIX = ".txnindex"
-INDEX_SUFFIXES = (INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX)
-"""Every file of a segment besides its ``.log``."""
-CLEANED_SUFFIX = ".cleaned"
-"""Appended to a segment's ``.log`` name while the cleaner writes its replacement."""
-SWAP_SUFFIX = ".swap"
-"""Appended to a segment's ``.log`` name once its replacement is complete and durable."""
-DELETED_SUFFIX = ".deleted"
-"""Appended to the names of a segment's files when it is removed from its log; the files go
-after ``file.delete.delay.ms`` (see `LogSegment.rename_for_deletion`)."""
+__all__ = ["AppendedBatch", "LogSegment", "TimestampOffset"]
 
 _log = logging.getLogger(__name__)
 
-_FRAMING = struct.Struct(">qi")
 _SCAN_CHUNK = 1 << 20
-_WALK_CHUNK = 16 * 1024
 _MAX_POSITION_HINTS = 64
 
 _Index = TypeVar("_Index", OffsetIndex, TimeIndex)
-
-
-def filename_prefix(base_offset: int) -> str:
-    """Kafka's file name stem: the base offset zero-padded to 20 digits."""
-    return f"{base_offset:020d}"
-
-
-def parse_segment_filename(name: str) -> int | None:
-    """The base offset of a ``.log`` file name, or None for any other file."""
-    stem, dot, suffix = name.partition(".")
-    if dot and "." + suffix == LOG_SUFFIX and len(stem) == 20 and stem.isdigit():
-        return int(stem)
-    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,14 +171,16 @@ class LogSegment:
         if self._next_offset is None:
             offset_index, _ = self._indexes()
             next_offset = self.base_offset
-            for _, header in self._walk(offset_index.last_entry()[1]):
+            for _, header in walk(self._log, self.path, self._size, offset_index.last_entry()[1]):
                 next_offset = header.next_offset
             self._next_offset = next_offset
         return self._next_offset
 
     @property
     def indexes_full(self) -> bool:
-        offset_index, time_index = self._indexes()
+        offset_index, time_index = self._offset_index, self._time_index
+        if offset_index is None or time_index is None:
+            offset_index, time_index = self._indexes()
         return offset_index.is_full or time_index.is_full
 
     def max_timestamp(self) -> tuple[int, int]:
@@ -219,7 +191,7 @@ class LogSegment:
     def time_waited_for_roll(self, now_ms: int, max_timestamp: int) -> int:
         """Kafka's segment.ms clock: by the first batch's timestamp if it has one, else by age."""
         if self._first_batch_timestamp is None and self._size > 0:
-            self._first_batch_timestamp = self._header_at(0).max_timestamp
+            self._first_batch_timestamp = header_at(self._log, self.path, 0).max_timestamp
         first = self._first_batch_timestamp
         if first is not None and first >= 0:
             return max_timestamp - first
@@ -233,15 +205,7 @@ class LogSegment:
         the segment is beyond repair here and recovery at the next start cuts the tail.
         """
         offset_index, time_index = self._indexes()
-        try:
-            start = self._log.write(data)
-        except OSError as exc:
-            try:
-                self._log.truncate(self._size)
-            except OSError as again:
-                self.torn = True
-                raise StorageError(f"{self.path}: write failed ({exc}) and could not be undone ({again})") from exc
-            raise StorageError(f"{self.path}: write failed and was undone: {exc}") from exc
+        start = self._write(data)
         for batch in batches:
             self._track(offset_index, time_index, start + batch.position, batch.last_offset, batch.max_timestamp)
         if start == 0:
@@ -250,6 +214,43 @@ class LogSegment:
         self._next_offset = batches[-1].last_offset + 1
         self._remember(self._next_offset, self._size)
         self._log_unsynced = True
+
+    def append_batch(self, data: Buffer, last_offset: int, max_timestamp: int) -> None:
+        """`append` of exactly one batch (a client's produce), without the list: the same write,
+        index entries and bookkeeping."""
+        offset_index, time_index = self._offset_index, self._time_index
+        if offset_index is None or time_index is None:
+            offset_index, time_index = self._indexes()
+        start = self._write(data)
+        if max_timestamp > self._max_timestamp:
+            self._max_timestamp = max_timestamp
+            self._offset_of_max_timestamp = last_offset
+        if start - self._last_index_position > self._index_interval:
+            offset_index.append(last_offset, start)
+            time_index.maybe_append(self._max_timestamp, self._offset_of_max_timestamp)
+            self._last_index_position = start
+        if start == 0:
+            self._first_batch_timestamp = max_timestamp
+        self._size = size = start + len(data)
+        self._next_offset = next_offset = last_offset + 1
+        hints = self._hints
+        if len(hints) >= _MAX_POSITION_HINTS:
+            hints.clear()
+        hints[next_offset] = size
+        self._log_unsynced = True
+
+    def _write(self, data: Buffer) -> int:
+        """Write ``data`` at the end in one write; its position.  A failed write is undone (see
+        `append`) and raised as `StorageError`."""
+        try:
+            return self._log.write(data)
+        except OSError as exc:
+            try:
+                self._log.truncate(self._size)
+            except OSError as again:
+                self.torn = True
+                raise StorageError(f"{self.path}: write failed ({exc}) and could not be undone ({again})") from exc
+            raise StorageError(f"{self.path}: write failed and was undone: {exc}") from exc
 
     def _track(
         self,
@@ -323,9 +324,9 @@ class LogSegment:
             return None
         position = self._hints.get(offset)
         if position is not None and position < self._size:
-            return position, self._framing_at(position)[1]
+            return position, framing_at(self._log, self.path, position)[1]
         offset_index, _ = self._indexes()
-        for position, header in self._walk(offset_index.lookup(offset)[1]):
+        for position, header in walk(self._log, self.path, self._size, offset_index.lookup(offset)[1]):
             if header.last_offset >= offset:
                 return position, header.total_size
         return None
@@ -336,7 +337,9 @@ class LogSegment:
         Requires ``position <= limit < size``; remembers the boundary for the next fetch.
         """
         offset_index, _ = self._indexes()
-        for batch_position, base_offset, size, _, _ in self._hop(max(position, offset_index.lookup_position(limit)[1])):
+        for batch_position, base_offset, size, _, _ in hop(
+            self._log, self.path, self._size, max(position, offset_index.lookup_position(limit)[1])
+        ):
             if batch_position + size > limit:
                 self._remember(base_offset, batch_position)
                 return batch_position
@@ -351,7 +354,9 @@ class LogSegment:
         """The first record at or after ``start_offset`` whose timestamp is >= ``timestamp``."""
         offset_index, time_index = self._indexes()
         indexed_offset = time_index.lookup(timestamp)[1]
-        for position, header in self._walk(offset_index.lookup(max(indexed_offset, start_offset))[1]):
+        for position, header in walk(
+            self._log, self.path, self._size, offset_index.lookup(max(indexed_offset, start_offset))[1]
+        ):
             if header.max_timestamp >= timestamp and header.last_offset >= start_offset:
                 for record_offset, record_timestamp in self._record_timestamps(position, header):
                     if record_timestamp >= timestamp and record_offset >= start_offset:
@@ -362,7 +367,9 @@ class LogSegment:
         """The first record carrying the segment's largest timestamp, None when empty."""
         offset_index, _ = self._indexes()
         timestamp = self._max_timestamp
-        for position, header in self._walk(offset_index.lookup(self._offset_of_max_timestamp)[1]):
+        for position, header in walk(
+            self._log, self.path, self._size, offset_index.lookup(self._offset_of_max_timestamp)[1]
+        ):
             if header.max_timestamp == timestamp:
                 for record_offset, record_timestamp in self._record_timestamps(position, header):
                     if record_timestamp == timestamp:
@@ -374,7 +381,7 @@ class LogSegment:
         """``(offset, timestamp)`` of each record; a batch that cannot be decoded (the append
         path does not decompress) counts as one record at its base offset with its max timestamp."""
         try:
-            header, records = decode_batch(self._read_exact(header.total_size, position))
+            header, records = decode_batch(read_exact(self._log, self.path, header.total_size, position))
         except CorruptBatchError:
             yield header.base_offset, header.max_timestamp
             return
@@ -446,7 +453,7 @@ class LogSegment:
             relative = position - buffer_start
             if len(buffer) - relative < LOG_OVERHEAD:
                 buffer, buffer_start, relative = self._log.pread(_SCAN_CHUNK, position), position, 0
-            total = _FRAMING.unpack_from(buffer, relative)[1] + LOG_OVERHEAD
+            total = FRAMING.unpack_from(buffer, relative)[1] + LOG_OVERHEAD
             if total < BATCH_OVERHEAD or total > end - position:
                 return
             if len(buffer) - relative < total:
@@ -507,27 +514,18 @@ class LogSegment:
         fsyncs the directory).  The log file stays open, so a `FileRegion` handed out before
         keeps reading the same bytes until `delete_files` runs."""
         self._retired = True
-        for suffix in (LOG_SUFFIX, *INDEX_SUFFIXES):
-            path = self._stem + suffix
-            if self._fs.exists(path):
-                self._fs.rename(path, path + DELETED_SUFFIX)
+        rename_segment_files(self._fs, self._stem, DELETED_SUFFIX)
 
     def delete_files(self) -> None:
         """Close the log file and remove the ``.deleted`` files left by `rename_for_deletion`
         (those already gone, e.g. with their directory, are skipped)."""
         self.close_without_flush()
-        for suffix in (LOG_SUFFIX, *INDEX_SUFFIXES):
-            path = self._stem + suffix + DELETED_SUFFIX
-            if self._fs.exists(path):
-                self._fs.remove(path)
+        remove_segment_files(self._fs, self._stem, DELETED_SUFFIX)
 
     def delete(self) -> None:
         """Close the log file and remove the segment's three files."""
         self.close_without_flush()
-        for suffix in (LOG_SUFFIX, *INDEX_SUFFIXES):
-            path = self._stem + suffix
-            if self._fs.exists(path):
-                self._fs.remove(path)
+        remove_segment_files(self._fs, self._stem)
 
     def _flush_indexes(self, *, fsync: bool) -> None:
         if self._retired:
@@ -580,25 +578,6 @@ class LogSegment:
             return None
         return kind(self._fs, path, self.base_offset, self._max_index_bytes, read_file(self._fs, path))
 
-    def _read_exact(self, size: int, position: int) -> bytes:
-        data = self._log.pread(size, position)
-        if len(data) != size:
-            raise CorruptSegmentError(f"{self.path} ends inside a batch at position {position}")
-        return data
-
-    def _framing_at(self, position: int) -> tuple[int, int]:
-        """``(base offset, total size)`` of the batch at ``position``."""
-        base_offset, length = _FRAMING.unpack(self._read_exact(LOG_OVERHEAD, position))
-        if length + LOG_OVERHEAD < BATCH_OVERHEAD:
-            raise CorruptSegmentError(f"{self.path} has no batch at position {position}")
-        return base_offset, length + LOG_OVERHEAD
-
-    def _header_at(self, position: int) -> BatchHeader:
-        header = read_header(self._read_exact(BATCH_OVERHEAD, position))
-        if header.total_size < BATCH_OVERHEAD:
-            raise CorruptSegmentError(f"{self.path} has no batch at position {position}")
-        return header
-
     def batch_headers(self, start_offset: int = 0) -> Iterator[BatchHeader]:
         """The header of every batch whose last offset is >= ``start_offset``, in offset order
         (after recovery every batch is whole); the offset index skips the batches before it."""
@@ -606,37 +585,9 @@ class LogSegment:
         if start_offset > self.base_offset:
             offset_index, _ = self._indexes()
             position = offset_index.lookup(start_offset)[1]
-        for _, header in self._walk(position):
+        for _, header in walk(self._log, self.path, self._size, position):
             if header.last_offset >= start_offset:
                 yield header
-
-    def _hop(self, position: int) -> Iterator[tuple[int, int, int, bytes, int]]:
-        """``(position, base offset, size, buffer, header position in buffer)`` of each batch
-        from ``position`` (a batch start) to the end; the buffer holds the whole header.
-
-        Reads ahead ``_WALK_CHUNK`` bytes at a time, so hopping over small batches costs one
-        read per chunk rather than one per batch, and parses only the framing.
-        """
-        buffer = b""
-        buffer_start = position
-        unpack = _FRAMING.unpack_from
-        while position < self._size:
-            relative = position - buffer_start
-            if len(buffer) - relative < BATCH_OVERHEAD:
-                buffer, buffer_start, relative = self._log.pread(_WALK_CHUNK, position), position, 0
-                if len(buffer) < BATCH_OVERHEAD:
-                    raise CorruptSegmentError(f"{self.path} ends inside a batch at position {position}")
-            base_offset, length = unpack(buffer, relative)
-            size = length + LOG_OVERHEAD
-            if size < BATCH_OVERHEAD:
-                raise CorruptSegmentError(f"{self.path} has no batch at position {position}")
-            yield position, base_offset, size, buffer, relative
-            position += size
-
-    def _walk(self, position: int) -> Iterator[tuple[int, BatchHeader]]:
-        """``(position, header)`` of each batch from ``position`` (a batch start) to the end."""
-        for batch_position, _, _, buffer, relative in self._hop(position):
-            yield batch_position, read_header(buffer, relative)
 
 
 def _epoch(header: BatchHeader) -> int:

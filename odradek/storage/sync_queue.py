@@ -5,7 +5,9 @@ the log queues them here: the fsync of the new segment's directory entry, and th
 snapshot the partition took at the roll.  Jobs run in the order queued, one at a time, on
 whichever thread calls `SyncQueue.run` (a worker, or the loop at close); a second caller waits
 until the first is done.  A job only writes and fsyncs files nothing on the loop touches
-meanwhile, and never in-memory state.
+meanwhile, and never in-memory state.  A crash before a job ran loses at most what Kafka's
+loses: the newest snapshot (the next open replays from an older one) and the directory entry of
+a segment whose data was not flushed either.
 """
 
 from __future__ import annotations

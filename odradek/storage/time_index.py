@@ -36,11 +36,8 @@ class TimeIndex(IndexFile):
     """Timestamp -> offset lookups for one segment."""
 
     entry_size = _ENTRY.size
-
-    @property
-    def is_full(self) -> bool:
-        """Full one entry early: the last slot is kept for the entry written on roll."""
-        return self.entries >= self.max_entries - 1
+    reserved_entries = 1
+    """Full one entry early: the last slot is kept for the entry written on roll."""
 
     def entry(self, n: int) -> tuple[int, int]:
         """The ``n``-th entry as ``(timestamp, absolute offset)``."""

@@ -11,6 +11,8 @@ import pytest
 from inprocess import InProcessBroker
 from rawclient import RawConnection
 
+from odradek.storage.checkpoint import RECOVERY_POINT_CHECKPOINT, read_offset_checkpoint
+from odradek.storage.filesystem import OsFileSystem
 from odradek.storage.partition_log import PartitionLog
 from odradek.wire.api import ApiKey
 from odradek.wire.errors import ErrorCode
@@ -19,6 +21,7 @@ from odradek.wire.records.builder import build_batch
 from odradek.wire.records.record import Record
 
 CHECK_INTERVAL_MS = 1_000
+RECOVERY_CHECKPOINT_MS = 10_000
 RETENTION_MS = 60_000
 DELETE_DELAY_MS = 5_000
 SESSION_MS = 10_000
@@ -28,6 +31,7 @@ SESSION_MS = 10_000
 def broker(tmp_path: Path) -> Iterator[InProcessBroker]:
     overrides = [
         f"log.retention.check.interval.ms={CHECK_INTERVAL_MS}",
+        f"log.flush.offset.checkpoint.interval.ms={RECOVERY_CHECKPOINT_MS}",
         "group.initial.rebalance.delay.ms=0",
         "log.cleaner.enable=false",
     ]
@@ -78,15 +82,34 @@ def test_retention_then_delayed_deletion_each_happen_at_their_deadline(
     start_ms = broker.clock.time_ms()
     first_check = CHECK_INTERVAL_MS * (RETENTION_MS // CHECK_INTERVAL_MS + 1)  # first pass past retention.ms
     broker.clock.advance(first_check - 1)
-    assert broker.call(lambda: (log.log_start_offset, log.pending_deletions)) == (0, 0)
+    assert broker.call(lambda: (log.log_start_offset, len(log.deletions))) == (0, 0)
     broker.clock.advance(1)
-    assert broker.call(lambda: (log.log_start_offset, log.pending_deletions)) == (1, 1)
+    assert broker.call(lambda: (log.log_start_offset, len(log.deletions))) == (1, 1)
     assert broker.clock.time_ms() - start_ms == first_check
     broker.clock.advance(DELETE_DELAY_MS - 1)
-    assert broker.call(lambda: log.pending_deletions) == 1
+    assert broker.call(lambda: len(log.deletions)) == 1
     broker.clock.advance(1)
-    assert broker.call(lambda: log.pending_deletions) == 0
+    assert broker.call(lambda: len(log.deletions)) == 0
     assert not any(path.name.startswith("00000000000000000000") for path in Path(log.directory).iterdir())
+
+
+def test_recovery_points_are_checkpointed_at_their_own_interval_not_at_each_retention_check(
+    broker: InProcessBroker, conn: RawConnection
+) -> None:
+    conn.create_topic("points", 1)
+    _fill_two_segments(broker, "points")
+    log = _log(broker, "points")
+    broker.call(log.flush)
+    checkpoint = Path(log.directory).parent / RECOVERY_POINT_CHECKPOINT
+
+    def written() -> dict[tuple[str, int], int]:
+        broker.run(broker.broker.background_syncs_done)
+        return read_offset_checkpoint(OsFileSystem(), str(checkpoint))
+
+    broker.clock.advance(RECOVERY_CHECKPOINT_MS - 1)  # nine retention checks
+    assert ("points", 0) not in written()
+    broker.clock.advance(1)
+    assert written()[("points", 0)] == 2
 
 
 def _stable_group(conn: RawConnection, group: str) -> None:

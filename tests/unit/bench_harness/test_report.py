@@ -1,15 +1,21 @@
-"""The summary writer (benchmarks/bench/report.py): it says whether the run was quiet, and what the
-peers got when they got less than Kafka and odradek."""
+"""The summary writer (benchmarks/bench/report.py): it says whether the run was quiet, what the
+peers got when they got less than Kafka and odradek, where the CPU of a missed target's request shape
+goes (results/budget.json), and the newest security results."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 
-from bench.report import summary_markdown
+from bench.analysis import Figure
+from bench.metrics import MB_S
+from bench.report import newest_security, summary_markdown
+from bench.stats import Summary
+from bench.stored import StoredRow
 
 
 def _document(contended_runs: int, peer_share: dict[str, float] | None) -> dict[str, Any]:
@@ -56,3 +62,121 @@ def test_results_from_before_the_peers_share_render_without_it() -> None:
     summary = summary_markdown(_document(0, None), [], [], chart=False)
     assert "at most 2, see Method" not in summary
     assert "as many runs as Kafka and odradek" in summary
+
+
+# The budget table of profiles.md as the report reads it (bench.budget.table_from_profiles).
+BUDGET = {
+    "source": "benchmarks/profiles.md",
+    "measured": "2026-11-25",
+    "unit": "broker CPU µs per request",
+    "workloads": {"W3": ["produce1"], "W6": ["produce-many", "fetch-many"]},
+    "shapes": {
+        "produce1": {
+            "when": "after",
+            "total_us": 50.0,
+            "stages_us": {"decode": 5, "dispatch": 5, "handler": 10, "storage": 20, "encode": 4, "write": 5, "loop": 1},
+        },
+        "produce-many": {
+            "when": "after",
+            "total_us": 1600.0,
+            "stages_us": {"decode": 80, "dispatch": 30, "handler": 200, "storage": 1200, "encode": 40, "write": 40},
+        },
+        "fetch-many": {
+            "when": "after",
+            "total_us": 700.0,
+            "stages_us": {"decode": 40, "dispatch": 40, "handler": 350, "storage": 120, "encode": 80, "write": 70},
+        },
+    },
+}
+
+
+def _target(workload: str, case: str, met: bool) -> dict[str, Any]:
+    return {
+        "target": f"{workload} target",
+        "workload": workload,
+        "case": case,
+        "tool": "librdkafka",
+        "ratio": 1.2 if met else 0.5,
+        "met": met,
+        "noisy": False,
+        "reason": "" if met else "odradek's core was saturated.",
+    }
+
+
+def _target_rows(summary: str) -> dict[str, str]:
+    return {
+        line.split(" | ")[1]: line for line in summary.splitlines() if line.startswith("| W") and " target |" in line
+    }
+
+
+def test_a_missed_target_says_where_the_cpu_of_its_request_shape_goes() -> None:
+    targets = [_target("W3", "W3-rdkafka", False), _target("W6", "W6-rdkafka", False)]
+    rows = _target_rows(summary_markdown(_document(0, SHARE), [], targets, chart=False, budget=BUDGET))
+    assert rows["W3-rdkafka"].endswith(
+        "| **no** | odradek's core was saturated. Per request (the budget of 2026-11-25): produce1 50.0 µs of "
+        "broker CPU, storage 20.0 (40%), handler 10.0 (20%), decode 5.0 (10%). |"
+    )
+    assert (
+        "produce-many 1600 µs of broker CPU, storage 1200 (75%), handler 200 (12%), decode 80.0 (5%); "
+        in (rows["W6-rdkafka"])
+    )
+    assert (
+        "fetch-many 700 µs of broker CPU, handler 350 (50%), storage 120 (17%), encode 80.0 (11%)."
+        in (rows["W6-rdkafka"])
+    )
+
+
+def test_a_met_target_or_a_workload_the_budget_does_not_cover_gets_no_stages() -> None:
+    targets = [_target("W3", "W3-pp", True), _target("W7", "W7-start", False)]
+    summary = summary_markdown(_document(0, SHARE), [], targets, chart=False, budget=BUDGET)
+    assert "Per request" not in summary
+    assert _target_rows(summary)["W7-start"].endswith("| **no** | odradek's core was saturated. |")
+    without = summary_markdown(_document(0, SHARE), [], [_target("W3", "W3-pp", False)], chart=False)
+    assert "Per request" not in without
+
+
+def _security_json(path: Path, kafka: list[float], odradek: list[float], **arguments: Any) -> Path:
+    def median(values: list[float]) -> float:
+        return sorted(values)[len(values) // 2]
+
+    key = "W1-sasl-ssl MB/s"
+    summary = {key: {"kafka": median(kafka), "odradek": median(odradek), "ratio": median(odradek) / median(kafka)}}
+    document = {**arguments, "runs": {"kafka": {key: kafka}, "odradek": {key: odradek}}, "summary": summary}
+    path.write_text(json.dumps(document))
+    return path
+
+
+def _plaintext_figure(ratio: float, spread: float) -> Figure:
+    row = StoredRow("W1-rdkafka-acks1", "W1", "bulk produce", "librdkafka", (MB_S,))
+    per_broker: dict[str, Summary | None] = {"kafka": Summary(400.0, 0.01, 3), "odradek": Summary(380.0, 0.01, 3)}
+    return Figure(row, MB_S, per_broker, Summary(ratio, spread, 3), False, {})
+
+
+def test_the_newest_security_results_are_the_security_section(tmp_path: Path) -> None:
+    _security_json(tmp_path / "security-2026-11-20.json", [100.0, 100.0, 100.0], [50.0, 50.0, 50.0])
+    newest = _security_json(
+        tmp_path / "security-2026-11-25.json", [234.1, 233.4, 234.3], [408.3, 394.3, 395.2], pairs=3, records=2_000_000
+    )
+    assert newest_security(tmp_path) == newest
+    figures = [_plaintext_figure(0.952, 0.15)]
+    summary = summary_markdown(_document(0, SHARE), figures, [], chart=False, security=newest_security(tmp_path))
+    section = summary[summary.index("## Security cases") :]
+    assert "(`security-2026-11-25.json`), measured 2026-11-25:" in section
+    assert "3 runs per broker alternating, 2,000,000 records of 1 KiB a run." in section
+    assert (
+        "| W1-sasl-ssl produce 1 KiB records | 234.1 (233.4-234.3) | 395.2 (394.3-408.3) | **1.69** | "
+        "0.952 ⚠ (W1-rdkafka-acks1) |"
+    ) in section
+    assert "A run lasts (at the median): W1-sasl-ssl Kafka 8.7 s, odradek 5.2 s (the main run's measured runs" in (
+        section
+    )
+
+
+def test_security_results_of_another_day_say_so_and_none_leave_the_section_out(tmp_path: Path) -> None:
+    assert newest_security(tmp_path) is None
+    assert "## Security cases" not in summary_markdown(_document(0, SHARE), [], [], chart=False, security=None)
+    older = _security_json(tmp_path / "security-2026-11-20.json", [100.0], [150.0])
+    summary = summary_markdown(_document(0, SHARE), [], [], chart=False, security=older)
+    assert "measured 2026-11-20, not the day of this run: read the ratios, not the figures" in summary
+    assert "| W1-sasl-ssl produce 1 KiB records | 100.0 (100.0-100.0) | 150.0 (150.0-150.0) | **1.5** | - |" in summary
+    assert "A run lasts" not in summary

@@ -1,6 +1,7 @@
 """A roll does not fsync on the event loop: the new segment's directory entry and the producer
 snapshot taken at the roll are made durable by the log's deferred queue on a worker, in order;
-a crash before or after the worker ran recovers the producer state; close drains the queue."""
+a crash before or after the worker ran recovers the producer state; close drains the queue.
+Retention's deletions (the renames, the leader epoch file) leave their fsyncs to the worker too."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from odradek.clock import ManualClock
 from odradek.partition.partition import Partition
 from odradek.partition.producer_snapshot import list_snapshots
 from odradek.storage.filesystem import FileHandle, MemoryFileSystem
+from odradek.storage.leader_epochs import LeaderEpochCache
 from odradek.storage.log_config import LogConfig
 from odradek.storage.log_manager import LogManager
 from odradek.storage.partition_log import PartitionLog
@@ -229,3 +231,19 @@ def test_closing_writes_the_close_snapshot_itself_and_wakes_no_worker() -> None:
     assert len(wakes) == woken, "a worker woken while closing could run after the broker stopped"
     rolls = [segment.base_offset for segment in log.segments[1:]]
     assert list_snapshots(fs, log.directory) == [*rolls, 24]
+
+
+def test_deleting_old_segments_leaves_every_fsync_to_the_worker() -> None:
+    h = Harness()
+    h.fs.release()
+    h.produce(20)
+    h.partition.log.run_deferred()
+    h.fs.loop_fsyncs, queued = 0, h.queued
+    assert h.partition.log.delete_oldest_segments(2, h.clock.time_ms()) == 2
+    start = h.partition.log.log_start_offset
+    assert start > 0 and h.partition.epochs.entries == [(0, start)]
+    assert h.fs.loop_fsyncs == 0, "the renames and the leader epoch file wait for the worker"
+    assert h.queued > queued
+    h.partition.log.run_deferred()
+    h.memory.crash()
+    assert LeaderEpochCache.load(h.memory, DIRECTORY).entries == [(0, start)]

@@ -19,7 +19,7 @@ from odradek.storage.filesystem import write_file_atomic
 from odradek.storage.log_config import LogConfig
 from odradek.storage.log_manager import LogManager
 from odradek.storage.partition_log import PartitionLog
-from odradek.storage.segment import filename_prefix
+from odradek.storage.segment_files import filename_prefix
 from odradek.storage.txn_cleaning import CleaningHints
 from odradek.wire.records.batch import set_base_offset
 from odradek.wire.records.builder import build_batch
@@ -163,7 +163,7 @@ def test_the_log_serves_appends_and_reads_between_the_jobs_of_a_pass(backend: An
     rows = keyed_rows(log)
     assert rows[-2:] == [(20, "k0", "late"), (21, "k1", "later")]
     assert {key for _, key, _ in rows[:-2]} == {"k0", "k1", "k2"}
-    assert log.pending_deletions == 10
+    assert len(log.deletions) == 10
     assert region.read() == content, "a region read before the swap stays readable"
     log.close()
 

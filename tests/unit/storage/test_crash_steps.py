@@ -26,7 +26,7 @@ from odradek.storage.filesystem import Buffer, FileHandle, MemoryFileSystem
 from odradek.storage.log_config import LogConfig
 from odradek.storage.partition_log import PartitionLog
 from odradek.storage.retention import delete_old_segments
-from odradek.storage.segment import DELETED_SUFFIX
+from odradek.storage.segment_files import DELETED_SUFFIX
 from odradek.wire.records.builder import build_batch
 from odradek.wire.records.record import Record
 from tests.unit.storage.handles import DelegatingHandle
@@ -202,7 +202,7 @@ def test_a_crash_at_every_step_of_a_compaction_pass_loses_and_duplicates_nothing
 def _retention(fs: CrashingFileSystem, log: PartitionLog) -> None:
     log.update_config(_config(retention_bytes=200))
     assert delete_old_segments(log, 10_000) >= 2
-    assert log.delete_expired_segments(11_000) >= 2
+    assert log.deletions.delete_expired(11_000) >= 2
 
 
 def test_a_crash_at_every_step_of_a_delayed_deletion_keeps_a_suffix_of_the_log() -> None:
@@ -234,7 +234,7 @@ def test_a_crash_between_swap_and_delayed_deletion_keeps_the_cleaned_log(stage: 
     log = _open(fs)
     if stage == "after-swap":
         assert clean(fs, log, 0, 10_000) is not None
-        assert log.pending_deletions >= 2
+        assert len(log.deletions) >= 2
         assert any(name.endswith(DELETED_SUFFIX) for name in fs.listdir(DIRECTORY))
     expected = keyed_rows(log)
     fs.crash_at = fs.steps

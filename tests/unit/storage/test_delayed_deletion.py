@@ -14,7 +14,7 @@ from odradek.storage.cleaner import clean
 from odradek.storage.log_config import LogConfig
 from odradek.storage.log_manager import LogManager
 from odradek.storage.partition_log import PartitionLog
-from odradek.storage.segment import DELETED_SUFFIX
+from odradek.storage.segment_files import DELETED_SUFFIX
 from odradek.wire.records.builder import build_batch
 from odradek.wire.records.record import Record
 
@@ -143,8 +143,8 @@ def test_a_compaction_swap_deletes_the_replaced_segments_after_the_delay(backend
     result = clean(backend.fs, log, 0, 2_000)
     assert result is not None and (result.segments, result.groups) == (6, 1)
     assert len(_deleted(backend)) == 3 * 6
-    assert log.delete_expired_segments(2_499) == 0
-    assert log.delete_expired_segments(2_500) == 6
+    assert log.deletions.delete_expired(2_499) == 0
+    assert log.deletions.delete_expired(2_500) == 6
     assert _deleted(backend) == []
     assert sorted(n for n in _names(backend) if n.endswith(".log")) == [
         f"{0:020d}.log",

@@ -27,8 +27,8 @@ def test_the_listener_hears_each_deletion_deadline_of_present_and_future_logs(ba
             log.append(make_batch(2, value_size=30, base_timestamp=1_000 + i), leader_epoch=0, now_ms=1_000 + i)
     assert manager.delete_old_segments() >= 4
     assert heard == [160_000, 160_000]
-    assert manager.next_deletion_due() == early.next_deletion_due == late.next_deletion_due == 160_000
+    assert manager.next_deletion_due() == early.deletions.next_due == late.deletions.next_due == 160_000
     clock.advance(60_000)
     assert manager.delete_expired_segments() >= 4
-    assert manager.next_deletion_due() is None and early.next_deletion_due is None
+    assert manager.next_deletion_due() is None and early.deletions.next_due is None
     manager.close()

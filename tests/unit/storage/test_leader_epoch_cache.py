@@ -117,3 +117,15 @@ def test_a_non_durable_write_is_lost_in_a_crash_until_synced(fs: MemoryFileSyste
     cache.sync()
     fs.crash()
     assert LeaderEpochCache.load(fs, DIR).entries == [(2, 0)]
+
+
+def test_truncation_from_the_start_is_durable_only_once_synced(fs: MemoryFileSystem) -> None:
+    cache = LeaderEpochCache(fs, DIR, [(0, 0), (2, 3)])
+    cache.sync()
+    cache.truncate_from_start(4)
+    fs.crash()
+    assert LeaderEpochCache.load(fs, DIR).entries in ([], [(0, 0), (2, 3)]), "the older content or none"
+    cache.truncate_from_start(5)
+    cache.sync()
+    fs.crash()
+    assert LeaderEpochCache.load(fs, DIR).entries == [(2, 5)]

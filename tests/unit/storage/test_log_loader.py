@@ -10,7 +10,7 @@ from odradek.clock import ManualClock
 from odradek.storage.filesystem import write_file_atomic
 from odradek.storage.log_config import LogConfig
 from odradek.storage.partition_log import PartitionLog
-from odradek.storage.segment import filename_prefix
+from odradek.storage.segment_files import filename_prefix
 from odradek.wire.records.batch import set_base_offset
 from odradek.wire.records.builder import build_batch
 from odradek.wire.records.record import Record

@@ -19,7 +19,8 @@ from odradek.storage.log_manager import (
     delete_dir_name,
     parse_partition_dir_name,
 )
-from odradek.storage.partition_log import AppendInfo, PartitionLog
+from odradek.storage.log_observer import AppendInfo
+from odradek.storage.partition_log import PartitionLog
 
 MakeBatch = Callable[..., bytearray]
 ID_A = uuid.UUID(int=0xA)

@@ -14,7 +14,8 @@ from odradek.clock import ManualClock
 from odradek.storage.errors import OffsetOutOfRange, RecordBatchTooLarge
 from odradek.storage.filesystem import FileHandle, FileSystem, MemoryFileSystem, read_file
 from odradek.storage.log_config import LogConfig, TimestampType
-from odradek.storage.partition_log import AppendInfo, PartitionLog
+from odradek.storage.log_observer import AppendInfo
+from odradek.storage.partition_log import PartitionLog
 from odradek.storage.partition_metadata import decode_topic_id, encode_topic_id
 from odradek.storage.segment import TimestampOffset
 from odradek.wire.records.batch import (

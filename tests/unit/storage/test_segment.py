@@ -8,13 +8,8 @@ from typing import Any
 
 from odradek.storage.filesystem import FileSystem, read_file
 from odradek.storage.offset_index import OffsetIndex
-from odradek.storage.segment import (
-    AppendedBatch,
-    LogSegment,
-    TimestampOffset,
-    filename_prefix,
-    parse_segment_filename,
-)
+from odradek.storage.segment import AppendedBatch, LogSegment, TimestampOffset
+from odradek.storage.segment_files import filename_prefix, parse_segment_filename
 from odradek.storage.time_index import TimeIndex
 from odradek.wire.records.batch import iter_batches, read_header, set_base_offset, verify_batch
 

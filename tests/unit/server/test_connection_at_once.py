@@ -1,0 +1,112 @@
+"""A `Connection` whose dispatcher answers some frames at once (`AnswersAtOnce`): from the read
+callback while the connection is idle, in request order with the answers of the worker, and every
+frame's reserved bytes given back."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import struct
+
+import pytest
+
+from odradek.server.backpressure import RequestMemory
+from odradek.server.connection import Connection
+from odradek.wire.errors import ProtocolViolation
+from odradek.wire.primitives import Part
+from tests.unit.server.test_connection_output import LOOPS
+
+
+def _frame(body: bytes) -> bytes:
+    return struct.pack(">i", len(body)) + body
+
+
+class Dispatcher:
+    """Answers ``now*`` frames at once (``now-silent`` with no answer, ``now-bad`` by refusing the
+    frame), and every frame, after a pause, through the coroutine."""
+
+    def __init__(self) -> None:
+        self.at_once: list[bytes] = []
+        self.awaited: list[bytes] = []
+
+    def answer_now(self, body: bytearray, connection: Connection) -> list[Part] | None:
+        if body == b"now-bad":
+            raise ProtocolViolation("refused")
+        if not body.startswith(b"now"):
+            return None
+        self.at_once.append(bytes(body))
+        return [] if body == b"now-silent" else [_frame(bytes(body))]
+
+    async def __call__(self, body: bytearray, connection: Connection) -> list[Part] | None:
+        await asyncio.sleep(0)
+        self.awaited.append(bytes(body))
+        return None if body == b"now-silent" else [_frame(bytes(body))]
+
+
+def _serve(loop: asyncio.AbstractEventLoop, dispatcher: Dispatcher, memory: RequestMemory) -> socket.socket:
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        client = socket.create_connection(server.getsockname(), timeout=10)
+        accepted, _ = server.accept()
+    connection = Connection(dispatcher, lambda body: False, 1 << 20, lambda conn: None, memory=memory)
+    loop.run_until_complete(loop.connect_accepted_socket(lambda: connection, accepted))
+    return client
+
+
+def _receive(loop: asyncio.AbstractEventLoop, client: socket.socket, size: int) -> bytes:
+    received = bytearray()
+
+    async def drain() -> None:
+        while len(received) < size:
+            chunk = await loop.sock_recv(client, 1 << 20)
+            if not chunk:
+                return
+            received.extend(chunk)
+
+    loop.run_until_complete(asyncio.wait_for(drain(), 30))
+    return bytes(received)
+
+
+@pytest.mark.parametrize("loop_name", list(LOOPS))
+def test_answers_at_once_and_awaited_keep_the_request_order(loop_name: str) -> None:
+    loop = LOOPS[loop_name]()
+    memory = RequestMemory(1 << 20)
+    dispatcher = Dispatcher()
+    try:
+        client = _serve(loop, dispatcher, memory)
+        with client:
+            client.setblocking(False)
+            first = [b"now1", b"now-silent", b"now2", b"slow1", b"now3", b"slow2", b"now4"]
+            loop.run_until_complete(loop.sock_sendall(client, b"".join(_frame(body) for body in first)))
+            answered = [body for body in first if body != b"now-silent"]
+            expected = b"".join(_frame(_frame(body)[4:]) for body in answered)
+            assert _receive(loop, client, len(expected)) == expected
+            # Idle again: the next read is answered at once.
+            loop.run_until_complete(loop.sock_sendall(client, _frame(b"now5")))
+            assert _receive(loop, client, len(_frame(b"now5"))) == _frame(b"now5")
+        loop.run_until_complete(asyncio.sleep(0.05))
+    finally:
+        loop.close()
+    # What was read with nothing queued went at once; from the first frame the dispatcher would
+    # not take, the rest of that read waited its turn in the queue.
+    assert dispatcher.at_once[:3] == [b"now1", b"now-silent", b"now2"]
+    assert dispatcher.at_once[-1] == b"now5"
+    assert dispatcher.awaited[0] == b"slow1"
+    assert b"now5" not in dispatcher.awaited
+    assert memory.used == 0
+
+
+@pytest.mark.parametrize("loop_name", list(LOOPS))
+def test_a_frame_refused_at_once_closes_the_connection_and_gives_its_bytes_back(loop_name: str) -> None:
+    loop = LOOPS[loop_name]()
+    memory = RequestMemory(1 << 20)
+    try:
+        client = _serve(loop, Dispatcher(), memory)
+        with client:
+            client.setblocking(False)
+            frames = [b"now1", b"now-bad", b"now2", b"slow"]
+            loop.run_until_complete(loop.sock_sendall(client, b"".join(_frame(body) for body in frames)))
+            assert _receive(loop, client, 1 << 20) == _frame(b"now1")  # then the connection closes
+        loop.run_until_complete(asyncio.sleep(0.05))
+    finally:
+        loop.close()
+    assert memory.used == 0
