@@ -339,12 +339,15 @@ class Connection(asyncio.BufferedProtocol):
                         response = await self._dispatch(body, self)
                     finally:
                         self._answered()
-                except ProtocolViolation as exc:
-                    self.abort(str(exc))
-                    return
-                except Exception:
-                    log.exception("closing connection from %s: internal error", self.peer)
-                    self.close()
+                except Exception as exc:
+                    if out:  # the answers before the frame that closes the connection still go out
+                        self._send(out)
+                        out, out_bytes = [], 0
+                    if isinstance(exc, ProtocolViolation):
+                        self.abort(str(exc))
+                    else:
+                        log.exception("closing connection from %s: internal error", self.peer)
+                        self.close()
                     return
                 if response is not None:
                     out.extend(response)

@@ -23,7 +23,7 @@ def _frame(body: bytes) -> bytes:
 
 class Dispatcher:
     """Answers ``now*`` frames at once (``now-silent`` with no answer, ``now-bad`` by refusing the
-    frame), and every frame, after a pause, through the coroutine."""
+    frame), and every frame, after a pause, through the coroutine (which refuses ``slow-bad``)."""
 
     def __init__(self) -> None:
         self.at_once: list[bytes] = []
@@ -39,6 +39,8 @@ class Dispatcher:
 
     async def __call__(self, body: bytearray, connection: Connection) -> list[Part] | None:
         await asyncio.sleep(0)
+        if body == b"slow-bad":
+            raise ProtocolViolation("refused")
         self.awaited.append(bytes(body))
         return None if body == b"now-silent" else [_frame(bytes(body))]
 
@@ -106,6 +108,24 @@ def test_a_frame_refused_at_once_closes_the_connection_and_gives_its_bytes_back(
             frames = [b"now1", b"now-bad", b"now2", b"slow"]
             loop.run_until_complete(loop.sock_sendall(client, b"".join(_frame(body) for body in frames)))
             assert _receive(loop, client, 1 << 20) == _frame(b"now1")  # then the connection closes
+        loop.run_until_complete(asyncio.sleep(0.05))
+    finally:
+        loop.close()
+    assert memory.used == 0
+
+
+@pytest.mark.parametrize("loop_name", list(LOOPS))
+def test_a_frame_the_worker_refuses_closes_the_connection_after_the_answers_before_it(loop_name: str) -> None:
+    loop = LOOPS[loop_name]()
+    memory = RequestMemory(1 << 20)
+    try:
+        client = _serve(loop, Dispatcher(), memory)
+        with client:
+            client.setblocking(False)
+            frames = [b"slow1", b"slow2", b"slow-bad", b"slow3"]
+            loop.run_until_complete(loop.sock_sendall(client, b"".join(_frame(body) for body in frames)))
+            expected = _frame(b"slow1") + _frame(b"slow2")
+            assert _receive(loop, client, 1 << 20) == expected  # then the connection closes
         loop.run_until_complete(asyncio.sleep(0.05))
     finally:
         loop.close()
