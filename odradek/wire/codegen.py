@@ -47,8 +47,10 @@ __all__ = [
     "default_expr",
     "defaults_of",
     "is_default_expr",
+    "put_uvarint",
     "render",
     "type_name",
+    "uvarint_tail",
 ]
 
 
@@ -73,7 +75,7 @@ _I16 = struct.Struct(">h")
 _I32 = struct.Struct(">i")
 
 
-def _uvarint_tail(buf: memoryview, pos: int, first: int) -> tuple[int, int]:
+def uvarint_tail(buf: memoryview, pos: int, first: int) -> tuple[int, int]:
     """Finish an unsigned varint whose first byte ``first`` had the continuation bit set."""
     result = first & 0x7F
     shift = 7
@@ -87,7 +89,7 @@ def _uvarint_tail(buf: memoryview, pos: int, first: int) -> tuple[int, int]:
     raise DecodeError("varint is too long")
 
 
-def _put_uvarint(buf: bytearray, value: int) -> None:
+def put_uvarint(buf: bytearray, value: int) -> None:
     """Append an unsigned varint (``value >= 0``; generated code inlines the one-byte case)."""
     while value > 0x7F:
         buf.append((value & 0x7F) | 0x80)
@@ -107,10 +109,10 @@ def _too_many(count: int, pos: int, end: int) -> DecodeError:
 
 def _write_tags(buf: bytearray, tags: list[tuple[int, bytes | bytearray]]) -> None:
     """Append a tagged-field section: count, then tag, size, payload for each (sorted) entry."""
-    _put_uvarint(buf, len(tags))
+    put_uvarint(buf, len(tags))
     for tag, data in tags:
-        _put_uvarint(buf, tag)
-        _put_uvarint(buf, len(data))
+        put_uvarint(buf, tag)
+        put_uvarint(buf, len(data))
         buf += data
 
 
@@ -140,8 +142,8 @@ _RUNTIME: dict[str, Any] = {
     "UnsupportedFieldError": UnsupportedFieldError,
     "_Writer": Writer,
     "_new": object.__new__,
-    "_uvarint_tail": _uvarint_tail,
-    "_put_uvarint": _put_uvarint,
+    "_uvarint_tail": uvarint_tail,
+    "_put_uvarint": put_uvarint,
     "_truncated": _truncated,
     "_too_many": _too_many,
     "_write_tags": _write_tags,

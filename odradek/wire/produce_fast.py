@@ -27,6 +27,8 @@ import struct
 from collections.abc import Sequence
 from typing import NamedTuple, Protocol
 
+from odradek.wire.codegen import put_uvarint, uvarint_tail
+
 __all__ = [
     "FIRST_VERSION",
     "LAST_VERSION",
@@ -74,19 +76,6 @@ class ProduceRequestView(NamedTuple):
     partition_count: int
 
 
-def _uvarint(buf: memoryview, pos: int) -> tuple[int, int]:
-    """An unsigned varint of at most 5 bytes at ``pos``, and the position after it."""
-    result = shift = 0
-    for _ in range(5):
-        byte = buf[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return result, pos
-        shift += 7
-    raise ValueError("varint is too long")
-
-
 def decode_produce(body: bytearray | memoryview, max_partitions: int) -> ProduceRequestView | None:
     """The Produce request in ``body`` (a whole frame without its size prefix), or None when it is
     outside the shape this module reads (see the module docstring)."""
@@ -120,7 +109,7 @@ def _decode(buf: memoryview, max_partitions: int) -> ProduceRequestView | None:
         n = buf[pos]
         pos += 1
         if n & 0x80:
-            n, pos = _uvarint(buf, pos - 1)
+            n, pos = uvarint_tail(buf, pos, n)
         n -= 1  # -1: null
     else:
         (n,) = _I16.unpack_from(buf, pos)
@@ -155,7 +144,7 @@ def _decode(buf: memoryview, max_partitions: int) -> ProduceRequestView | None:
                 n = buf[pos]
                 pos += 1
                 if n & 0x80:
-                    n, pos = _uvarint(buf, pos - 1)
+                    n, pos = uvarint_tail(buf, pos, n)
                 n -= 1
             else:
                 (n,) = _I16.unpack_from(buf, pos)
@@ -179,7 +168,7 @@ def _decode(buf: memoryview, max_partitions: int) -> ProduceRequestView | None:
                 n = buf[pos]
                 pos += 1
                 if n & 0x80:
-                    n, pos = _uvarint(buf, pos - 1)
+                    n, pos = uvarint_tail(buf, pos, n)
                 n -= 1
             else:
                 (n,) = _I32.unpack_from(buf, pos)
@@ -219,7 +208,7 @@ def _count(buf: memoryview, pos: int, flexible: bool) -> tuple[int, int]:
         n = buf[pos]
         pos += 1
         if n & 0x80:
-            n, pos = _uvarint(buf, pos - 1)
+            n, pos = uvarint_tail(buf, pos, n)
         n -= 1
     else:
         (n,) = _I32.unpack_from(buf, pos)
@@ -250,13 +239,6 @@ PartitionAnswer = tuple[int, PartitionOutcome, tuple[int, int] | None]
 """A partition's index, its outcome, and the current leader (id, epoch) to tell, or None."""
 TopicAnswer = tuple[bytes | memoryview, Sequence[PartitionAnswer]]
 """A topic's key as the request encoded it, and its partitions' answers in request order."""
-
-
-def _put_uvarint(buf: bytearray, value: int) -> None:
-    while value >= 0x80:
-        buf.append((value & 0x7F) | 0x80)
-        value >>= 7
-    buf.append(value)
 
 
 class _Layout:
@@ -297,7 +279,7 @@ def encode_produce_answer(
     buf = bytearray(_FRAME_START.pack(0, correlation_id))
     buf += layout.header_tail
     if flexible:
-        _put_uvarint(buf, len(topics) + 1)
+        put_uvarint(buf, len(topics) + 1)
     else:
         buf += _I32.pack(len(topics))
     fixed = layout.partition.pack
@@ -305,7 +287,7 @@ def encode_produce_answer(
     for key, partitions in topics:
         buf += key
         if flexible:
-            _put_uvarint(buf, len(partitions) + 1)
+            put_uvarint(buf, len(partitions) + 1)
         else:
             buf += _I32.pack(len(partitions))
         for index, outcome, leader in partitions:
@@ -336,7 +318,7 @@ def _write_details(buf: bytearray, layout: _Layout, outcome: PartitionOutcome, l
     flexible = layout.flexible
     errors = outcome.record_errors
     if flexible:
-        _put_uvarint(buf, len(errors) + 1)
+        put_uvarint(buf, len(errors) + 1)
     else:
         buf += _I32.pack(len(errors))
     for batch_index, text in errors:
@@ -358,7 +340,7 @@ def _put_string(buf: bytearray, text: str | None, flexible: bool) -> None:
         return
     data = text.encode()
     if flexible:
-        _put_uvarint(buf, len(data) + 1)
+        put_uvarint(buf, len(data) + 1)
     else:
         buf += _I16.pack(len(data))
     buf += data
