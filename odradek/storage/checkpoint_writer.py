@@ -4,7 +4,7 @@ A checkpoint write is a file write, an fsync, a rename and a directory fsync.  O
 that is a millisecond or two; while another process writes heavily it can take hundreds of
 milliseconds or seconds, and on the event loop that is a pause for every client.  Kafka writes
 its checkpoint files from its scheduler threads; odradek's loop computes what a checkpoint says
-and hands the bytes here, and a worker thread writes them.
+(`odradek.storage.data_dir_checkpoints`) and hands the bytes here, and a worker thread writes them.
 
 Invariants:
 - per path, the content written last is the content handed over last (`put` replaces a pending

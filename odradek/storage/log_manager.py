@@ -1,13 +1,13 @@
 """Every partition log of the broker's data directories (``log.dirs``), laid out as Kafka does
 (see `odradek.storage.data_dir_names`).
 
-Each checkpoint names the logs of its own directory.  A new partition goes to the directory with
-the fewest partitions, ties to the one listed first, counting (as Kafka does) a log being moved
-in.  A move (`LogManager.moving`, AlterReplicaLogDirs) copies the log into the target's
-``-future`` directory off the event loop (`odradek.storage.log_mover`), then closes it, copies
-the rest, renames the copy into place (durably) before renaming the source ``-delete``; a crash
-between the two renames leaves two identical copies, and loading keeps the one in the directory
-listed first.
+The checkpoints at each directory's root are kept by `odradek.storage.data_dir_checkpoints`.
+A new partition goes to the directory with the fewest partitions, ties to the one listed first,
+counting (as Kafka does) a log being moved in.  A move (`LogManager.moving`, AlterReplicaLogDirs)
+copies the log into the target's ``-future`` directory off the event loop
+(`odradek.storage.log_mover`), then closes it, copies the rest, renames the copy into place
+(durably) before renaming the source ``-delete``; a crash between the two renames leaves two
+identical copies, and loading keeps the one in the directory listed first.
 
 Topic metadata other than the topic id (partition count, configs) is the handler layer's to
 persist; `LogManager.partitions` lists what is on disk so the broker can rebuild its metadata at
@@ -17,12 +17,9 @@ Invariants:
 - in every data directory, the clean-shutdown marker is removed (durably) before any log is
   opened for writing, and written (durably) only after every log has been flushed and closed;
 - one `PartitionLog` per (topic, partition); all share one list of append listeners;
-- the log start offset checkpoint is rewritten whenever a log start offset moves past its
-  first segment (DeleteRecords, durably before it returns, so what a client was told is gone
-  stays gone after a crash) and after every retention pass that changed one;
-- with `sync_soon` set, checkpoints other than DeleteRecords' are written by the worker
-  (`odradek.storage.checkpoint_writer`: a slow fsync must not pause the event loop), newest
-  content last; `flush` and `close` write them before returning;
+- the log start offset checkpoint is rewritten by DeleteRecords before it returns and after
+  every retention pass that changed one; with `sync_soon` set, other checkpoints are written by
+  the worker, and `flush` and `close` write them before returning;
 - a compaction pass (`cleaning`) is a generator whose jobs may run on a worker thread; the
   first dirty offset is checkpointed only after a pass finished on a log still loaded;
 - files of removed segments go when `delete_expired_segments` finds their
@@ -40,15 +37,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from odradek.clock import Clock
-from odradek.storage.checkpoint import (
-    CLEANER_OFFSET_CHECKPOINT,
-    LOG_START_OFFSET_CHECKPOINT,
-    RECOVERY_POINT_CHECKPOINT,
-    encode_offset_checkpoint,
-    read_offset_checkpoint,
-)
-from odradek.storage.checkpoint_writer import CheckpointWriter
 from odradek.storage.cleaner_config import CleanerConfig
+from odradek.storage.data_dir_checkpoints import DataDirCheckpoints
 from odradek.storage.data_dir_names import (
     CLEAN_SHUTDOWN_FILE,
     DELETE_SUFFIX,
@@ -125,9 +115,7 @@ class LogManager:
         self.sync_soon: Callable[[], None] | None = None
         """Arranges a `sync_creations` on a worker thread (the broker's); without it the
         deferred jobs of logs (`PartitionLog.defer_sync`) run at once, on the caller's thread."""
-        self._checkpointed: dict[str, dict[tuple[str, int], int]] = {d: {} for d in self.data_dirs}
-        self._checkpoints = CheckpointWriter(fs)
-        self._first_dirty: dict[tuple[str, int], int] = {}
+        self._checkpoints = DataDirCheckpoints(fs, self.data_dirs, self._logs, self._arrange_sync)
         self._deletion_listener: Callable[[int], None] | None = None
         self._moving: dict[tuple[str, int], str] = {}
         self._doomed: list[tuple[int, str, str]] = []
@@ -172,7 +160,7 @@ class LogManager:
         for path in paths:
             manager._load_dir(path, clean_dirs[path], config_for)
         for path in paths:
-            manager._checkpoint(path)
+            manager._checkpoints.write_log_start_offsets(path)
         return manager
 
     @staticmethod
@@ -188,12 +176,7 @@ class LogManager:
 
     def _load_dir(self, path: str, clean: bool, config_for: Callable[[str], LogConfig]) -> None:
         fs = self._fs
-        start_offsets = self._read_checkpoint(f"{path}/{LOG_START_OFFSET_CHECKPOINT}", "log start offset")
-        self._checkpointed[path] = dict(start_offsets)
-        recovery_points = (
-            {} if clean else self._read_checkpoint(f"{path}/{RECOVERY_POINT_CHECKPOINT}", "recovery point")
-        )
-        self._first_dirty.update(self._read_checkpoint(f"{path}/{CLEANER_OFFSET_CHECKPOINT}", "cleaner offset"))
+        start_offsets, recovery_points = self._checkpoints.load(path, clean)
         for name in fs.listdir(path):
             child = f"{path}/{name}"
             if not fs.is_dir(child) or name.endswith(IGNORED_SUFFIXES):
@@ -236,48 +219,18 @@ class LogManager:
             log.on_sync_deferred = self._sync_deferred
             self._logs[parsed] = log
 
-    def _read_checkpoint(self, path: str, what: str) -> dict[tuple[str, int], int]:
-        try:
-            return read_offset_checkpoint(self._fs, path)
-        except StorageError as exc:
-            _log.warning("ignoring the %s checkpoint: %s", what, exc)
-            return {}
-
     @staticmethod
     def dir_of(log: PartitionLog) -> str:
         """The data directory ``log`` lives in."""
         return posixpath.dirname(log.directory)
 
-    def _logs_in(self, data_dir: str) -> dict[tuple[str, int], PartitionLog]:
-        return {key: log for key, log in self._logs.items() if self.dir_of(log) == data_dir}
-
-    def _write_checkpoint(self, path: str, offsets: dict[tuple[str, int], int], *, now: bool = False) -> None:
-        """Have the checkpoint at ``path`` say ``offsets``: on the worker (`sync_soon`), or
-        before returning when ``now`` or when there is no worker."""
-        self._checkpoints.put(path, encode_offset_checkpoint(offsets))
-        if now or self.sync_soon is None:
-            self._checkpoints.write_pending()
-        else:
-            self.sync_soon()
-
-    def _checkpoint(self, data_dir: str, *, now: bool = False) -> None:
-        """Rewrite ``data_dir``'s log start offset checkpoint when it no longer matches its logs."""
-        offsets = {
-            key: log.log_start_offset
-            for key, log in self._logs_in(data_dir).items()
-            if log.log_start_offset > log.segments[0].base_offset
-        }
-        if offsets != self._checkpointed.get(data_dir):
-            self._write_checkpoint(f"{data_dir}/{LOG_START_OFFSET_CHECKPOINT}", offsets, now=now)
-            self._checkpointed[data_dir] = offsets
-
-    def _checkpoint_all(self, *, now: bool = False) -> None:
-        for data_dir in self.data_dirs:
-            self._checkpoint(data_dir, now=now)
-
-    def _write_cleaner_checkpoint(self, data_dir: str) -> None:
-        live = {key: offset for key, offset in self._first_dirty.items() if key in self._logs_in(data_dir)}
-        self._write_checkpoint(f"{data_dir}/{CLEANER_OFFSET_CHECKPOINT}", live)
+    def _arrange_sync(self) -> bool:
+        """Have `sync_creations` (which writes the pending checkpoints) run on the worker soon;
+        False when there is no worker."""
+        if self.sync_soon is None:
+            return False
+        self.sync_soon()
+        return True
 
     def increment_log_start_offset(self, topic: str, partition: int, offset: int) -> int:
         """Move a log's start up to ``offset`` durably; return the log start offset.
@@ -286,7 +239,7 @@ class LogManager:
         """
         log = self._logs[(topic, partition)]
         if log.increment_log_start_offset(offset):
-            self._checkpoint(self.dir_of(log), now=True)
+            self._checkpoints.write_log_start_offsets(self.dir_of(log), now=True)
         return log.log_start_offset
 
     def compacted_logs(self) -> list[tuple[str, int]]:
@@ -308,7 +261,7 @@ class LogManager:
             result = yield from clean_steps(
                 self._fs,
                 log,
-                self._first_dirty.get(key, 0),
+                self._checkpoints.first_dirty_offset(key),
                 self._clock.time_ms(),
                 self._cleaner_config,
                 self._cleaning_hints(log),
@@ -318,8 +271,7 @@ class LogManager:
             return False
         if result is None or self._logs.get(key) is not log:
             return False
-        self._first_dirty[key] = result.end_offset
-        self._write_cleaner_checkpoint(self.dir_of(log))
+        self._checkpoints.record_cleaned(key, result.end_offset, self.dir_of(log))
         return True
 
     def clean_logs(self) -> int:
@@ -359,7 +311,7 @@ class LogManager:
                 deleted += delete_old_segments(log, now_ms)
             except (OSError, StorageError):
                 _log.exception("retention failed for %s", log.directory)
-        self._checkpoint_all()
+        self._checkpoints.write_all_log_start_offsets()
         return deleted
 
     def add_append_listener(self, listener: AppendListener) -> None:
@@ -469,11 +421,10 @@ class LogManager:
         if log is None:
             return False
         data_dir = self.dir_of(log)
-        if self._first_dirty.pop((topic, partition), None) is not None:
-            self._write_cleaner_checkpoint(data_dir)
+        self._checkpoints.forget_cleaned((topic, partition), data_dir)
         log.discard()
         self._remove_dir(data_dir, log.directory, topic, partition)
-        self._checkpoint(data_dir)
+        self._checkpoints.write_log_start_offsets(data_dir)
         return True
 
     def _remove_dir(self, data_dir: str, directory: str, topic: str, partition: int) -> None:
@@ -551,8 +502,8 @@ class LogManager:
         if self._deletion_listener is not None:
             self._deletion_listener(due)
         for data_dir in (source_dir, target_dir):
-            self._checkpoint(data_dir)
-            self._write_cleaner_checkpoint(data_dir)
+            self._checkpoints.write_log_start_offsets(data_dir)
+            self._checkpoints.write_cleaner_offsets(data_dir)
         self.checkpoint_recovery_points()
         return moved
 
@@ -585,9 +536,7 @@ class LogManager:
         """Write Kafka's ``recovery-point-offset-checkpoint`` in each data directory: per
         partition, the offset below which everything was flushed, so that a restart after a crash
         scans only past it (on the worker unless ``now``)."""
-        for data_dir in self.data_dirs:
-            points = {key: log.recovery_point for key, log in self._logs_in(data_dir).items()}
-            self._write_checkpoint(f"{data_dir}/{RECOVERY_POINT_CHECKPOINT}", points, now=now)
+        self._checkpoints.write_recovery_points(now=now)
 
     def discard(self) -> None:
         """Close every log without flushing or writing anything: the caller throws the whole
@@ -600,7 +549,7 @@ class LogManager:
     def close(self) -> None:
         """Flush and close every log, then leave the clean-shutdown marker in each data directory
         (in none when a log is offline: its tail needs recovery at the next start)."""
-        self._checkpoint_all(now=True)
+        self._checkpoints.write_all_log_start_offsets(now=True)
         offline = [log.directory for log in self._logs.values() if log.offline]
         for log in self._logs.values():
             log.close()

@@ -1,6 +1,6 @@
 """The toolkit of the generated codec: what generated code may call, and how it is built.
 
-`odradek.wire.codec` writes Python source for each (struct, version, flexible); this module gives
+`odradek.wire.compiler` writes Python source for each (struct, version, flexible); this module gives
 that source its vocabulary and turns it into functions:
 
 - `Source` collects lines and the namespace they resolve in, and compiles them with `exec`

@@ -1,8 +1,8 @@
 """Declarative message schemas: one definition per Kafka message, covering all of its versions.
 
 A definition is a tree of `Field`s.  Each field says in which versions it exists, in which it
-may be null, whether it is a tagged field (and its tag), and its default.  The codec
-(`odradek.wire.codec`) compiles a definition once per version into encoder/decoder plans.
+may be null, whether it is a tagged field (and its tag), and its default.  The message compiler
+(`odradek.wire.compiler`) compiles a definition once per version into encoder/decoder plans.
 
 Decoded values are instances of classes generated here, one per `Struct`: slotted, built with
 keyword arguments, every absent field set to its default.  Nested struct classes hang off
