@@ -248,7 +248,8 @@ def consumer_perf(ctx: Context, broker: Broker, setup: Setup, label: str, scale:
 
 def rdkafka_consume(ctx: Context, broker: Broker, setup: Setup, label: str, scale: Scale) -> Sample:
     """The librdkafka consumer (assign, no group) reading the prefilled log from the beginning,
-    pass after pass, until ``scale.records`` records (at least one whole pass) were read."""
+    pass after pass, until ``scale.records`` records (at least one whole pass) were read; the
+    throughput counts the time spent reading, not the restarts between passes (``rdkafka_load``)."""
     wanted = max(scale.records, setup["records"])
     argv = _rdkafka("consume", broker, setup["topic"], "--records", str(wanted))
     measured = _measure(ctx, broker, argv, f"W4-rdkafka-{label}")
