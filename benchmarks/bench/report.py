@@ -300,7 +300,9 @@ def summary_markdown(
         "- Broker CPU = utime+stime (with children) from /proc/PID/stat around each run; efficiency = MB moved per "
         "broker CPU-second; 'broker core busy' = broker CPU over the tool's active time; 'client core busy' = "
         "client CPU over its wall time; peak RSS = VmHWM, reset before each run.",
-        "- W4 throughput is over the fetch phase (ConsumerPerformance's group join is excluded). EndToEndLatency "
+        "- W4 throughput is over the fetch phase (ConsumerPerformance's group join is excluded; the librdkafka "
+        "consumer counts each pass over the log from its first record to its last, not the restart between "
+        "passes, where librdkafka waits out a 500 ms long poll at the end of the log). EndToEndLatency "
         "sends one record at a time and prints whole-millisecond percentiles; the librdkafka probe sends at a "
         "fixed rate and measures in microseconds.",
         "- Every case starts every broker again on a fresh data directory; each run writes a fresh topic, "
