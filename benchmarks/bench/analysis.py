@@ -14,7 +14,7 @@ from typing import Any
 
 from bench.brokers import PEERS
 from bench.metrics import Metric, Row
-from bench.runner import CaseRecord
+from bench.runner import CANNOT_RUN, CaseRecord
 from bench.stats import CONTENDED_CORES, Summary, pair_ratios, summarise
 
 REFERENCE = "kafka"
@@ -32,6 +32,7 @@ class Figure:
     contended: bool
     failures: dict[str, int]
     peer_ratios: dict[str, Summary | None] = field(default_factory=dict)  # odradek / each peer, pair by pair
+    cannot_run: dict[str, str] = field(default_factory=dict)  # broker -> why it did not run this case
 
     @property
     def noisy(self) -> bool:
@@ -85,6 +86,11 @@ def contention(record: CaseRecord) -> float:
 def figures(record: CaseRecord, brokers: list[str]) -> list[Figure]:
     contended = contention(record) > CONTENDED_CORES
     failures = {name: sum(1 for r in record.runs if r.broker == name and r.error) for name in brokers}
+    cannot_run = {
+        name: str(entry[CANNOT_RUN])
+        for name in brokers
+        if isinstance(entry := record.setup.get(name), dict) and CANNOT_RUN in entry
+    }
     found: list[Figure] = []
     for metric in record.case.metrics:
         per_broker = {
@@ -99,7 +105,7 @@ def figures(record: CaseRecord, brokers: list[str]) -> list[Figure]:
             subject = _values(record, SUBJECT, metric.name)
             for peer in (name for name in brokers if name in PEERS and per_broker.get(name) is not None):
                 peer_ratios[peer] = summarise(pair_ratios(subject, _values(record, peer, metric.name)))
-        found.append(Figure(record.case, metric, per_broker, ratio, contended, failures, peer_ratios))
+        found.append(Figure(record.case, metric, per_broker, ratio, contended, failures, peer_ratios, cannot_run))
     return found
 
 

@@ -4,7 +4,8 @@ Modes (``python rdkafka_load.py MODE --bootstrap HOST:PORT --topic T ...``), eac
 object on stdout:
   produce   N records of S bytes as fast as the producer takes them; records, bytes, seconds, errors
   consume   read N records from the beginning of every partition, no consumer group (assign); when
-            every partition is read to its end and N is not reached yet, start again from the beginning
+            every partition is read to its end and N is not reached yet, start again from the beginning;
+            seconds counts the reading only, not the restarts between passes (see ``consume``)
   latency   produce at a fixed rate and consume in the same process; send->receive percentiles from
             a monotonic nanosecond clock carried in each payload (microsecond resolution)
   multi     M producer instances (M connections) spreading N records over P partitions
@@ -138,29 +139,60 @@ def _consumer(args: argparse.Namespace, **extra: Any) -> Consumer:
     )
 
 
+def _pass_size(consumer: Consumer, partitions: list[TopicPartition]) -> int:
+    """The records one pass over ``partitions`` reads: the log is prefilled and no longer written."""
+    size = 0
+    for partition in partitions:
+        low, high = consumer.get_watermark_offsets(partition, timeout=30)
+        size += high - low
+    return size
+
+
 def consume(args: argparse.Namespace) -> dict[str, Any]:
-    consumer = _consumer(args, **{"enable.partition.eof": True})
-    partitions = list(consumer.list_topics(args.topic, timeout=30).topics[args.topic].partitions)
-    from_start = [TopicPartition(args.topic, p, OFFSET_BEGINNING) for p in partitions]
-    consumer.assign(from_start)
-    at_end: set[int] = set()
+    """Passes over the prefilled log; ``seconds`` is the time spent reading, not between passes.
+
+    A pass reads exactly the records the log holds (its watermarks, taken once) and ends when the
+    last of them arrives. Waiting for librdkafka's end-of-partition event instead would put about
+    1.5 s of idle time into every pass, the same on every broker: the event comes only with the first
+    empty answer after the last records (a fetch at the end of the log that the broker holds for
+    fetch.wait.max.ms, 500 ms), a consume() call holding fewer records than it asked for returns only
+    at its timeout, and the fetch from the beginning waits for the long poll still in flight. How many
+    passes a run needs depends on how many records it wants, so those waits made the figure depend on
+    where the run's size fell against the log's (issue 19). A pass's clock starts when its first
+    record arrives (after the reassignment, whose wait for that long poll is not reading), so one
+    fetch per pass goes uncounted: about a millisecond against the second a pass over the 1 GB log
+    takes. ``wall_seconds`` is the whole loop, waits included.
+    """
+    consumer = _consumer(args)
+    numbers = list(consumer.list_topics(args.topic, timeout=30).topics[args.topic].partitions)
+    from_start = [TopicPartition(args.topic, p, OFFSET_BEGINNING) for p in numbers]
+    per_pass = _pass_size(consumer, [TopicPartition(args.topic, p) for p in numbers])
+    if per_pass <= 0:
+        raise SystemExit(f"topic {args.topic} holds no records to read")
     count = size = 0
+    reading_s = 0.0
     start = time.perf_counter()
     deadline = start + 300
     while count < args.records and time.perf_counter() < deadline:
-        for msg in consumer.consume(num_messages=10_000, timeout=1.0):
-            error = msg.error()
-            if error is None:
-                count += 1
-                size += len(msg)
-            elif error.code() == KafkaError._PARTITION_EOF:
-                at_end.add(msg.partition() or 0)
-        if len(at_end) == len(partitions) and count < args.records:
-            at_end.clear()
-            consumer.assign(from_start)  # another pass over the same log
-    seconds = time.perf_counter() - start
+        consumer.assign(from_start)
+        left = min(per_pass, args.records - count)
+        first_at: float | None = None
+        while left > 0 and time.perf_counter() < deadline:
+            # One record first (it starts the clock), then never more than the pass has left, so
+            # the call holding the pass's last record returns as that record arrives.
+            wanted = 1 if first_at is None else min(10_000, left)
+            for msg in consumer.consume(num_messages=wanted, timeout=1.0):
+                if msg.error() is None:
+                    count += 1
+                    size += len(msg)
+                    left -= 1
+                    if first_at is None:
+                        first_at = time.perf_counter()
+        if first_at is not None:
+            reading_s += time.perf_counter() - first_at
+    wall = time.perf_counter() - start
     consumer.close()
-    return {"records": count, "bytes": size, "seconds": seconds, "errors": 0, "first_error": ""}
+    return {"records": count, "bytes": size, "seconds": reading_s, "wall_seconds": wall, "errors": 0, "first_error": ""}
 
 
 def _percentile(ordered: list[float], fraction: float) -> float:

@@ -62,7 +62,18 @@ def _notes(figure: Figure, client_util: dict[str, float]) -> str:
         notes.append("client-bound: " + ", ".join(bound))
     failed = [f"{name} {count} failed" for name, count in figure.failures.items() if count]
     notes.extend(failed)
+    notes.extend(f"{name} cannot run it (below)" for name in figure.cannot_run)
     return "; ".join(notes)
+
+
+def _cannot_run(figures: list[Figure]) -> list[str]:
+    """One line per case a broker did not run, with the reason."""
+    reasons = {(f.row.key, name): why for f in figures for name, why in f.cannot_run.items()}
+    if not reasons:
+        return []
+    lines = ["Cases a peer cannot run (no runs, not counted as failures):", ""]
+    lines += [f"- {key} on {name}: {why}." for (key, name), why in reasons.items()]
+    return [*lines, ""]
 
 
 def _client_util(figures: list[Figure], key: str) -> dict[str, float]:
@@ -261,8 +272,9 @@ def summary_markdown(
             f"| {figure.row.key} | {figure.row.tool} | {label} | {cells} | {_ratio(figure)} |{peer_cell} "
             f"{_notes(figure, _client_util(figures, figure.row.key))} |"
         )
+    lines.append("")
+    lines += _cannot_run(figures)
     lines += [
-        "",
         "## Targets from issue 19 (against Kafka; the peers' ratios are in the table)",
         "",
         "| target | case | tool | ratio | met | why not / caveat |",
@@ -288,7 +300,9 @@ def summary_markdown(
         "- Broker CPU = utime+stime (with children) from /proc/PID/stat around each run; efficiency = MB moved per "
         "broker CPU-second; 'broker core busy' = broker CPU over the tool's active time; 'client core busy' = "
         "client CPU over its wall time; peak RSS = VmHWM, reset before each run.",
-        "- W4 throughput is over the fetch phase (ConsumerPerformance's group join is excluded). EndToEndLatency "
+        "- W4 throughput is over the fetch phase (ConsumerPerformance's group join is excluded; the librdkafka "
+        "consumer counts each pass over the log from its first record to its last, not the restart between "
+        "passes, where librdkafka waits out a 500 ms long poll at the end of the log). EndToEndLatency "
         "sends one record at a time and prints whole-millisecond percentiles; the librdkafka probe sends at a "
         "fixed rate and measures in microseconds.",
         "- Every case starts every broker again on a fresh data directory; each run writes a fresh topic, "

@@ -25,6 +25,9 @@ from bench.metrics import Row
 from bench.pinning import Pinning
 from bench.workloads import Case, Context, Scale, Setup
 
+#: The set-up entry that names why a broker does not run a case (the summary's notes show it).
+CANNOT_RUN = "cannot_run"
+
 
 @dataclass
 class RunRecord:
@@ -107,8 +110,9 @@ def _progress(case: Case, run: RunRecord, seconds: float) -> str:
 
 
 def case_brokers(case: Case, order: Sequence[str]) -> list[str]:
-    """The brokers ``case`` runs on: every one in ``order``, but the peers only where ``case.peers``."""
-    return [name for name in order if case.peers or name not in PEERS]
+    """The brokers ``case`` runs on: every one in ``order``, but the peers only where ``case.peers``
+    and where they can (``case.cannot_run``)."""
+    return [name for name in order if (case.peers or name not in PEERS) and name not in case.cannot_run]
 
 
 def planned(case: Case, order: Sequence[str], timing: Timing) -> PlannedCase:
@@ -170,8 +174,12 @@ class _Runs:
 
 def run_case(case: Case, ctx: Context, pool: BrokerPool, order: Sequence[str], pairs: int) -> CaseRecord:
     """Fresh brokers; set up on each; warm each up; then alternating measured rounds, each broker taking
-    part in as many as its ``bench.method.share`` of ``pairs``; tear down."""
+    part in as many as its ``bench.method.share`` of ``pairs``; tear down. A peer that cannot run the
+    case gets its reason in the record's set-up instead of runs."""
     record = CaseRecord(case)
+    for name in order:
+        if name in case.cannot_run:
+            record.setup[name] = {CANNOT_RUN: case.cannot_run[name]}
     plan = planned(case, order, ctx.timing)
     brokers = list(plan.brokers)
     shares = {name: share(plan, name, pairs) for name in brokers}
@@ -200,3 +208,11 @@ def run_case(case: Case, ctx: Context, pool: BrokerPool, order: Sequence[str], p
                 case.teardown(pool.get(name), setup)
     pool.close()
     return record
+
+
+def failed_runs(records: Sequence[CaseRecord]) -> tuple[int, int]:
+    """(failed runs of Kafka and odradek, failed runs of the peers): only the first fails ``make bench``,
+    since a peer's failure says something about the peer, not about the harness or odradek."""
+    failed = [run.broker for record in records for run in record.runs if run.error]
+    peers = sum(1 for name in failed if name in PEERS)
+    return len(failed) - peers, peers
