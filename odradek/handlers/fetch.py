@@ -115,20 +115,29 @@ def _read_one(
     error = read.error
     if error == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION and ctx.version >= 13 and ctx.topics.get(part.topic) is None:
         error = ErrorCode.UNKNOWN_TOPIC_ID
-    outcome = _Read(part, error, read.high_watermark, read.last_stable_offset, read.log_start_offset)
-    if read.diverging_epoch is not None:
-        outcome.diverging_epoch = (read.diverging_epoch.leader_epoch, read.diverging_epoch.end_offset)
-    outcome.aborted = read.aborted
     region = read.records
-    if region is not None:
-        outcome.records = region if region.length >= SPILL_BYTES else region.read()
-    return outcome
+    diverging = read.diverging_epoch
+    return _Read(
+        part,
+        error,
+        read.high_watermark,
+        read.last_stable_offset,
+        read.log_start_offset,
+        b"" if region is None else region if region.length >= SPILL_BYTES else region.read(),
+        None if diverging is None else (diverging.leader_epoch, diverging.end_offset),
+        read.aborted,
+    )
 
 
-def _read_all(ctx: RequestContext, parts: list[SessionPartition], max_bytes: int, committed: bool) -> list[_Read]:
+def _read_all(
+    ctx: RequestContext, parts: list[SessionPartition], max_bytes: int, committed: bool
+) -> tuple[list[_Read], int, bool]:
+    """Each partition read once, in order: (the reads, the record bytes read, whether any failed)."""
     results = []
     budget = max_bytes
     first = True
+    ready = 0
+    failed = False
     permitted: dict[str, bool] = {}  # READ on each topic, asked once per pass over the partitions
     for part in parts:
         topic = part.topic
@@ -138,10 +147,14 @@ def _read_all(ctx: RequestContext, parts: list[SessionPartition], max_bytes: int
         limit = min(part.max_bytes, budget)
         outcome = _read_one(ctx, part, limit, first, committed, allowed)
         if outcome.records:
+            size = len(outcome.records)
             first = False
-            budget = max(0, budget - len(outcome.records))
+            ready += size
+            budget = max(0, budget - size)
+        if outcome.error:
+            failed = True
         results.append(outcome)
-    return results
+    return results, ready, failed
 
 
 def _resolve_session(ctx: RequestContext, request: FetchRequestValue) -> tuple[FetchSession | None, ErrorCode, bool]:
@@ -191,13 +204,13 @@ async def fetch(
     committed = request.isolation_level == READ_COMMITTED
     max_bytes = request.max_bytes if ctx.version >= 3 else 2**31 - 1
     remaining_ms = max(request.max_wait_ms, 0)
-    watched = [(p.topic, p.partition) for p in parts if p.topic]
+    watched: list[tuple[str, int]] | None = None
     while True:
-        results = _read_all(ctx, parts, max_bytes, committed)
-        ready = sum(len(r.records) for r in results)
-        errors = any(r.error != ErrorCode.NONE for r in results)
-        if ready >= request.min_bytes or errors or remaining_ms <= 0 or ctx.connection.closed:
+        results, ready, failed = _read_all(ctx, parts, max_bytes, committed)
+        if ready >= request.min_bytes or failed or remaining_ms <= 0 or ctx.connection.closed:
             break
+        if watched is None:
+            watched = [(p.topic, p.partition) for p in parts if p.topic]
         remaining_ms = await ctx.partitions.wait_for_data(watched, remaining_ms)
     session_id = session.session_id if session is not None else 0
     return FetchAnswer(ctx.version, session_id, _respond(results, full, committed))
