@@ -8,6 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from odradek.handlers.dispatch import encode_response_frame
+from odradek.storage.filesystem import MemoryFileSystem
+from odradek.storage.region import FileRegion
 from odradek.wire.fetch_fast import FIRST_VERSION, LAST_VERSION, PartitionAnswer, TopicAnswer, encode_fetch_answer
 from odradek.wire.messages.fetch import FetchResponse, FetchResponseValue
 from odradek.wire.primitives import SPILL_BYTES, Part
@@ -99,4 +101,22 @@ def test_many_topics_and_partitions_take_multi_byte_counts(version: int) -> None
     ]
     fast = encode_fetch_answer(version, 42, 0, 0, 0, topics)
     generic = generic_parts(version, 0, 0, topics, 0)
+    assert _shape(fast) == _shape(generic)
+
+
+@pytest.mark.parametrize("version", [4, 11, 12, 13, 18])
+def test_a_file_region_stays_a_part_of_its_own(version: int) -> None:
+    """A record set left in its segment file is referenced, never read, as the generic codec leaves it
+    (the connection sends it with sendfile)."""
+    fs = MemoryFileSystem()
+    fs.makedirs("/d")
+    handle = fs.open_append("/d/00000000000000000000.log")
+    handle.write(b"-" * 5 + b"batches" * 20_000)
+    region = FileRegion(handle, 5, 7 * 20_000)
+    topics: list[TopicAnswer] = [
+        ("t", bytes(16), [(0, 0, 9, 9, 0, None, region, None), (1, 0, 0, 0, 0, None, b"", None)])
+    ]
+    fast = encode_fetch_answer(version, 42, 0, 0, 0, topics)
+    generic = generic_parts(version, 0, 0, topics, 0)
+    assert [part is region for part in fast] == [part is region for part in generic if part or part is region]
     assert _shape(fast) == _shape(generic)
