@@ -23,6 +23,9 @@
   the segment's `FileRegion` (the connection sends it with sendfile when it can); a smaller one
   is read into bytes, which costs less than a syscall of its own.  Only the last read of the
   long-poll loop is answered, and nothing is awaited between it and the send.
+- The answer (but for a top-level session error) is a `FetchAnswer`: one tuple per partition listed,
+  written straight into the frame by `odradek.wire.fetch_fast`, or built into the message value
+  when the dispatcher needs one (see `odradek.handlers.registry.PreparedAnswer`).
 """
 
 from __future__ import annotations
