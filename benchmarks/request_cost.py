@@ -13,6 +13,9 @@ checkout's, and the two are measured in alternating rounds (A B A B ...) after o
 Modes: ``produce1`` one 100-byte record per Produce v9 request (W3's shape); ``produce-many`` one
 record batch for each of ``--partitions`` partitions per request (W6's shape); ``fetch-many`` a
 Fetch v12 of ``--partitions`` partitions, each at its end (W6's consumers polling, no data);
+``fetch-session`` the same partitions in a fetch session (KIP-227, what librdkafka's and the Java
+client's consumers send): one full Fetch opens it on each connection, then every request is an
+incremental Fetch v12 naming no partition, answered with the partitions that have news (none here);
 ``metadata-many`` a Metadata v12 naming ``--topics`` topics that do not exist (the abuse run's
 100,000-name request: decoding the names, the unknown-topic entries, the encoding of the answer).
 Prints one line per round and the medians, in CPU microseconds per request.
@@ -29,7 +32,9 @@ import struct
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from contextlib import ExitStack
+from itertools import count
 from pathlib import Path
 
 from bench.admin import create_topic
@@ -68,7 +73,7 @@ def produce_frame(partitions: int) -> bytes:
     return _frame(0, 9, ProduceRequest, request)
 
 
-def fetch_frame(partitions: int) -> bytes:
+def fetch_frame(partitions: int, session_id: int = 0, session_epoch: int = -1) -> bytes:
     wanted = [
         FetchRequest.FetchTopic.FetchPartition(
             partition=p, current_leader_epoch=-1, fetch_offset=0, log_start_offset=-1, partition_max_bytes=1_048_576
@@ -81,9 +86,9 @@ def fetch_frame(partitions: int) -> bytes:
         min_bytes=0,
         max_bytes=52_428_800,
         isolation_level=0,
-        session_id=0,
-        session_epoch=-1,
-        topics=[FetchRequest.FetchTopic(topic=TOPIC, partitions=wanted)],
+        session_id=session_id,
+        session_epoch=session_epoch,
+        topics=[FetchRequest.FetchTopic(topic=TOPIC, partitions=wanted)] if wanted else [],
         forgotten_topics_data=[],
         rack_id="",
     )
@@ -105,8 +110,15 @@ def _recv_exact(sock: socket.socket, size: int, into: bytearray) -> None:
         got += n
 
 
-def drive(sock: socket.socket, frame: bytes, requests: int, window: int) -> None:
-    """Send ``requests`` copies of ``frame`` (fresh correlation ids), at most ``window`` unanswered."""
+# A Fetch v12 without topics ends with the session epoch, then topics, forgotten topics, rack id and
+# tags (one byte each).
+_SESSION_EPOCH_AT = len(_frame(1, 12, FetchRequest, FetchRequest(topics=[], forgotten_topics_data=[]))) - 8
+_SESSION_ID_IN_ANSWER = 4 + 1 + 4 + 2  # correlation id, header tags, throttle time, error code
+
+
+def drive(sock: socket.socket, frame: bytes, requests: int, window: int, epochs: Iterator[int] | None = None) -> None:
+    """Send ``requests`` copies of ``frame`` (fresh correlation ids, and the next session epochs
+    when ``epochs`` is given), at most ``window`` unanswered."""
     template = bytearray(frame)
     sent = answered = 0
     scratch = bytearray(1 << 20)
@@ -114,6 +126,8 @@ def drive(sock: socket.socket, frame: bytes, requests: int, window: int) -> None
         burst = bytearray()
         while sent < requests and sent - answered < window:
             _CORRELATION.pack_into(template, 8, sent)
+            if epochs is not None:
+                _CORRELATION.pack_into(template, _SESSION_EPOCH_AT, next(epochs))
             burst += template
             sent += 1
         if burst:
@@ -128,20 +142,40 @@ def drive(sock: socket.socket, frame: bytes, requests: int, window: int) -> None
         answered += 1
 
 
-def _round(broker: Broker, frame: bytes, requests: int, window: int) -> float:
+def _open_session(sock: socket.socket, full_fetch: bytes) -> int:
+    """Send the full fetch that opens a session; its id."""
+    sock.sendall(full_fetch)
+    scratch = bytearray(4)
+    _recv_exact(sock, 4, scratch)
+    (size,) = _SIZE.unpack_from(scratch)
+    answer = bytearray(size)
+    _recv_exact(sock, size, answer)
+    (session_id,) = _SIZE.unpack_from(answer, _SESSION_ID_IN_ANSWER)
+    if session_id == 0:
+        raise RuntimeError("the broker opened no fetch session")
+    return int(session_id)
+
+
+def _round(broker: Broker, frame: bytes, requests: int, window: int, session: bool) -> float:
     host, port = broker.bootstrap.rsplit(":", 1)
     with socket.create_connection((host, int(port))) as sock:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        drive(sock, frame, min(1000, requests), window)  # the connection's own start-up is not counted
+        epochs = None
+        if session:
+            frame = fetch_frame(0, _open_session(sock, frame), 1)
+            epochs = count(1)
+        drive(sock, frame, min(1000, requests), window, epochs)  # the connection's own start-up is not counted
         before = cpu_seconds(broker.pid)
-        drive(sock, frame, requests, window)
+        drive(sock, frame, requests, window, epochs)
         return (cpu_seconds(broker.pid) - before) / requests * 1e6
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
-        "--mode", choices=("produce1", "produce-many", "fetch-many", "metadata-many"), default="produce1"
+        "--mode",
+        choices=("produce1", "produce-many", "fetch-many", "fetch-session", "metadata-many"),
+        default="produce1",
     )
     parser.add_argument("--requests", type=int, default=20_000)
     parser.add_argument("--rounds", type=int, default=5, help="measured rounds per broker after one warm-up")
@@ -156,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
         frame = metadata_frame(args.topics)
     else:
         frame = produce_frame(partitions) if args.mode.startswith("produce") else fetch_frame(partitions)
+    if args.mode == "fetch-session":
+        frame = fetch_frame(partitions, session_epoch=0)
     pinning = plan(True)
     results: dict[str, list[float]] = {}
     with ExitStack() as stack, tempfile.TemporaryDirectory(prefix="request-cost-") as tmp:
@@ -171,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
             stack.callback(_stop_profiler, profiler)
         for index in range(args.rounds + 1):
             for broker in brokers:
-                cost = _round(broker, frame, args.requests, args.window)
+                cost = _round(broker, frame, args.requests, args.window, args.mode == "fetch-session")
                 label = "warm-up" if index == 0 else f"round {index}"
                 print(f"{broker.name:<13} {label:<8} {cost:8.1f} CPU µs/request", flush=True)
                 if index:

@@ -18,6 +18,10 @@ handler coroutine) while there is no interceptor, no emulated release and no cli
 answers them as the generic path would, byte for byte, or hands them back untouched.  A
 connection with nothing queued calls `Dispatcher.answer_now` straight from its read callback, so
 such a frame is answered without a task or an await (`odradek.server.connection`).
+
+A handler may answer with a `PreparedAnswer` (Fetch does: no value object per partition): its own
+frame is sent, unless an interceptor, an emulated release or a client quota needs the answer as a
+value, which it then builds.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from odradek.handlers.api_versions import supported_api_entries
 from odradek.handlers.context import ClientConnection, RequestContext, Services
 from odradek.handlers.interception import Call, Interceptor
 from odradek.handlers.produce_fast import NotFast, ProduceFastPath
-from odradek.handlers.registry import ApiHandler, Registry
+from odradek.handlers.registry import ApiHandler, PreparedAnswer, Registry
 from odradek.handlers.request_time import StepTimer
 from odradek.handlers.slices import (
     LARGE_REQUEST_BYTES,
@@ -207,11 +211,15 @@ class Dispatcher:
                     response = await step_timer
                 if timer is not None or header.api_key in _QUOTA_APIS:
                     spent = None if timer is None else step_timer.nanoseconds
+                    if isinstance(response, PreparedAnswer):
+                        response = response.value()
                     return self._throttled(header, handler, connection, request_bytes, response, spent)
             else:
                 response = await handler.handle(context, request)
             if response is None:
                 return None
+            if isinstance(response, PreparedAnswer):
+                return response.frame(header.correlation_id)
             if share is None:
                 return self._frame(header, handler, response)
             frame = await encode_response_frame_in_slices(
@@ -315,12 +323,14 @@ class Dispatcher:
         async def answer(value: StructValue) -> StructValue | None:
             try:
                 if timer is None:
-                    return await handler.handle(context, value)
-                step_timer: StepTimer[StructValue | None] = StepTimer(handler.handle(context, value), timer)
-                try:
-                    return await step_timer
-                finally:
-                    spent.append(step_timer.nanoseconds)
+                    response = await handler.handle(context, value)
+                else:
+                    step_timer = StepTimer(handler.handle(context, value), timer)
+                    try:
+                        response = await step_timer
+                    finally:
+                        spent.append(step_timer.nanoseconds)
+                return response.value() if isinstance(response, PreparedAnswer) else response
             except ProtocolViolation:
                 raise
             except Exception:

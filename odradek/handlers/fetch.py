@@ -23,6 +23,9 @@
   the segment's `FileRegion` (the connection sends it with sendfile when it can); a smaller one
   is read into bytes, which costs less than a syscall of its own.  Only the last read of the
   long-poll loop is answered, and nothing is awaited between it and the send.
+- The answer (but for a top-level session error) is a `FetchAnswer`: one tuple per partition listed,
+  written straight into the frame by `odradek.wire.fetch_fast`, or built into the message value
+  when the dispatcher needs one (see `odradek.handlers.registry.PreparedAnswer`).
 """
 
 from __future__ import annotations
@@ -31,13 +34,14 @@ from dataclasses import dataclass
 
 from odradek.fetch_sessions import FINAL_EPOCH, INITIAL_EPOCH, FetchSession, SessionPartition
 from odradek.handlers.context import RequestContext
-from odradek.handlers.registry import registry
+from odradek.handlers.registry import PreparedAnswer, registry
 from odradek.security.acl import AclOperation, ResourceType
 from odradek.storage.region import FileRegion
 from odradek.storage.txn_index import AbortedTxn
 from odradek.wire.errors import ErrorCode
+from odradek.wire.fetch_fast import AbortedAnswer, PartitionAnswer, TopicAnswer, encode_fetch_answer
 from odradek.wire.messages.fetch import FetchRequest, FetchRequestValue, FetchResponse, FetchResponseValue
-from odradek.wire.primitives import SPILL_BYTES
+from odradek.wire.primitives import SPILL_BYTES, Part
 from odradek.wire.schema import ZERO_UUID
 
 _TopicResponse = FetchResponse.FetchableTopicResponse
@@ -45,8 +49,7 @@ _PartitionData = _TopicResponse.PartitionData
 _AbortedTransaction = _PartitionData.AbortedTransaction
 READ_COMMITTED = 1
 # The per-partition tagged fields at their defaults (which are not sent), one instance each shared by
-# every answer and never mutated: building three nested structs per partition was a third of the
-# handler's work in a Fetch of many partitions (benchmarks/profiles.md, fetch-many).
+# every value `FetchAnswer.value` builds and never mutated.
 _NO_DIVERGENCE = _PartitionData.EpochEndOffset()
 _NO_LEADER = _PartitionData.LeaderIdAndEpoch()
 _NO_SNAPSHOT = _PartitionData.SnapshotId()
@@ -115,20 +118,29 @@ def _read_one(
     error = read.error
     if error == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION and ctx.version >= 13 and ctx.topics.get(part.topic) is None:
         error = ErrorCode.UNKNOWN_TOPIC_ID
-    outcome = _Read(part, error, read.high_watermark, read.last_stable_offset, read.log_start_offset)
-    if read.diverging_epoch is not None:
-        outcome.diverging_epoch = (read.diverging_epoch.leader_epoch, read.diverging_epoch.end_offset)
-    outcome.aborted = read.aborted
     region = read.records
-    if region is not None:
-        outcome.records = region if region.length >= SPILL_BYTES else region.read()
-    return outcome
+    diverging = read.diverging_epoch
+    return _Read(
+        part,
+        error,
+        read.high_watermark,
+        read.last_stable_offset,
+        read.log_start_offset,
+        b"" if region is None else region if region.length >= SPILL_BYTES else region.read(),
+        None if diverging is None else (diverging.leader_epoch, diverging.end_offset),
+        read.aborted,
+    )
 
 
-def _read_all(ctx: RequestContext, parts: list[SessionPartition], max_bytes: int, committed: bool) -> list[_Read]:
+def _read_all(
+    ctx: RequestContext, parts: list[SessionPartition], max_bytes: int, committed: bool
+) -> tuple[list[_Read], int, bool]:
+    """Each partition read once, in order: (the reads, the record bytes read, whether any failed)."""
     results = []
     budget = max_bytes
     first = True
+    ready = 0
+    failed = False
     permitted: dict[str, bool] = {}  # READ on each topic, asked once per pass over the partitions
     for part in parts:
         topic = part.topic
@@ -138,10 +150,14 @@ def _read_all(ctx: RequestContext, parts: list[SessionPartition], max_bytes: int
         limit = min(part.max_bytes, budget)
         outcome = _read_one(ctx, part, limit, first, committed, allowed)
         if outcome.records:
+            size = len(outcome.records)
             first = False
-            budget = max(0, budget - len(outcome.records))
+            ready += size
+            budget = max(0, budget - size)
+        if outcome.error:
+            failed = True
         results.append(outcome)
-    return results
+    return results, ready, failed
 
 
 def _resolve_session(ctx: RequestContext, request: FetchRequestValue) -> tuple[FetchSession | None, ErrorCode, bool]:
@@ -169,7 +185,9 @@ def _resolve_session(ctx: RequestContext, request: FetchRequestValue) -> tuple[F
 
 
 @registry.api(FetchRequest, FetchResponse, "4-18", _error)
-async def fetch(ctx: RequestContext, request: FetchRequestValue) -> FetchResponseValue:
+async def fetch(
+    ctx: RequestContext, request: FetchRequestValue
+) -> FetchResponseValue | PreparedAnswer[FetchResponseValue]:
     session, error, full = _resolve_session(ctx, request)
     if error != ErrorCode.NONE:
         return FetchResponse(error_code=error, session_id=0, responses=[])
@@ -189,19 +207,16 @@ async def fetch(ctx: RequestContext, request: FetchRequestValue) -> FetchRespons
     committed = request.isolation_level == READ_COMMITTED
     max_bytes = request.max_bytes if ctx.version >= 3 else 2**31 - 1
     remaining_ms = max(request.max_wait_ms, 0)
-    watched = [(p.topic, p.partition) for p in parts if p.topic]
+    watched: list[tuple[str, int]] | None = None
     while True:
-        results = _read_all(ctx, parts, max_bytes, committed)
-        ready = sum(len(r.records) for r in results)
-        errors = any(r.error != ErrorCode.NONE for r in results)
-        if ready >= request.min_bytes or errors or remaining_ms <= 0 or ctx.connection.closed:
+        results, ready, failed = _read_all(ctx, parts, max_bytes, committed)
+        if ready >= request.min_bytes or failed or remaining_ms <= 0 or ctx.connection.closed:
             break
+        if watched is None:
+            watched = [(p.topic, p.partition) for p in parts if p.topic]
         remaining_ms = await ctx.partitions.wait_for_data(watched, remaining_ms)
-    return FetchResponse(
-        error_code=ErrorCode.NONE,
-        session_id=session.session_id if session is not None else 0,
-        responses=_respond(ctx, results, full, committed),
-    )
+    session_id = session.session_id if session is not None else 0
+    return FetchAnswer(ctx.version, session_id, _respond(results, full, committed))
 
 
 def _forgotten_name(ctx: RequestContext, forgotten: FetchRequestValue.ForgottenTopic) -> str:
@@ -214,9 +229,7 @@ def _forgotten_name(ctx: RequestContext, forgotten: FetchRequestValue.ForgottenT
 _UNREAD = (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.UNKNOWN_TOPIC_ID)
 
 
-def _aborted(
-    r: _Read, committed: bool
-) -> list[FetchResponseValue.FetchableTopicResponse.PartitionData.AbortedTransaction] | None:
+def _aborted(r: _Read, committed: bool) -> AbortedAnswer:
     """Kafka's aborted-transactions field: an empty list for a partition refused before any read
     (unknown topic or partition), the read's aborted transactions under read_committed, null for
     read_uncommitted reads and failed reads (checked against Kafka with compat-tests/probes)."""
@@ -224,43 +237,86 @@ def _aborted(
         return []
     if not committed or r.error != ErrorCode.NONE:
         return None
-    return [_AbortedTransaction(producer_id=t.producer_id, first_offset=t.first_offset) for t in r.aborted]
+    return [(t.producer_id, t.first_offset) for t in r.aborted]
 
 
-def _diverging(read: _Read) -> FetchResponseValue.FetchableTopicResponse.PartitionData.EpochEndOffset:
-    """The diverging epoch field: the shared default (not sent) unless the read found one."""
-    if read.diverging_epoch is None:
-        return _NO_DIVERGENCE
-    epoch, end_offset = read.diverging_epoch
-    return _PartitionData.EpochEndOffset(epoch=epoch, end_offset=end_offset)
-
-
-def _respond(
-    ctx: RequestContext, results: list[_Read], full: bool, committed: bool
-) -> list[FetchResponseValue.FetchableTopicResponse]:
-    topics: dict[tuple[str, bytes], list[FetchResponseValue.FetchableTopicResponse.PartitionData]] = {}
+def _respond(results: list[_Read], full: bool, committed: bool) -> list[TopicAnswer]:
+    """The partitions the answer lists (all of a full answer; those with news in an incremental one),
+    grouped by topic in the order they were read, each remembered as sent."""
+    topics: dict[tuple[str, bytes], list[PartitionAnswer]] = {}
     for r in results:
         part = r.part
-        quiet = not r.records and r.error == ErrorCode.NONE and r.diverging_epoch is None
-        if not full and quiet and not part.changed(r.high_watermark, r.last_stable_offset, r.log_start_offset):
+        error = r.error
+        high_watermark, last_stable, log_start = r.high_watermark, r.last_stable_offset, r.log_start_offset
+        quiet = not r.records and error == ErrorCode.NONE and r.diverging_epoch is None
+        if not full and quiet and not part.changed(high_watermark, last_stable, log_start):
             continue
-        part.remember(r.high_watermark, r.last_stable_offset, r.log_start_offset)
-        topics.setdefault((part.topic, part.topic_id), []).append(
-            _PartitionData(
-                partition_index=part.partition,
-                error_code=r.error,
-                high_watermark=r.high_watermark,
-                last_stable_offset=r.last_stable_offset,
-                log_start_offset=r.log_start_offset,
-                aborted_transactions=_aborted(r, committed),
-                records=r.records,
-                diverging_epoch=_diverging(r),
-                current_leader=_NO_LEADER,
-                snapshot_id=_NO_SNAPSHOT,
+        part.remember(high_watermark, last_stable, log_start)
+        key = (part.topic, part.topic_id)
+        partitions = topics.get(key)
+        if partitions is None:
+            partitions = topics[key] = []
+        partitions.append(
+            (
+                part.partition,
+                error,
+                high_watermark,
+                last_stable,
+                log_start,
+                _aborted(r, committed),
+                r.records,
+                r.diverging_epoch,
             )
         )
-    by_id = ctx.version >= 13
-    return [
-        _TopicResponse(topic="" if by_id else name, topic_id=topic_id if by_id else ZERO_UUID, partitions=partitions)
-        for (name, topic_id), partitions in topics.items()
-    ]
+    return [(name, topic_id, partitions) for (name, topic_id), partitions in topics.items()]
+
+
+class FetchAnswer(PreparedAnswer[FetchResponseValue]):
+    """An answer without a top-level error, kept as the partitions' tuples of
+    `odradek.wire.fetch_fast`: `frame` writes them straight into the response; `value` builds the
+    message value the generic codec encodes to the same bytes."""
+
+    __slots__ = ("_session_id", "_topics", "_version")
+
+    def __init__(self, version: int, session_id: int, topics: list[TopicAnswer]) -> None:
+        self._version = version
+        self._session_id = session_id
+        self._topics = topics
+
+    def frame(self, correlation_id: int) -> list[Part]:
+        return encode_fetch_answer(self._version, correlation_id, 0, ErrorCode.NONE, self._session_id, self._topics)
+
+    def value(self) -> FetchResponseValue:
+        by_id = self._version >= 13
+        return FetchResponse(
+            error_code=ErrorCode.NONE,
+            session_id=self._session_id,
+            responses=[
+                _TopicResponse(
+                    topic="" if by_id else name,
+                    topic_id=topic_id if by_id else ZERO_UUID,
+                    partitions=[_partition_data(answer) for answer in partitions],
+                )
+                for name, topic_id, partitions in self._topics
+            ],
+        )
+
+
+def _partition_data(answer: PartitionAnswer) -> FetchResponseValue.FetchableTopicResponse.PartitionData:
+    index, error, high_watermark, last_stable, log_start, aborted, records, diverging = answer
+    return _PartitionData(
+        partition_index=index,
+        error_code=error,
+        high_watermark=high_watermark,
+        last_stable_offset=last_stable,
+        log_start_offset=log_start,
+        aborted_transactions=None
+        if aborted is None
+        else [_AbortedTransaction(producer_id=producer_id, first_offset=first) for producer_id, first in aborted],
+        records=records,
+        diverging_epoch=_NO_DIVERGENCE
+        if diverging is None
+        else _PartitionData.EpochEndOffset(epoch=diverging[0], end_offset=diverging[1]),
+        current_leader=_NO_LEADER,
+        snapshot_id=_NO_SNAPSHOT,
+    )

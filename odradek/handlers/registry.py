@@ -15,23 +15,49 @@ value) and answers some `StructValue`.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from odradek.wire.errors import ErrorCode
+from odradek.wire.primitives import Part
 from odradek.wire.schema import Message, StructValue
 
 if TYPE_CHECKING:
     from odradek.handlers.context import RequestContext
 
-__all__ = ["ApiHandler", "ErrorResponder", "Handler", "HandlerFn", "Registry", "registry"]
+__all__ = ["ApiHandler", "ErrorResponder", "Handler", "HandlerFn", "PreparedAnswer", "Registry", "registry"]
 
 Req = TypeVar("Req", bound=StructValue)
 Resp = TypeVar("Resp", bound=StructValue)
+Value = TypeVar("Value", bound=StructValue, covariant=True)
 
-Handler = Callable[["RequestContext", Req], Awaitable[Resp | None]]
-"""A handler of one API: its request value in, its response value (or None: no answer) out."""
+
+class PreparedAnswer(ABC, Generic[Value]):
+    """An answer a handler keeps in a compact form of its own instead of a message value, because
+    building the value would cost more than the work behind it (Fetch of many partitions).
+
+    Invariant: ``frame(c)`` is, byte for byte, the frame the generic codec encodes from ``value()``
+    with correlation id ``c`` and throttle time 0.  The dispatcher sends `frame` when nothing needs
+    the value, and asks for `value` when something reads or changes the answer before it is sent
+    (an interceptor, an emulated release, client quotas).
+    """
+
+    __slots__ = ()
+
+    @abstractmethod
+    def frame(self, correlation_id: int) -> list[Part]:
+        """The whole response frame: size prefix, response header, body."""
+
+    @abstractmethod
+    def value(self) -> Value:
+        """The same answer as a message value."""
+
+
+Handler = Callable[["RequestContext", Req], Awaitable[Resp | PreparedAnswer[Resp] | None]]
+"""A handler of one API: its request value in, its response (a value, or one prepared for sending),
+or None (no answer), out."""
 HandlerFn = Handler[Any, StructValue]
 ErrorResponder = Callable[[Any, ErrorCode], StructValue]
 
@@ -40,7 +66,8 @@ ErrorResponder = Callable[[Any, ErrorCode], StructValue]
 class ApiHandler:
     """One served API: its schemas, the versions we accept, the coroutine that answers.
 
-    ``handle`` returns the response value, or None when no response is sent (Produce acks=0).
+    ``handle`` returns the response value (or a `PreparedAnswer` of it), or None when no response
+    is sent (Produce acks=0).
     ``error_response`` builds the answer that carries one error code for the whole request;
     the dispatcher uses it when a handler fails unexpectedly.
     """

@@ -287,13 +287,14 @@ class Partitions:
         refused = self._epoch_error(target, current_leader_epoch)
         if refused is not None:
             return ReadResult(refused)
-        if target.offline:
+        offsets = target.read_offsets()
+        if offsets is None:
             return ReadResult(ErrorCode.KAFKA_STORAGE_ERROR)
-        high_watermark, stable = target.high_watermark, target.last_stable_offset
-        outcome = ReadResult(ErrorCode.NONE, high_watermark, stable, target.log_start_offset)
+        high_watermark, stable, log_start, log_end = offsets
+        outcome = ReadResult(ErrorCode.NONE, high_watermark, stable, log_start)
         if last_fetched_epoch >= 0:
-            epoch, end = target.epochs.end_offset_for(last_fetched_epoch, target.log_end_offset)
-            if epoch == NO_EPOCH or end == NO_EPOCH or offset < target.log_start_offset:
+            epoch, end = target.epochs.end_offset_for(last_fetched_epoch, log_end)
+            if epoch == NO_EPOCH or end == NO_EPOCH or offset < log_start:
                 return ReadResult(ErrorCode.OFFSET_OUT_OF_RANGE)
             if epoch < last_fetched_epoch or end < offset:
                 outcome.diverging_epoch = EpochEndOffset(leader_epoch=epoch, end_offset=end)
@@ -303,7 +304,7 @@ class Partitions:
                 read = target.read_committed(offset, max(max_bytes, 1), min_one_batch=first)
                 outcome.records, outcome.aborted = read.records, read.aborted
                 return outcome
-            if high_watermark <= offset <= target.log_end_offset:
+            if high_watermark <= offset <= log_end:
                 return outcome
             outcome.records = target.read(offset, max(max_bytes, 1), min_one_batch=first, whole_batches=False)
         except OffsetOutOfRange:

@@ -5,8 +5,8 @@ handler says what it takes: a request annotated ``Any`` silently turns that chec
 field access in the handler) off.  This reads each module under ``odradek/handlers`` with
 ``ast`` and requires, for every function decorated with ``registry.api(Request, Response, ...,
 error_fn)``: ``request`` annotated ``<Request>Value``, the return annotated ``<Response>Value``
-(or ``<Response>Value | None``), and ``error_fn``, a function of the same module, taking
-``<Request>Value`` first.
+(or ``<Response>Value | None``, or ``<Response>Value | PreparedAnswer[<Response>Value]``),
+and ``error_fn``, a function of the same module, taking ``<Request>Value`` first.
 """
 
 from __future__ import annotations
@@ -66,8 +66,9 @@ def typing_problems(source: str, where: str) -> tuple[int, list[str]]:
             if got != wanted:
                 problems.append(f"{label}: request is annotated {got!r}, not {wanted!r}")
             returned = ast.unparse(fn.returns) if fn.returns is not None else None
-            if returned not in (f"{response}Value", f"{response}Value | None"):
-                problems.append(f"{label}: returns {returned!r}, not {response}Value (or | None)")
+            value = f"{response}Value"
+            if returned not in (value, f"{value} | None", f"{value} | PreparedAnswer[{value}]"):
+                problems.append(f"{label}: returns {returned!r}, not {value} (or | None)")
             responder = functions.get(_name(call.args[3]))
             if responder is None:
                 problems.append(f"{label}: error responder {_name(call.args[3])!r} is not a function of the module")

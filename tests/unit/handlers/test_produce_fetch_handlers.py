@@ -15,8 +15,10 @@ from odradek.cluster.topics import TopicInfo
 from odradek.config import load_config, log_config_for
 from odradek.fetch_sessions import FetchSessionCache
 from odradek.handlers.context import RequestContext, Services
-from odradek.handlers.fetch import fetch
+from odradek.handlers.dispatch import encode_response_frame
+from odradek.handlers.fetch import FetchAnswer, fetch
 from odradek.handlers.produce import produce
+from odradek.handlers.registry import PreparedAnswer
 from odradek.partition.service import Partitions
 from odradek.scheduler import Scheduler
 from odradek.security.principal import ClientIdentity
@@ -24,8 +26,9 @@ from odradek.storage.filesystem import MemoryFileSystem
 from odradek.storage.log_manager import LogManager
 from odradek.wire.api import ApiKey, RequestHeader
 from odradek.wire.errors import ErrorCode
-from odradek.wire.messages.fetch import FetchRequest
+from odradek.wire.messages.fetch import FetchRequest, FetchRequestValue, FetchResponse, FetchResponseValue
 from odradek.wire.messages.produce import ProduceRequest
+from odradek.wire.primitives import Part
 from odradek.wire.records.builder import build_batch
 from odradek.wire.records.record import Record
 
@@ -135,6 +138,15 @@ def _fetch_request(topic: str, offset: int, max_wait_ms: int) -> Any:
     )
 
 
+async def _fetch(ctx: RequestContext, request: FetchRequestValue) -> FetchResponseValue:
+    """The fetch handler's answer as a message value."""
+    answer = await fetch(ctx, request)
+    if isinstance(answer, PreparedAnswer):
+        return answer.value()
+    assert answer is not None
+    return answer
+
+
 def run(coroutine: Any) -> Any:
     return asyncio.run(asyncio.wait_for(coroutine, 10))
 
@@ -177,7 +189,7 @@ def test_unknown_topics(node: Node) -> None:
     assert run(_produce(node, "nope", _batch())).error_code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
     by_id = run(_produce(node, "", _batch(), version=13, topic_id=uuid.uuid4().bytes))
     assert by_id.error_code == ErrorCode.UNKNOWN_TOPIC_ID
-    answer = run(fetch(node.context(ApiKey.FETCH, 12), _fetch_request("nope", 0, 0)))
+    answer = run(_fetch(node.context(ApiKey.FETCH, 12), _fetch_request("nope", 0, 0)))
     assert answer.responses[0].partitions[0].error_code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
 
 
@@ -186,7 +198,7 @@ def test_a_waiting_fetch_is_woken_by_an_append(node: Node) -> None:
     node.add_topic("t")
 
     async def scenario() -> Any:
-        waiting = asyncio.ensure_future(fetch(node.context(ApiKey.FETCH, 12), _fetch_request("t", 0, 600_000)))
+        waiting = asyncio.ensure_future(_fetch(node.context(ApiKey.FETCH, 12), _fetch_request("t", 0, 600_000)))
         for _ in range(3):
             await asyncio.sleep(0)
         assert not waiting.done(), "nothing to read yet: the fetch waits"
@@ -210,7 +222,7 @@ def test_a_long_poll_answers_at_its_max_wait_on_the_manual_clock(node: Node) -> 
             await asyncio.sleep(0)
 
     async def scenario() -> Any:
-        waiting = asyncio.ensure_future(fetch(node.context(ApiKey.FETCH, 12), _fetch_request("t", 0, 500)))
+        waiting = asyncio.ensure_future(_fetch(node.context(ApiKey.FETCH, 12), _fetch_request("t", 0, 500)))
         await settle()
         node.clock.advance(499)
         await settle()
@@ -223,3 +235,56 @@ def test_a_long_poll_answers_at_its_max_wait_on_the_manual_clock(node: Node) -> 
     answer = run(scenario())
     data = answer.responses[0].partitions[0]
     assert (data.error_code, data.high_watermark, bytes(data.records)) == (ErrorCode.NONE, 0, b"")
+
+
+def _joined(parts: list[Part]) -> bytes:
+    return b"".join(p if isinstance(p, bytes | bytearray | memoryview) else p.read() for p in parts)
+
+
+@pytest.mark.parametrize("version", [4, 5, 6, 7, 10, 11, 12, 13, 16, 17, 18])
+def test_a_fetch_answer_is_sent_as_the_codec_writes_its_value(node: Node, version: int) -> None:
+    """The frame written from the handler's tuples is the generic encoding of the value built from
+    them, for a full answer (records, an empty partition, an unknown topic) and, with sessions (v7+),
+    for the incremental answer after it, which lists only the partition with news."""
+    topics = [node.add_topic("t"), node.add_topic("u")]
+    run(_produce(node, "t", _batch()))
+
+    def request(session_id: int, epoch: int, wanted: list[tuple[str, bytes, int]]) -> FetchRequestValue:
+        return FetchRequest(
+            max_wait_ms=0,
+            min_bytes=0,
+            max_bytes=1 << 20,
+            session_id=session_id,
+            session_epoch=epoch,
+            topics=[
+                _FetchTopic(
+                    topic=name,
+                    topic_id=topic_id,
+                    partitions=[
+                        _FetchTopic.FetchPartition(partition=0, fetch_offset=offset, partition_max_bytes=1 << 20)
+                    ],
+                )
+                for name, topic_id, offset in wanted
+            ],
+            forgotten_topics_data=[],
+        )
+
+    def answered(answer: object) -> tuple[int, list[str | bytes]]:
+        """The answer's session and the topics it lists, once its two encodings are compared."""
+        assert isinstance(answer, FetchAnswer)
+        value = answer.value()
+        assert _joined(answer.frame(9)) == _joined(encode_response_frame(1, version, 9, FetchResponse, value))
+        return value.session_id, [t.topic_id if version >= 13 else t.topic for t in value.responses]
+
+    t, u = [("" if version >= 13 else info.name, info.topic_id if version >= 13 else bytes(16)) for info in topics]
+    unknown = ("" if version >= 13 else "nope", uuid.uuid4().bytes if version >= 13 else bytes(16))
+    ctx = node.context(ApiKey.FETCH, version)
+    full = request(0, 0 if version >= 7 else -1, [(*t, 0), (*u, 0), (*unknown, 0)])
+    session_id, keys = answered(run(fetch(ctx, full)))
+    assert keys == [name or topic_id for name, topic_id in (t, u, unknown)]
+    if version < 7:
+        return
+    # t's records consumed, u given some, the unknown topic still refused: u and the refusal are news.
+    run(_produce(node, "u", _batch()))
+    _, keys = answered(run(fetch(ctx, request(session_id, 1, [(*t, 3)]))))
+    assert keys == [name or topic_id for name, topic_id in (u, unknown)]
