@@ -21,6 +21,7 @@ imported by the first token checked, so a broker whose listeners offer no OAUTHB
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -102,28 +103,32 @@ class OAuthBearerServer:
             return None
         skew = int(self._settings.get("jaas.unsecuredValidatorAllowableClockSkewMs", "0"))
         principal_claim = self._settings.get("jaas.unsecuredValidatorPrincipalClaimName", "sub")
-        expiry = claims.get("exp")
         name = claims.get(principal_claim)
-        if not isinstance(expiry, int | float) or not isinstance(name, str) or not name:
+        expires_ms = _epoch_ms(claims.get("exp"))
+        if expires_ms is None or not isinstance(name, str) or not name:
             return None
-        expires_ms = int(expiry * 1000)
         if expires_ms + skew <= self._clock.time_ms():
             return None
         required = self._settings.get("jaas.unsecuredValidatorRequiredScope", "").split()
-        scope = claims.get("scope", "")
-        granted = set(scope.split()) if isinstance(scope, str) else set(scope or ())
-        if not set(required) <= granted:
+        granted = _scopes(claims.get("scope"))
+        if granted is None or not set(required) <= granted:
             return None
         return name, expires_ms
 
     def _signed(self, token: str) -> tuple[str, int] | None:
         import jwt
+        from jwt.algorithms import get_default_algorithms
 
         url = urlparse(self._settings["sasl.oauthbearer.jwks.endpoint.url"])
         try:
             keys = jwt.PyJWKSet.from_json(Path(unquote(url.path)).read_text())
             header = jwt.get_unverified_header(token)
             key = next(k for k in keys.keys if k.key_id == header.get("kid"))
+            # Kafka finds no verification key when the token's algorithm is not one of the key's kind
+            # (HS256 naming an EC key); pyjwt would raise TypeError preparing the key.
+            algorithm = get_default_algorithms().get(str(header.get("alg")))
+            if algorithm is None or not isinstance(algorithm, type(key.Algorithm)):
+                return None
             audience = self._settings.get("sasl.oauthbearer.expected.audience")
             issuer = self._settings.get("sasl.oauthbearer.expected.issuer")
             claims = jwt.decode(
@@ -138,6 +143,29 @@ class OAuthBearerServer:
         except (OSError, StopIteration, jwt.PyJWTError, ValueError):
             return None
         name = claims.get(self._settings.get("sasl.oauthbearer.sub.claim.name", "sub"))
-        if not isinstance(name, str) or not name:
+        expires_ms = _epoch_ms(claims["exp"])
+        if expires_ms is None or not isinstance(name, str) or not name:
             return None
-        return name, int(claims["exp"] * 1000)
+        return name, expires_ms
+
+
+def _epoch_ms(seconds: object) -> int | None:
+    """A NumericDate claim (seconds, maybe fractional) in epoch milliseconds; None when it is not a
+    number or not a finite one (JSON admits 1e400, Python's parser NaN and Infinity)."""
+    if isinstance(seconds, int) and not isinstance(seconds, bool):
+        return seconds * 1000
+    if isinstance(seconds, float) and math.isfinite(seconds * 1000):
+        return int(seconds * 1000)
+    return None
+
+
+def _scopes(claim: object) -> set[str] | None:
+    """The scopes of a ``scope`` claim: a space-separated string or a list of strings (absent: none);
+    None when it is neither, which makes the token invalid, as Kafka's unsecured validator has it."""
+    if claim is None:
+        return set()
+    if isinstance(claim, str):
+        return set(claim.split())
+    if isinstance(claim, list) and all(isinstance(scope, str) for scope in claim):
+        return set(claim)
+    return None
