@@ -17,9 +17,10 @@ The mechanism behaves when it refuses with `SaslAuthenticationError` (the gate a
 SASL_AUTHENTICATION_FAILED or closes the connection) or, for OAUTHBEARER, answers the
 ``invalid_token`` challenge (after which the client's ``\\x01`` must raise it); any other exception
 is a crash.  It must never authenticate without the secret (`AuthenticatedWithoutSecret`): PLAIN
-only with `PASSWORD`, SCRAM only with the proof derived from it, a JWKS token only when its signing
-input is one the target signed, and an OAUTHBEARER token only for its ``sub``, unexpired, with the
-required scope or the expected audience and issuer.
+only with `PASSWORD`, SCRAM only with the proof derived from it, a JWKS token only when the target
+signed it (``jwt-jwks``) or its signing input is a seed's (a signature is never forged), and an
+OAUTHBEARER token only for its ``sub``, unexpired, with the required scope or the expected
+audience and issuer.
 
 Executions stay cheap: SCRAM credentials are derived once at `MIN_ITERATIONS` (the lowest count a
 credential is accepted with), the JWT keys are fixed (Ed25519 and P-256 from constants) and the JWKS
@@ -128,13 +129,13 @@ def _sign(signing_input: str, kid: object) -> str:
     return _b64url(_ED25519.sign(signing_input.encode()))
 
 
-_signed_inputs: set[str] = set()
+def _signing_input(header: bytes, claims: bytes) -> str:
+    return f"{_b64url(header)}.{_b64url(claims)}"
 
 
 def signed_token(header: bytes, claims: bytes) -> str:
     """A token whose header and claims segments encode these bytes, signed by the fuzz keys."""
-    signing_input = f"{_b64url(header)}.{_b64url(claims)}"
-    _signed_inputs.add(signing_input)
+    signing_input = _signing_input(header, claims)
     try:
         kid = json.loads(header).get("kid")
     except (ValueError, AttributeError):
@@ -244,8 +245,9 @@ def _oauthbearer(data: bytes, jwks: bool) -> tuple[OAuthBearerServer, bytes | No
     return server, answer
 
 
-def _check_claims(server: OAuthBearerServer, token: str, jwks: bool) -> None:
-    """What a token that authenticated must hold (see the module docstring)."""
+def _check_claims(server: OAuthBearerServer, token: str, jwks: bool, signed_by_target: bool = False) -> None:
+    """What a token that authenticated must hold (see the module docstring); a JWKS token the target
+    did not sign itself must be one of the seeds' (its signing input: a signature is not forged)."""
     header_segment, claims_segment, signature = [*token.split("."), "", ""][:3]
     header, claims = json.loads(_b64url_decode(header_segment)), json.loads(_b64url_decode(claims_segment))
     expiry = claims.get("exp")
@@ -255,7 +257,7 @@ def _check_claims(server: OAuthBearerServer, token: str, jwks: bool) -> None:
     if not isinstance(expiry, int | float) or expiry * 1000 + (_SKEW_S * 1000 if jwks else 0) <= NOW_MS:
         problems.append("the token has expired")
     if jwks:
-        if f"{header_segment}.{claims_segment}" not in _signed_inputs:
+        if not signed_by_target and f"{header_segment}.{claims_segment}" not in _seed_signing_inputs():
             problems.append("the token was not signed by the fuzz keys")
         audience = claims.get("aud")
         if claims.get("iss") != _ISSUER or _AUDIENCE not in (audience if isinstance(audience, list) else [audience]):
@@ -286,7 +288,7 @@ def _jwt_parts(jwks: bool) -> Callable[[bytes], bytes | None]:
         token = signed_token(header, claims) if jwks else f"{_b64url(header)}.{_b64url(claims)}."
         server, answer = _oauthbearer(_message(token), jwks)
         if answer is not None:
-            _check_claims(server, token, jwks)
+            _check_claims(server, token, jwks, signed_by_target=jwks)
         return answer
 
     return run
@@ -385,6 +387,24 @@ def _claims(**overrides: Any) -> bytes:
     return json.dumps({**claims, **overrides}, separators=(",", ":")).encode()
 
 
+@functools.cache
+def _jwks_seed_parts() -> tuple[tuple[bytes, bytes], ...]:
+    """Header and claims of the seeds' signed tokens: for each key, valid ones, then for another audience.
+    (The JWKS validator checks times against the wall clock, pyjwt's, not the injected one: hence
+    an expiry far ahead.)"""
+    late = {"exp": _WALL_CLOCK_FUTURE_S, "iss": _ISSUER}
+    parts = []
+    for kid, alg in zip(_KEY_IDS, ("EdDSA", "ES256"), strict=True):
+        header = json.dumps({"alg": alg, "kid": kid, "typ": "JWT"}, separators=(",", ":")).encode()
+        parts += [(header, _claims(**late, aud=[_AUDIENCE, "other"])), (header, _claims(**late, aud="elsewhere"))]
+    return tuple(parts)
+
+
+@functools.cache
+def _seed_signing_inputs() -> frozenset[str]:
+    return frozenset(_signing_input(header, claims) for header, claims in _jwks_seed_parts())
+
+
 def sasl_seeds() -> Iterator[bytes]:
     """Valid and nearly valid messages of every mode, built with scramp and pyjwt's keys."""
     for payload in (f"\0{USER}\0{PASSWORD}", f"{USER}\0{USER}\0{PASSWORD}", f"\0{USER}\0wrong", f"bob\0{USER}\0x"):
@@ -406,13 +426,11 @@ def sasl_seeds() -> Iterator[bytes]:
     yield _seed("oauthbearer-unsecured", _message(unsecured, f"a={USER}", "host=localhost\x01port=9092\x01"))
     yield _seed("oauthbearer-unsecured", _message(unsecured, "a=mallory"))
     yield _seed("oauthbearer-unsecured", b"\x01")
-    # The JWKS validator checks times against the wall clock (pyjwt's), not the injected one.
+    for header, claims in _jwks_seed_parts():
+        yield _seed("oauthbearer-jwks", _message(signed_token(header, claims)))
     late = {"exp": _WALL_CLOCK_FUTURE_S, "iss": _ISSUER}
-    for kid, alg in zip(_KEY_IDS, ("EdDSA", "ES256"), strict=True):
-        header = json.dumps({"alg": alg, "kid": kid, "typ": "JWT"}, separators=(",", ":")).encode()
-        valid = _claims(**late, aud=[_AUDIENCE, "other"])
-        yield _seed("oauthbearer-jwks", _message(signed_token(header, valid)))
-        yield _seed("oauthbearer-jwks", _message(signed_token(header, _claims(**late, aud="elsewhere"))))
+    for header, valid in _jwks_seed_parts()[::2]:
+        alg = json.loads(header)["alg"]
         yield _seed("jwt-jwks", header + b"\0" + valid)
         yield _seed("jwt-jwks", header + b"\0" + _claims(**late, aud=_AUDIENCE, nbf=_WALL_CLOCK_FUTURE_S - 60))
         yield _seed("jwt-jwks", header.replace(alg.encode(), b"HS256") + b"\0" + valid)
