@@ -29,12 +29,14 @@ file is written once.
 
 from __future__ import annotations
 
+import atexit
 import base64
 import binascii
 import functools
 import hashlib
 import hmac
 import json
+import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -108,7 +110,9 @@ _KEY_IDS = ("fuzz-ed25519", "fuzz-p256")
 def _jwks_url() -> str:
     ed_jwk = {**json.loads(OKPAlgorithm.to_jwk(_ED25519.public_key())), "kid": _KEY_IDS[0]}
     ec_jwk = {**json.loads(ECAlgorithm.to_jwk(_P256.public_key())), "kid": _KEY_IDS[1]}
-    path = Path(tempfile.mkdtemp(prefix="fuzz-sasl-jwks-")) / "jwks.json"
+    directory = tempfile.mkdtemp(prefix="fuzz-sasl-jwks-")
+    atexit.register(shutil.rmtree, directory, ignore_errors=True)
+    path = Path(directory) / "jwks.json"
     path.write_text(json.dumps({"keys": [ed_jwk, ec_jwk]}))
     return path.as_uri()
 
@@ -133,7 +137,7 @@ def _signing_input(header: bytes, claims: bytes) -> str:
     return f"{_b64url(header)}.{_b64url(claims)}"
 
 
-def signed_token(header: bytes, claims: bytes) -> str:
+def _signed_token(header: bytes, claims: bytes) -> str:
     """A token whose header and claims segments encode these bytes, signed by the fuzz keys."""
     signing_input = _signing_input(header, claims)
     try:
@@ -285,7 +289,7 @@ def _oauthbearer_message(jwks: bool) -> Callable[[bytes], bytes | None]:
 def _jwt_parts(jwks: bool) -> Callable[[bytes], bytes | None]:
     def run(data: bytes) -> bytes | None:
         header, _, claims = data.partition(b"\0")
-        token = signed_token(header, claims) if jwks else f"{_b64url(header)}.{_b64url(claims)}."
+        token = _signed_token(header, claims) if jwks else f"{_b64url(header)}.{_b64url(claims)}."
         server, answer = _oauthbearer(_message(token), jwks)
         if answer is not None:
             _check_claims(server, token, jwks, signed_by_target=jwks)
@@ -427,7 +431,7 @@ def sasl_seeds() -> Iterator[bytes]:
     yield _seed("oauthbearer-unsecured", _message(unsecured, "a=mallory"))
     yield _seed("oauthbearer-unsecured", b"\x01")
     for header, claims in _jwks_seed_parts():
-        yield _seed("oauthbearer-jwks", _message(signed_token(header, claims)))
+        yield _seed("oauthbearer-jwks", _message(_signed_token(header, claims)))
     late = {"exp": _WALL_CLOCK_FUTURE_S, "iss": _ISSUER}
     for header, valid in _jwks_seed_parts()[::2]:
         alg = json.loads(header)["alg"]
