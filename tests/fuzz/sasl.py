@@ -11,7 +11,9 @@ The first byte of an input chooses what the rest is (`MODES`, modulo their numbe
   required scope) or against a JWKS file (with an expected audience and issuer);
 - ``jwt-unsecured`` / ``jwt-jwks``: a JWT's header and claims as JSON, separated by a NUL, which the
   target encodes (and, for the JWKS, signs with the key the header's ``kid`` names) and hands to the
-  validator inside a well-formed message, so the claim checks are fuzzed without spelling base64.
+  validator inside a well-formed message, so the claim checks are fuzzed without spelling base64;
+- ``gate-v0``: a bare token after a v0 SaslHandshake, through the SASL gate (`SaslGate`), for PLAIN,
+  SCRAM-SHA-256 (its client-final) or OAUTHBEARER, chosen by the next byte.
 
 The mechanism behaves when it refuses with `SaslAuthenticationError` (the gate answers
 SASL_AUTHENTICATION_FAILED or closes the connection) or, for OAUTHBEARER, answers the
@@ -49,10 +51,17 @@ from cryptography.hazmat.primitives.hashes import SHA256
 from jwt.algorithms import ECAlgorithm, OKPAlgorithm
 
 from odradek.clock import ManualClock
-from odradek.security.sasl.mechanism import SaslAuthenticationError
+from odradek.security.principal import ANONYMOUS, ClientIdentity
+from odradek.security.sasl.authenticator import SaslGate, SaslSettings
+from odradek.security.sasl.mechanism import SaslAuthenticationError, SaslServer
 from odradek.security.sasl.oauthbearer import OAuthBearerServer
 from odradek.security.sasl.plain import PlainServer
 from odradek.security.sasl.scram import MIN_ITERATIONS, ScramCredential, ScramServer
+from odradek.wire.api import ApiKey, RequestHeader, encode_request_header
+from odradek.wire.codec import encode_into
+from odradek.wire.errors import ErrorCode, ProtocolViolation
+from odradek.wire.messages.cluster import SaslHandshakeRequest
+from odradek.wire.primitives import Part, Writer
 
 __all__ = [
     "MODES",
@@ -298,6 +307,71 @@ def _jwt_parts(jwks: bool) -> Callable[[bytes], bytes | None]:
     return run
 
 
+class _Connection:
+    """What the gate changes on its connection: the identity (and a frame limit, ignored here)."""
+
+    def __init__(self) -> None:
+        self.identity = ClientIdentity()
+
+    def set_max_frame_bytes(self, limit: int) -> None:
+        pass
+
+
+def _new_server(mechanism: str) -> SaslServer:
+    if mechanism == "PLAIN":
+        return PlainServer({USER: PASSWORD})
+    if mechanism == "OAUTHBEARER":
+        return OAuthBearerServer(_oauth_settings(jwks=False), ManualClock(NOW_MS))
+    return _scram_server(mechanism)
+
+
+def _no_error_answer(body: bytearray, code: ErrorCode) -> list[Part] | None:
+    return None
+
+
+_GATE_SETTINGS = SaslSettings(
+    ("PLAIN", "SCRAM-SHA-256", "OAUTHBEARER"), _new_server, 0, 65536, 1 << 20, _no_error_answer
+)
+#: What a gate mode's token is, by mechanism: the mode that checks the same token outside the gate.
+_GATE_MODES = {"PLAIN": "plain", "SCRAM-SHA-256": "scram-sha-256-final", "OAUTHBEARER": "oauthbearer-unsecured"}
+
+
+def _handshake_v0(mechanism: str) -> bytearray:
+    writer = Writer()
+    encode_request_header(writer, RequestHeader(ApiKey.SASL_HANDSHAKE, 0, 1, "fuzz"), False)
+    encode_into(SaslHandshakeRequest, 0, SaslHandshakeRequest(mechanism=mechanism), writer)
+    return bytearray(writer.getvalue())
+
+
+def _gate_v0(data: bytes) -> bytes | None:
+    """One byte choosing the mechanism, then a bare token after a v0 SaslHandshake (SCRAM's
+    client-final, after the gate has passed a valid client-first): the gate closes the connection
+    (ProtocolViolation) on a refusal, and authenticates only a token the mechanism's own mode accepts.
+    The gate's answer when it authenticated, else None (refused, or OAUTHBEARER's error challenge)."""
+    if not data:
+        return None
+    mechanism = _GATE_SETTINGS.mechanisms[data[0] % len(_GATE_SETTINGS.mechanisms)]
+    connection = _Connection()
+    gate = SaslGate(connection, _GATE_SETTINGS, ManualClock(NOW_MS))
+    gate.admit(_handshake_v0(mechanism))
+    if mechanism.startswith("SCRAM"):
+        gate.admit(bytearray(f"n,,{_client_first_bare()}".encode()))
+    try:
+        answer = gate.admit(bytearray(data[1:]))
+    except ProtocolViolation:
+        return None
+    if answer is None or answer.close_after:
+        raise AssertionError(f"the gate passed a bare {mechanism} token on, or closed without a reason")
+    if gate.authenticated:
+        dict(MODES)[_GATE_MODES[mechanism]](data[1:])  # raises unless the token carries the secret
+        if connection.identity.principal == ANONYMOUS:
+            raise AssertionError("the gate authenticated without setting the principal")
+        return b"".join(part for part in answer.parts if isinstance(part, bytes | bytearray | memoryview))
+    if connection.identity.principal != ANONYMOUS:
+        raise AssertionError("the gate set a principal without authenticating")
+    return None
+
+
 MODES: tuple[tuple[str, Callable[[bytes], bytes | None]], ...] = (
     ("plain", _plain),
     ("scram-sha-256-first", _scram_first("SCRAM-SHA-256")),
@@ -308,6 +382,7 @@ MODES: tuple[tuple[str, Callable[[bytes], bytes | None]], ...] = (
     ("oauthbearer-jwks", _oauthbearer_message(jwks=True)),
     ("jwt-unsecured", _jwt_parts(jwks=False)),
     ("jwt-jwks", _jwt_parts(jwks=True)),
+    ("gate-v0", _gate_v0),
 )
 _MODE_BYTE = {name: index for index, (name, _) in enumerate(MODES)}
 
@@ -441,3 +516,10 @@ def sasl_seeds() -> Iterator[bytes]:
     yield _seed("jwt-unsecured", none_header + b"\0" + _claims(scope=[_REQUIRED_SCOPE, "other"]))
     yield _seed("jwt-unsecured", none_header + b"\0" + _claims(scope=_REQUIRED_SCOPE, exp=NOW_MS // 1000 - 1))
     yield _seed("jwt-unsecured", b'{"alg":"HS256"}\0' + _claims(scope=_REQUIRED_SCOPE))
+    gate_tokens = {
+        "PLAIN": f"\0{USER}\0{PASSWORD}".encode(),
+        "SCRAM-SHA-256": next(_scram_final_seeds("SCRAM-SHA-256")).encode(),
+        "OAUTHBEARER": _message(unsecured),
+    }
+    for index, mechanism in enumerate(_GATE_SETTINGS.mechanisms):
+        yield _seed("gate-v0", bytes([index]) + gate_tokens[mechanism])
