@@ -17,8 +17,9 @@ The first byte of an input chooses what the rest is (`MODES`, modulo their numbe
 
 The mechanism behaves when it refuses with `SaslAuthenticationError` (the gate answers
 SASL_AUTHENTICATION_FAILED or closes the connection) or, for OAUTHBEARER, answers the
-``invalid_token`` challenge (after which the client's ``\\x01`` must raise it); any other exception
-is a crash.  It must never authenticate without the secret (`AuthenticatedWithoutSecret`): PLAIN
+``invalid_token`` challenge (after which the client's ``\\x01`` must raise it) or, on a token
+Kafka drops the connection for (an expiry that overflows), raises `ProtocolViolation`; any other
+exception is a crash.  It must never authenticate without the secret (`AuthenticatedWithoutSecret`): PLAIN
 only with `PASSWORD`, SCRAM only with the proof derived from it, a JWKS token only when the target
 signed it (``jwt-jwks``) or its signing input is a seed's (a signature is never forged), and an
 OAUTHBEARER token only for its ``sub``, unexpired, with the required scope or the expected
@@ -243,8 +244,16 @@ def _bearer_token(data: bytes) -> str:
 
 
 def _oauthbearer(data: bytes, jwks: bool) -> tuple[OAuthBearerServer, bytes | None]:
+    """The server and its answer to a message, None when refused: by the invalid_token challenge
+    (then the client's acknowledgement must fail), or by closing the connection as Kafka does when
+    a token's expiry overflows (`ProtocolViolation`)."""
     server = OAuthBearerServer(_oauth_settings(jwks), ManualClock(NOW_MS))
-    answer = server.evaluate(data)
+    try:
+        answer = server.evaluate(data)
+    except ProtocolViolation:
+        if server.complete:
+            raise AssertionError("OAUTHBEARER completed and closed the connection") from None
+        return server, None
     if answer == _INVALID_TOKEN:
         if server.complete:
             raise AssertionError("OAUTHBEARER completed with an invalid_token challenge")

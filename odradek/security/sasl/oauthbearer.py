@@ -21,7 +21,6 @@ imported by the first token checked, so a broker whose listeners offer no OAUTHB
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -29,11 +28,13 @@ from urllib.parse import unquote, urlparse
 
 from odradek.clock import Clock
 from odradek.security.sasl.mechanism import SaslAuthenticationError
+from odradek.wire.errors import ProtocolViolation
 
 __all__ = ["OAuthBearerServer"]
 
 _MESSAGE = re.compile(r"^([ny]|p=[^,]*),(a=[^,]*)?,\x01(.*)\x01\x01$", re.DOTALL)
 _INVALID = json.dumps({"status": "invalid_token"}, separators=(",", ":"))
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 class OAuthBearerServer:
@@ -151,21 +152,24 @@ class OAuthBearerServer:
 
 def _epoch_ms(seconds: object) -> int | None:
     """A NumericDate claim (seconds, maybe fractional) in epoch milliseconds; None when it is not a
-    number or not a finite one (JSON admits 1e400, Python's parser NaN and Infinity)."""
-    if isinstance(seconds, int) and not isinstance(seconds, bool):
-        return seconds * 1000
-    if isinstance(seconds, float) and math.isfinite(seconds * 1000):
-        return int(seconds * 1000)
-    return None
+    number (NaN included: Kafka's JSON parser refuses it).  Raises ProtocolViolation when the
+    milliseconds overflow Kafka's int64 (1e400, 1e308, 10**400): Kafka closes the connection then."""
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds != seconds:
+        return None
+    milliseconds = seconds * 1000
+    if not _INT64_MIN <= milliseconds <= _INT64_MAX:
+        raise ProtocolViolation(f"OAUTHBEARER token expiry {seconds!r} s overflows 64-bit milliseconds")
+    return int(milliseconds)
 
 
 def _scopes(claim: object) -> set[str] | None:
-    """The scopes of a ``scope`` claim: a space-separated string or a list of strings (absent: none);
-    None when it is neither, which makes the token invalid, as Kafka's unsecured validator has it."""
+    """The scopes of a ``scope`` claim: a space-separated string, or the strings of a list (Kafka's
+    unsecured validator accepts a list whatever else it holds); absent: none.  None when it is
+    neither a string nor a list, which makes the token invalid, as it does for Kafka."""
     if claim is None:
         return set()
     if isinstance(claim, str):
         return set(claim.split())
-    if isinstance(claim, list) and all(isinstance(scope, str) for scope in claim):
-        return set(claim)
+    if isinstance(claim, list):
+        return {scope for scope in claim if isinstance(scope, str)}
     return None
