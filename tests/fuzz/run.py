@@ -22,7 +22,15 @@ from pathlib import Path
 
 import atheris
 
-_INSTRUMENTED = ("odradek.wire", "odradek.partition.produce_checks", "odradek.storage.validator")
+# The SASL family also instruments the libraries that parse the mechanisms' messages and tokens.
+_INSTRUMENTED = (
+    "odradek.wire",
+    "odradek.partition.produce_checks",
+    "odradek.storage.validator",
+    "odradek.security.sasl",
+    "scramp",
+    "jwt",
+)
 _GENERATED_CODEC = "<odradek.wire.codegen"
 
 
@@ -40,6 +48,11 @@ def _instrument_generated_code() -> int:
             atheris.instrument_func(obj)
             count += 1
     return count
+
+
+def _dictionary_entry(token: bytes) -> str:
+    """One line of a libFuzzer dictionary: the token in quotes, every byte escaped."""
+    return '"' + "".join(f"\\x{byte:02x}" for byte in token) + '"\n'
 
 
 def main(argv: list[str]) -> None:
@@ -77,6 +90,10 @@ def main(argv: list[str]) -> None:
         target(data)
 
     flags = [f"-max_len={family.max_len}", f"-artifact_prefix={work}/", *libfuzzer_flags]
+    if family.tokens:
+        dictionary = work / "tokens.dict"
+        dictionary.write_text("".join(_dictionary_entry(token) for token in family.tokens))
+        flags.append(f"-dict={dictionary}")
     atheris.Setup([sys.argv[0], *flags, str(corpus), str(seed_dir)], one_input)
     atheris.Fuzz()
 

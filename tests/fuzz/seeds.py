@@ -2,7 +2,8 @@
 
 Generated seeds cover every message and version in `ALL_MESSAGES` (a default value, a value with
 every field set, and one with every nullable field null), every compression codec and both
-snappy framings, control and transactional batches.  The captured corpus
+snappy framings, control and transactional batches, and valid and nearly valid messages of every
+SASL mechanism (`tests.fuzz.sasl.sasl_seeds`).  The captured corpus
 (``tests/fuzz/corpus/<family>/``, written by ``python -m tests.fuzz.capture``) holds the frames and
 batches real clients sent; ``tests/fuzz/regressions/<family>/`` holds the inputs that once broke a
 decoder.  All three are replayed by the test suite and start every fuzz run.
@@ -25,6 +26,7 @@ from odradek.wire.records.builder import build_batch, build_control_batch
 from odradek.wire.records.compression import CompressionType, compress
 from odradek.wire.records.record import Record, encode_record_into
 from odradek.wire.schema import Message, StructValue
+from tests.fuzz.sasl import sasl_seeds
 from tests.fuzz.targets import FAMILIES
 from tests.wire_samples import sample_value
 
@@ -130,6 +132,7 @@ _GENERATORS = {
     "records": _records_seeds,
     "compression": _compression_seeds,
     "frames": _frames_seeds,
+    "sasl": sasl_seeds,
 }
 assert _GENERATORS.keys() == FAMILIES.keys()
 

@@ -6,7 +6,8 @@ round-trips:
 
 - the documented errors: `DecodeError` for request and response headers and bodies,
   `CorruptBatchError` for record batches and records, `CompressionError` for the codecs,
-  `FrameError` for the frame splitter; any other exception escaping a decoder is a crash (the
+  `FrameError` for the frame splitter, `SaslAuthenticationError` for the SASL mechanisms (whose
+  own checks are in `tests.fuzz.sasl`); any other exception escaping a decoder is a crash (the
   dispatcher would answer UNKNOWN_SERVER_ERROR or drop the connection for our bug, not the
   peer's);
 - round trip: re-encoding the decoded value gives bytes that decode to an equal value and
@@ -61,6 +62,7 @@ from odradek.wire.records.compression import (
 )
 from odradek.wire.records.record import Record, decode_record, encode_record_into
 from odradek.wire.schema import Message, StructValue
+from tests.fuzz.sasl import SASL_TOKENS, fuzz_sasl
 
 __all__ = [
     "FAMILIES",
@@ -421,12 +423,14 @@ def fuzz_frames(data: bytes) -> bytes | None:
 @dataclass(frozen=True, slots=True)
 class Family:
     """A fuzz target and how to drive it: the longest input worth mutating (libFuzzer's
-    ``-max_len``), and what the long run (`make fuzz`) executes at least."""
+    ``-max_len``), what the long run (`make fuzz`) executes at least, and the tokens the mutator
+    may insert (libFuzzer's ``-dict``: words of a text format it would not spell by chance)."""
 
     name: str
     target: Callable[[bytes], bytes | None]
     max_len: int
     doc: str
+    tokens: tuple[bytes, ...] = ()
 
 
 FAMILIES: dict[str, Family] = {
@@ -438,6 +442,7 @@ FAMILIES: dict[str, Family] = {
         Family("records", fuzz_records, 2048, "records of an uncompressed batch"),
         Family("compression", fuzz_compression, 2048, "gzip, snappy (raw and xerial), lz4 and zstd"),
         Family("frames", fuzz_frames, 2048, "size-prefixed frames cut from split reads"),
+        Family("sasl", fuzz_sasl, 1024, "PLAIN, SCRAM-SHA-256/512 and OAUTHBEARER messages and JWTs", SASL_TOKENS),
     )
 }
 

@@ -47,3 +47,24 @@ def test_the_message_families_cover_every_registered_version() -> None:
         }
         assert reached == expected
         assert len(expected) == message_versions()
+
+
+def test_the_sasl_seeds_authenticate_with_every_mechanism() -> None:
+    """Every mode that can authenticate has a seed that does, so the fuzzer starts past the parsing,
+    inside the checks of the secret (the SCRAM proof, the JWT signature and claims)."""
+    from tests.fuzz.sasl import MODES, sasl_outcome
+
+    inputs = [*generated_seeds("sasl"), *(data for _, data in stored_inputs(CORPUS_DIR, "sasl"))]
+    authenticated = {MODES[data[0] % len(MODES)][0] for data in inputs if sasl_outcome(data) == "authenticated"}
+    assert authenticated == {name for name, _ in MODES if not name.endswith("-first")}
+
+
+def test_the_sasl_target_catches_a_mechanism_that_accepts_a_wrong_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    import hmac
+
+    from tests.fuzz.sasl import MODES, AuthenticatedWithoutSecret, fuzz_sasl
+
+    monkeypatch.setattr(hmac, "compare_digest", lambda a, b: True)  # PLAIN's password check
+    plain_mode = next(index for index, (name, _) in enumerate(MODES) if name == "plain")
+    with pytest.raises(AuthenticatedWithoutSecret):
+        fuzz_sasl(bytes([plain_mode]) + b"\0alice\0not-the-password")

@@ -4,6 +4,8 @@ A server is made per exchange; `evaluate` takes the client's next token and retu
 answer.  Invariants: `complete` becomes True exactly once, after which `principal_name` is the
 authenticated name; a wrong credential raises `SaslAuthenticationError`, whose message goes to the
 client only when ``client_message`` says so (Kafka never tells which of user or password was wrong).
+A message Kafka cannot evaluate at all, so that it drops the connection without an answer (an
+OAUTHBEARER expiry that overflows), raises `ProtocolViolation` instead.
 """
 
 from __future__ import annotations

@@ -28,11 +28,13 @@ from urllib.parse import unquote, urlparse
 
 from odradek.clock import Clock
 from odradek.security.sasl.mechanism import SaslAuthenticationError
+from odradek.wire.errors import ProtocolViolation
 
 __all__ = ["OAuthBearerServer"]
 
 _MESSAGE = re.compile(r"^([ny]|p=[^,]*),(a=[^,]*)?,\x01(.*)\x01\x01$", re.DOTALL)
 _INVALID = json.dumps({"status": "invalid_token"}, separators=(",", ":"))
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 class OAuthBearerServer:
@@ -102,28 +104,32 @@ class OAuthBearerServer:
             return None
         skew = int(self._settings.get("jaas.unsecuredValidatorAllowableClockSkewMs", "0"))
         principal_claim = self._settings.get("jaas.unsecuredValidatorPrincipalClaimName", "sub")
-        expiry = claims.get("exp")
         name = claims.get(principal_claim)
-        if not isinstance(expiry, int | float) or not isinstance(name, str) or not name:
+        expires_ms = _epoch_ms(claims.get("exp"))
+        if expires_ms is None or not isinstance(name, str) or not name:
             return None
-        expires_ms = int(expiry * 1000)
         if expires_ms + skew <= self._clock.time_ms():
             return None
         required = self._settings.get("jaas.unsecuredValidatorRequiredScope", "").split()
-        scope = claims.get("scope", "")
-        granted = set(scope.split()) if isinstance(scope, str) else set(scope or ())
-        if not set(required) <= granted:
+        granted = _scopes(claims.get("scope"))
+        if granted is None or not set(required) <= granted:
             return None
         return name, expires_ms
 
     def _signed(self, token: str) -> tuple[str, int] | None:
         import jwt
+        from jwt.algorithms import get_default_algorithms
 
         url = urlparse(self._settings["sasl.oauthbearer.jwks.endpoint.url"])
         try:
             keys = jwt.PyJWKSet.from_json(Path(unquote(url.path)).read_text())
             header = jwt.get_unverified_header(token)
             key = next(k for k in keys.keys if k.key_id == header.get("kid"))
+            # Kafka finds no verification key when the token's algorithm is not one of the key's kind
+            # (HS256 naming an EC key); pyjwt would raise TypeError preparing the key.
+            algorithm = get_default_algorithms().get(str(header.get("alg")))
+            if algorithm is None or not isinstance(algorithm, type(key.Algorithm)):
+                return None
             audience = self._settings.get("sasl.oauthbearer.expected.audience")
             issuer = self._settings.get("sasl.oauthbearer.expected.issuer")
             claims = jwt.decode(
@@ -138,6 +144,32 @@ class OAuthBearerServer:
         except (OSError, StopIteration, jwt.PyJWTError, ValueError):
             return None
         name = claims.get(self._settings.get("sasl.oauthbearer.sub.claim.name", "sub"))
-        if not isinstance(name, str) or not name:
+        expires_ms = _epoch_ms(claims["exp"])
+        if expires_ms is None or not isinstance(name, str) or not name:
             return None
-        return name, int(claims["exp"] * 1000)
+        return name, expires_ms
+
+
+def _epoch_ms(seconds: object) -> int | None:
+    """A NumericDate claim (seconds, maybe fractional) in epoch milliseconds; None when it is not a
+    number (NaN included: Kafka's JSON parser refuses it).  Raises ProtocolViolation when the
+    milliseconds overflow Kafka's int64 (1e400, 1e308, 10**400): Kafka closes the connection then."""
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds != seconds:
+        return None
+    milliseconds = seconds * 1000
+    if not _INT64_MIN <= milliseconds <= _INT64_MAX:
+        raise ProtocolViolation(f"OAUTHBEARER token expiry {seconds!r} s overflows 64-bit milliseconds")
+    return int(milliseconds)
+
+
+def _scopes(claim: object) -> set[str] | None:
+    """The scopes of a ``scope`` claim: a space-separated string, or the strings of a list (Kafka's
+    unsecured validator accepts a list whatever else it holds); absent: none.  None when it is
+    neither a string nor a list, which makes the token invalid, as it does for Kafka."""
+    if claim is None:
+        return set()
+    if isinstance(claim, str):
+        return set(claim.split())
+    if isinstance(claim, list):
+        return {scope for scope in claim if isinstance(scope, str)}
+    return None
