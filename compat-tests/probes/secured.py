@@ -7,9 +7,11 @@ A secured sequence gets a session on the PLAINTEXT listener (the super user) and
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
+from harness.security import unsecured_jwt
 from scramp import ScramClient
 
 from odradek.wire.api import ApiKey
@@ -301,6 +303,61 @@ def acl_apis(s: Session, names: dict[str, str]) -> None:
     s.call("describe acls: nothing left", ApiKey.DESCRIBE_ACLS, 3, **_filter(TOPIC, topic, ANY))
 
 
+def _lifetime_bounded(s: Session, lifetime_ms: int) -> None:
+    """A session lifetime counts down from the token's expiry while the probe runs: keep whether it
+    lies within the last minute before that expiry (0 stays 0)."""
+    observation = s.observations[-1]
+    response = observation.response
+    if isinstance(response, dict) and response.get("session_lifetime_ms"):
+        within = lifetime_ms - 60_000 < response["session_lifetime_ms"] <= lifetime_ms
+        observation.response = {**response, "session_lifetime_ms": "<token expiry>" if within else "<other>"}
+
+
+def sasl_oauth_flows(s: Session, names: dict[str, str]) -> None:
+    """OAUTHBEARER with Kafka's unsecured tokens: the token's expiry is the session's lifetime (no
+    connections.max.reauth.ms on this listener), an expired token is refused with a challenge, and
+    a request after a short token expired closes the connection."""
+    for version, lifetime_s in ((2, 3600), (1, 3600), (0, 3600)):
+        session = _sasl_session(s, names)
+        try:
+            session.call_or_closed(
+                f"handshake (authenticate v{version})", ApiKey.SASL_HANDSHAKE, 1, mechanism="OAUTHBEARER"
+            )
+            token = unsecured_jwt("alice", lifetime_s)
+            session.call_or_closed(
+                f"authenticate v{version}",
+                ApiKey.SASL_AUTHENTICATE,
+                version,
+                auth_bytes=f"n,,\x01auth=Bearer {token}\x01\x01".encode(),
+            )
+            _lifetime_bounded(session, lifetime_s * 1000)
+            session.call_or_closed("metadata once authenticated", ApiKey.METADATA, 12, topics=[])
+        finally:
+            session.close()
+    expired = _sasl_session(s, names)
+    try:
+        expired.call_or_closed("handshake", ApiKey.SASL_HANDSHAKE, 1, mechanism="OAUTHBEARER")
+        token = unsecured_jwt("alice", -60)
+        expired.call_or_closed(
+            "expired token", ApiKey.SASL_AUTHENTICATE, 2, auth_bytes=f"n,,\x01auth=Bearer {token}\x01\x01".encode()
+        )
+        expired.call_or_closed("acknowledge the error challenge", ApiKey.SASL_AUTHENTICATE, 2, auth_bytes=b"\x01")
+    finally:
+        expired.close()
+    short = _sasl_session(s, names)
+    try:
+        short.call_or_closed("handshake", ApiKey.SASL_HANDSHAKE, 1, mechanism="OAUTHBEARER")
+        token = unsecured_jwt("alice", 3)
+        short.call_or_closed(
+            "token of 3 s", ApiKey.SASL_AUTHENTICATE, 2, auth_bytes=f"n,,\x01auth=Bearer {token}\x01\x01".encode()
+        )
+        _lifetime_bounded(short, 3000)
+        time.sleep(4.5)
+        short.call_or_closed("metadata after the token expired", ApiKey.METADATA, 12, topics=[])
+    finally:
+        short.close()
+
+
 def _authenticated(s: Session, names: dict[str, str], user: str) -> Session:
     session = _sasl_session(s, names)
     session.call("handshake", ApiKey.SASL_HANDSHAKE, 1, mechanism="PLAIN")
@@ -439,6 +496,7 @@ SECURED_SEQUENCES: dict[str, Callable[[Session, dict[str, str]], None]] = {
     "secured.sasl_refusals": sasl_refusals,
     "secured.sasl_plain_flows": sasl_plain_flows,
     "secured.sasl_scram_flows": sasl_scram_flows,
+    "secured.sasl_oauth_flows": sasl_oauth_flows,
     "secured.acl_apis": acl_apis,
     "secured.acl_matrix": acl_matrix,
 }

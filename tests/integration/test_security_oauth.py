@@ -130,5 +130,5 @@ def test_an_expired_unsecured_token_is_refused(broker: InProcessBroker) -> None:
     unsigned = jwt.encode({"sub": "alice", "exp": int(time.time()) - 10}, None, algorithm="none")
     assert _exchange(broker, "UNSECURED", unsigned) == _REFUSED
     fresh = jwt.encode({"sub": "alice", "exp": int(time.time()) + 60}, None, algorithm="none")
-    # Without connections.max.reauth.ms Kafka does not bound the session, not even by the token.
-    assert _exchange(broker, "UNSECURED", fresh) == [(0, b"", False), 1]
+    # Without connections.max.reauth.ms Kafka still bounds the session by the token's expiry.
+    assert _exchange(broker, "UNSECURED", fresh) == [(0, b"", True), 1]

@@ -1,9 +1,12 @@
 """KIP-368 re-authentication on the broker's manual clock: the session lifetime in the answer, a
 request after the session expired closes the connection, re-authenticating in time keeps it, and a
-re-authentication may change neither mechanism nor principal."""
+re-authentication may change neither mechanism nor principal; an OAUTHBEARER token's expiry bounds
+the session even without ``connections.max.reauth.ms``, as Kafka's."""
 
 from __future__ import annotations
 
+import base64
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -76,6 +79,40 @@ def test_re_authentication_cannot_change_the_principal(broker: InProcessBroker) 
         answer = connection.request(ApiKey.SASL_AUTHENTICATE, 2, SaslAuthenticateRequest(auth_bytes=token))
         assert answer.error_code == 58
         with pytest.raises((AssertionError, ConnectionResetError)):
+            connection.request(ApiKey.METADATA, 12, MetadataRequest(topics=[]))
+    finally:
+        connection.close()
+
+
+@pytest.fixture
+def oauth_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessBroker]:
+    overrides = ["listeners=SASL_PLAINTEXT://127.0.0.1:0", "sasl.enabled.mechanisms=OAUTHBEARER"]
+    running = InProcessBroker(tmp_path_factory.mktemp("oauth-expiry"), overrides, manual_clock=True)
+    running.start()
+    yield running
+    running.stop()
+
+
+def _unsecured_token(subject: str, expires_s: int) -> str:
+    def part(value: dict[str, object]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(value).encode()).decode("ascii").rstrip("=")
+
+    return f"{part({'alg': 'none'})}.{part({'sub': subject, 'exp': expires_s})}."
+
+
+def test_a_token_s_expiry_bounds_the_session_without_max_reauth(oauth_broker: InProcessBroker) -> None:
+    now_ms = oauth_broker.clock.time_ms()
+    expires_s = now_ms // 1000 + 120
+    connection = RawConnection(oauth_broker.bootstrap)
+    try:
+        connection.request(ApiKey.SASL_HANDSHAKE, 1, SaslHandshakeRequest(mechanism="OAUTHBEARER"))
+        message = f"n,,\x01auth=Bearer {_unsecured_token('alice', expires_s)}\x01\x01".encode()
+        answer = connection.request(ApiKey.SASL_AUTHENTICATE, 2, SaslAuthenticateRequest(auth_bytes=message))
+        assert (answer.error_code, answer.session_lifetime_ms) == (0, expires_s * 1000 - now_ms)
+        oauth_broker.clock.advance(expires_s * 1000 - now_ms - 1)
+        assert connection.request(ApiKey.METADATA, 12, MetadataRequest(topics=[])).brokers
+        oauth_broker.clock.advance(1)
+        with pytest.raises(AssertionError, match="closed"):
             connection.request(ApiKey.METADATA, 12, MetadataRequest(topics=[]))
     finally:
         connection.close()

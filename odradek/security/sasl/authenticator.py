@@ -117,7 +117,8 @@ class SaslGate:
                 return self._handshake(body, header)
             if self._expires_ms is not None and self._clock.time_ms() >= self._expires_ms:
                 raise ProtocolViolation(
-                    "the SASL session expired (connections.max.reauth.ms) without re-authentication"
+                    "the SASL session expired (connections.max.reauth.ms or the credential's lifetime)"
+                    " without re-authentication"
                 )
             return None
         name = _api_name(header.api_key)
@@ -217,13 +218,12 @@ class SaslGate:
             )
         self._principal = principal
         self._connection.identity.principal = principal
-        # Kafka bounds a session only when connections.max.reauth.ms is set: then by it and by the
-        # credential's own expiry (an OAUTHBEARER token's), whichever comes first.
-        self._expires_ms = None
+        # Kafka bounds a session by the credential's own expiry (an OAUTHBEARER token's) and by
+        # connections.max.reauth.ms when that is set, whichever comes first; without either, never.
+        deadlines = [server.lifetime_ms] if server.lifetime_ms is not None else []
         if self._settings.reauth_ms > 0:
-            deadline = self._clock.time_ms() + self._settings.reauth_ms
-            lifetime = server.lifetime_ms
-            self._expires_ms = deadline if lifetime is None else min(deadline, lifetime)
+            deadlines.append(self._clock.time_ms() + self._settings.reauth_ms)
+        self._expires_ms = min(deadlines) if deadlines else None
         self._state = _State.COMPLETE
         self._reauthenticating = False
         self._connection.set_max_frame_bytes(self._settings.max_request_bytes)
