@@ -8,8 +8,11 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterator
+from typing import Any
 
+import jwt
 import pytest
+from cryptography.hazmat.primitives.asymmetric import ec
 
 from odradek.wire.api import ApiKey
 from odradek.wire.messages.cluster import SaslHandshakeRequest
@@ -116,3 +119,49 @@ def test_a_token_s_expiry_bounds_the_session_without_max_reauth(oauth_broker: In
             connection.request(ApiKey.METADATA, 12, MetadataRequest(topics=[]))
     finally:
         connection.close()
+
+
+@pytest.fixture
+def signed_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[InProcessBroker, Any]]:
+    key = ec.generate_private_key(ec.SECP256R1())
+    jwk = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(key.public_key()))
+    jwk.update({"kid": "k1", "alg": "ES256", "use": "sig"})
+    jwks = tmp_path_factory.mktemp("jwks") / "jwks.json"
+    jwks.write_text(json.dumps({"keys": [jwk]}))
+    overrides = [
+        "listeners=SASL_PLAINTEXT://127.0.0.1:0",
+        "sasl.enabled.mechanisms=OAUTHBEARER",
+        f"listener.name.sasl_plaintext.oauthbearer.sasl.oauthbearer.jwks.endpoint.url=file://{jwks}",
+    ]
+    running = InProcessBroker(tmp_path_factory.mktemp("signed-expiry"), overrides, manual_clock=True)
+    running.start()
+    yield running, key
+    running.stop()
+
+
+INVALID_TOKEN = b'{"status":"invalid_token"}'
+
+
+def _bearer_login(broker: InProcessBroker, token: str) -> tuple[int, bytes, int]:
+    connection = RawConnection(broker.bootstrap)
+    try:
+        connection.request(ApiKey.SASL_HANDSHAKE, 1, SaslHandshakeRequest(mechanism="OAUTHBEARER"))
+        message = f"n,,\x01auth=Bearer {token}\x01\x01".encode()
+        answer = connection.request(ApiKey.SASL_AUTHENTICATE, 2, SaslAuthenticateRequest(auth_bytes=message))
+        return answer.error_code, answer.auth_bytes, answer.session_lifetime_ms
+    finally:
+        connection.close()
+
+
+def test_signed_tokens_are_judged_on_the_broker_s_clock(signed_broker: tuple[InProcessBroker, Any]) -> None:
+    broker, key = signed_broker
+    now_s = broker.clock.time_ms() // 1000
+    token = jwt.encode({"sub": "alice", "exp": now_s + 120}, key, algorithm="ES256", headers={"kid": "k1"})
+    not_yet = jwt.encode(
+        {"sub": "alice", "exp": now_s + 7200, "nbf": now_s + 3600}, key, algorithm="ES256", headers={"kid": "k1"}
+    )
+    assert _bearer_login(broker, token) == (0, b"", (now_s + 120) * 1000 - broker.clock.time_ms())
+    assert _bearer_login(broker, not_yet) == (0, INVALID_TOKEN, 0)
+    broker.clock.advance(3_600_000)
+    assert _bearer_login(broker, token) == (0, INVALID_TOKEN, 0)
+    assert _bearer_login(broker, not_yet) == (0, b"", (now_s + 7200) * 1000 - broker.clock.time_ms())

@@ -9,7 +9,8 @@ token is checked one of two ways, as Kafka's broker does:
   ``unsecuredValidatorRequiredScope`` is set, those scopes in ``scope``;
 - signed, once ``sasl.oauthbearer.jwks.endpoint.url`` names a JWKS (a ``file:`` URL; read at each
   login, so a rotated key applies at once): the signature against the key of the token's ``kid``, the
-  expiry (``sasl.oauthbearer.clock.skew.seconds``), ``sasl.oauthbearer.expected.audience`` and
+  expiry, ``nbf`` and ``iat`` on the broker's clock (``sasl.oauthbearer.clock.skew.seconds``),
+  ``sasl.oauthbearer.expected.audience`` and
   ``expected.issuer`` when set, the principal in ``sasl.oauthbearer.sub.claim.name``.
 
 A refused token is answered, as Kafka does, with a JSON error challenge (``{"status":"invalid_token"}``);
@@ -21,6 +22,7 @@ imported by the first token checked, so a broker whose listeners offer no OAUTHB
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -138,8 +140,13 @@ class OAuthBearerServer:
                 algorithms=[str(header.get("alg"))],
                 audience=[a.strip() for a in audience.split(",")] if audience else None,
                 issuer=issuer or None,
-                leeway=int(self._settings.get("sasl.oauthbearer.clock.skew.seconds", "30")),
-                options={"require": ["exp"], "verify_aud": bool(audience)},
+                options={
+                    "require": ["exp"],
+                    "verify_aud": bool(audience),
+                    "verify_exp": False,
+                    "verify_nbf": False,
+                    "verify_iat": False,
+                },
             )
         except (OSError, StopIteration, jwt.PyJWTError, ValueError):
             return None
@@ -147,7 +154,27 @@ class OAuthBearerServer:
         expires_ms = _epoch_ms(claims["exp"])
         if expires_ms is None or not isinstance(name, str) or not name:
             return None
+        skew_ms = int(self._settings.get("sasl.oauthbearer.clock.skew.seconds", "30")) * 1000
+        if not _valid_at(self._clock.time_ms(), skew_ms, expires_ms, claims.get("nbf"), claims.get("iat")):
+            return None
         return name, expires_ms
+
+
+def _valid_at(now_ms: int, skew_ms: int, expires_ms: int, not_before: object, issued_at: object) -> bool:
+    """The time claims of a signed token checked on the broker's clock (the test double's may be
+    virtual), as pyjwt checks them on the wall clock: not expired (``exp`` after now less the
+    skew), not before ``nbf`` and not issued after now plus the skew; an ``nbf`` or ``iat`` that is
+    not a finite number makes the token invalid."""
+    if expires_ms <= now_ms - skew_ms:
+        return False
+    for claim in (not_before, issued_at):
+        if claim is None:
+            continue
+        if isinstance(claim, bool) or not isinstance(claim, int | float) or not math.isfinite(claim):
+            return False
+        if claim * 1000 > now_ms + skew_ms:
+            return False
+    return True
 
 
 def _epoch_ms(seconds: object) -> int | None:
