@@ -4,6 +4,7 @@ leftovers are removed at start-up."""
 
 from __future__ import annotations
 
+import threading
 import uuid
 from typing import Any
 
@@ -151,3 +152,35 @@ def test_a_compaction_swap_deletes_the_replaced_segments_after_the_delay(backend
         f"{6:020d}.log",
     ]
     log.close()
+
+
+def test_the_files_are_removed_by_the_worker_not_on_the_callers_thread(
+    backend: Any, make_batch: MakeBatch, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 18: on a busy disk an unlink waits for the journal, up to seconds; on the event loop
+    that paused every client.  With a worker (`sync_soon`) the removal waits for it."""
+    clock = ManualClock(100_000)
+    manager, log = _manager(backend, clock, _config(file_delete_delay_ms=0))
+    worker_calls: list[int] = []
+    manager.sync_soon = lambda: worker_calls.append(1)
+    _fill(log, make_batch, 4)
+    removed = manager.delete_old_segments()
+    assert removed >= 1
+    caller = threading.get_ident()
+    removers: set[int] = set()
+    remove = backend.fs.remove
+
+    def noting_remove(path: str) -> None:
+        removers.add(threading.get_ident())
+        remove(path)
+
+    monkeypatch.setattr(backend.fs, "remove", noting_remove)
+    assert manager.delete_expired_segments() == removed
+    assert len(_deleted(backend)) == 3 * removed, "nothing removed on the caller's thread"
+    assert worker_calls, "the worker was asked to run the removal"
+    worker = threading.Thread(target=manager.sync_creations)
+    worker.start()
+    worker.join(10)
+    assert _deleted(backend) == []
+    assert removers and caller not in removers
+    manager.close()
