@@ -364,7 +364,7 @@ def _verdict(
     }
     stalls = _stalls(args.stall_log)
     return {
-        "settings": {k: v for k, v in vars(args).items() if k != "out"},
+        "settings": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items() if k != "out"},
         "acknowledged": ledger.ack_count,
         "failed_deliveries": ledger.failed,
         "lost": len(lost),
