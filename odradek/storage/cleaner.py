@@ -379,7 +379,7 @@ def _clean_group(
             return None
         log.begin_replacement(old)
         try:
-            yield partial(_swap_files, fs, log.directory, stem, old)
+            yield partial(_swap_files, fs, log, stem, old)
         except OSError as exc:
             swapped = True  # part way: the next open completes or discards the swap
             raise log.fail_replacement(exc) from exc
@@ -402,19 +402,21 @@ def _clean_group(
                     fs.remove(stem + suffix + CLEANED_SUFFIX)
 
 
-def _swap_files(fs: FileSystem, directory: str, stem: str, old: list[LogSegment]) -> None:
+def _swap_files(fs: FileSystem, log: PartitionLog, stem: str, old: list[LogSegment]) -> None:
     """(A job.)  The swap's renames, each step durable before the next (module docstring, 6):
     the cleaned files become ``.swap`` (the log last: the commit point), the old segments'
-    files ``.deleted``, and the ``.swap`` files take their final names."""
-    for suffix in _SWAPPED_SUFFIXES:
-        if fs.exists(stem + suffix + CLEANED_SUFFIX):
-            fs.rename(stem + suffix + CLEANED_SUFFIX, stem + suffix + SWAP_SUFFIX)
-    fs.fsync_dir(directory)
-    retire_segments(fs, directory, old)
-    for suffix in _SWAPPED_SUFFIXES:
-        if fs.exists(stem + suffix + SWAP_SUFFIX):
-            fs.rename(stem + suffix + SWAP_SUFFIX, stem + suffix)
-    fs.fsync_dir(directory)
+    files ``.deleted``, and the ``.swap`` files take their final names.  Under the log's
+    ``swap_lock``, which its `close` waits for; touches no log state."""
+    with log.swap_lock:
+        for suffix in _SWAPPED_SUFFIXES:
+            if fs.exists(stem + suffix + CLEANED_SUFFIX):
+                fs.rename(stem + suffix + CLEANED_SUFFIX, stem + suffix + SWAP_SUFFIX)
+        fs.fsync_dir(log.directory)
+        retire_segments(fs, log.directory, old)
+        for suffix in _SWAPPED_SUFFIXES:
+            if fs.exists(stem + suffix + SWAP_SUFFIX):
+                fs.rename(stem + suffix + SWAP_SUFFIX, stem + suffix)
+        fs.fsync_dir(log.directory)
 
 
 def _open_cleaned(fs: FileSystem, log: PartitionLog, stem: str, last: LogSegment) -> LogSegment:

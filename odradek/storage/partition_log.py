@@ -41,6 +41,7 @@ what is left and `discard` drops it.
 from __future__ import annotations
 
 import logging
+import threading
 import uuid
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
@@ -122,6 +123,9 @@ class PartitionLog:
         self._closed = False
         self._replacing: tuple[LogSegment, ...] = ()
         """The segments a compaction swap in progress replaces (`begin_replacement`)."""
+        self.swap_lock = threading.Lock()
+        """Held by a swap's renames on their worker thread; `close` and `discard` wait for it, so
+        whoever copies, renames or deletes the directory after them sees a finished swap."""
         self.observer: LogObserver | None = None
         """Told of rolls, log start offset moves and clean closes (the partition owning the log)."""
 
@@ -601,6 +605,8 @@ class PartitionLog:
         if self._offline is not None:
             self.discard()
             return
+        with self.swap_lock:  # a swap's renames in flight finish first (rare: a swap is milliseconds)
+            pass
         self.on_sync_deferred = None
         self._notify(lambda observer: observer.closing())
         self.run_deferred()
@@ -612,6 +618,8 @@ class PartitionLog:
 
     def discard(self) -> None:
         """Close every segment file without flushing: the caller is about to delete the log."""
+        with self.swap_lock:
+            pass
         self._deferred.drop()
         for segment in self._segments:
             segment.close_without_flush()

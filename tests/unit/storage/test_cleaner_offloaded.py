@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 import uuid
 
 import pytest
@@ -190,3 +191,28 @@ def test_reads_go_on_and_retention_waits_while_the_swap_renames_off_the_loop() -
     assert len(log.segments) == 2
     assert log.delete_oldest_segments(1, 10_000) == 1, "retention goes on once the swap is done"
     manager.close()
+
+
+def test_closing_the_log_waits_for_the_swaps_renames() -> None:
+    """A close (shutdown, a move to another data directory, a deletion) sees a finished swap on disk."""
+    fs, manager, log = _recording_setup()
+
+    async def scenario() -> None:
+        fs.hold = True
+        task = asyncio.create_task(_run_offloaded(manager.cleaning("c", 0)))
+        for _ in range(5_000):
+            if fs.reached.is_set():
+                break
+            await asyncio.sleep(0.001)
+        assert fs.reached.is_set(), "the swap never fsynced off the loop's thread"
+        opener = threading.Thread(target=lambda: (time.sleep(0.05), fs.gate.set()))
+        opener.start()
+        log.close()
+        assert not [name for name in fs.listdir("/data/c-0") if name.endswith((".cleaned", ".swap"))]
+        opener.join()
+        await asyncio.wait_for(task, timeout=10)
+
+    asyncio.run(scenario())
+    reopened = PartitionLog.open(fs, "/data/c-0", "c", 0, CONFIG, ManualClock(10_000), clean_shutdown=False)
+    assert len(reopened.segments) == 2, "the cleaned segment and the active one"
+    reopened.close()
