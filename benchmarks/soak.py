@@ -322,13 +322,17 @@ def soak(args: argparse.Namespace) -> dict[str, Any]:
     return _verdict(args, ledger, windows, compacted, warm_up, final_rss, final_fds, group.rebalances)
 
 
-def _stalls(stall_log: Path | None) -> dict[str, Any] | None:
-    """The stall watchdog's summary: how many stalls, their total and the longest five."""
+def _stalls(stall_log: Path | None, traffic_s: float) -> dict[str, Any] | None:
+    """The stall watchdog's summary: how many stalls while the traffic ran, their total and the
+    longest five; and how many came after it (the catch-up, the broker's closing flush).  The
+    watchdog counts from the broker's start, a few seconds before the traffic's."""
     if stall_log is None or not stall_log.exists():
         return None
-    stalls = [json.loads(line) for line in stall_log.read_text().splitlines() if line.strip()]
+    every = [json.loads(line) for line in stall_log.read_text().splitlines() if line.strip()]
+    stalls = [stall for stall in every if stall["at_s"] <= traffic_s]
     longest = sorted(stalls, key=lambda stall: stall["wall_ms"], reverse=True)[:5]
     return {
+        "after_traffic": len(every) - len(stalls),
         "count": len(stalls),
         "total_ms": round(sum(stall["wall_ms"] for stall in stalls)),
         "longest": [{k: stall[k] for k in ("at_s", "wall_ms", "loop_cpu_ms", "frames")} for stall in longest],
@@ -362,7 +366,7 @@ def _verdict(
         "no_latency_drift": p99_first is None or p99_last is None or p99_last <= 2 * max(p99_first, 1.0),
         "no_slow_window": not slow,
     }
-    stalls = _stalls(args.stall_log)
+    stalls = _stalls(args.stall_log, args.seconds if args.seconds else args.minutes * 60)
     return {
         "settings": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items() if k != "out"},
         "acknowledged": ledger.ack_count,
@@ -433,7 +437,10 @@ def markdown(document: dict[str, Any]) -> str:
 def _stall_lines(stalls: dict[str, Any] | None) -> list[str]:
     if stalls is None:
         return []
-    lines = [f"- event-loop stalls the watchdog saw: {stalls['count']}, {stalls['total_ms']} ms in all; longest:"]
+    lines = [
+        f"- event-loop stalls the watchdog saw while the traffic ran: {stalls['count']}, {stalls['total_ms']} ms in "
+        f"all (and {stalls['after_traffic']} after it: catch-up, closing flush); longest:"
+    ]
     for stall in stalls["longest"]:
         where = stall["frames"][0][0] if stall["frames"] else "?"
         lines.append(f"  - at {stall['at_s']} s: {stall['wall_ms']} ms ({stall['loop_cpu_ms']} ms loop CPU) in {where}")
