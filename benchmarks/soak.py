@@ -21,7 +21,15 @@ Checked at the end:
   than ``leak_mib`` / ``leak_fds`` between the first sample after the warm-up and the last one
   (retention and compaction keep the data, and so the files, bounded);
 - no drift: the p99 of acknowledgement latency over the last window is within 2x of the first
-  window's after the warm-up.
+  window's after the warm-up;
+- no slow window: no window after the first (which holds the clients' start) has an
+  acknowledgement p99 above ``--ack-p99-bound-ms`` (500 ms, see `ACK_P99_BOUND_MS`).
+
+``--stall-log FILE`` runs the broker under ``bench/stall_watch.py``: every stall of its event
+loop longer than 200 ms is logged with the loop thread's stack, summarised in the report, and
+the broker's log is kept beside FILE.  ``--disk-pressure-mib`` adds another writer fsyncing that
+much to the same disk every ``--disk-pressure-s`` (issue 18's stalls came with such writes).
+``--broker odradek-base`` runs the broker of ``$ODRADEK_BASELINE_SRC`` (a before/after pair).
 
 Writes ``<out>/soak-<date>.json`` and ``.md`` (one row per window), or with ``--json`` prints the
 verdict document only.  Exits 1 when a check fails.
