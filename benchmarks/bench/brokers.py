@@ -11,6 +11,7 @@ from __future__ import annotations
 import compileall
 import functools
 import os
+import shutil
 import subprocess
 import tempfile
 import time
@@ -73,17 +74,33 @@ def _compile_bytecode(source: Path) -> None:
         raise RuntimeError(f"odradek's sources under {source} do not compile")
 
 
+#: The watchdog that runs odradek with a stall log (`odradek`'s ``stall_log``).
+STALL_WATCH = Path(__file__).resolve().parent / "stall_watch.py"
+
+
 @contextmanager
 def _odradek_from(
-    name: str, source: Path, workdir: Path, pinning: Pinning, configs: Mapping[str, str] | None
+    name: str,
+    source: Path,
+    workdir: Path,
+    pinning: Pinning,
+    configs: Mapping[str, str] | None,
+    stall_log: Path | None = None,
+    stall_ms: float = 200.0,
 ) -> Iterator[Broker]:
     """Start odradek from ``source`` (its ``odradek`` package first on the path) on a fresh data dir
-    under ``workdir``; always stop it."""
+        under ``workdir``; always stop it.  With ``stall_log``, under `bench.stall_watch`, which appends
+        every stall of the event loop longer than ``stall_ms`` to that file, and the broker's log is copied
+    beside it (``.broker.log``) when it stops."""
     _compile_bytecode(source)
     env = {**os.environ, "PYTHONPATH": str(source)}
     with tempfile.TemporaryDirectory(prefix=f"{name}-", dir=workdir) as tmp:
         port = free_port()
-        argv = pinning.broker_prefix() + _odradek_argv(port, Path(tmp) / "data", configs or {})
+        argv = _odradek_argv(port, Path(tmp) / "data", configs or {})
+        if stall_log is not None:
+            watch = [str(STALL_WATCH), "--log", str(stall_log), "--threshold-ms", str(stall_ms), "--"]
+            argv = [argv[0], *watch, *argv[3:]]  # in place of ``-m odradek``
+        argv = pinning.broker_prefix() + argv
         started = time.monotonic()
         proc = procs.spawn(argv, log_path=Path(tmp) / f"{name}.log", cwd=source, env=env)
         try:
@@ -91,20 +108,26 @@ def _odradek_from(
             yield Broker(name, odradek_launcher._version(), f"{HOST}:{port}", proc, ready - started, 0.0)
         finally:
             procs.stop(proc)
+            if stall_log is not None:  # the broker's own log beside the stall log, for the same moments
+                shutil.copyfile(Path(tmp) / f"{name}.log", stall_log.with_suffix(".broker.log"))
 
 
-def odradek(workdir: Path, pinning: Pinning, configs: Mapping[str, str] | None = None) -> Any:
+def odradek(
+    workdir: Path, pinning: Pinning, configs: Mapping[str, str] | None = None, stall_log: Path | None = None
+) -> Any:
     """This checkout's odradek."""
-    return _odradek_from("odradek", odradek_launcher.REPO_ROOT, workdir, pinning, configs)
+    return _odradek_from("odradek", odradek_launcher.REPO_ROOT, workdir, pinning, configs, stall_log)
 
 
-def odradek_base(workdir: Path, pinning: Pinning, configs: Mapping[str, str] | None = None) -> Any:
+def odradek_base(
+    workdir: Path, pinning: Pinning, configs: Mapping[str, str] | None = None, stall_log: Path | None = None
+) -> Any:
     """The odradek of the source tree named by ``$ODRADEK_BASELINE_SRC`` (e.g. a worktree of the
     commit before a change)."""
     source = os.environ.get(BASELINE_ENV)
     if not source:
         raise RuntimeError(f"odradek-base needs ${BASELINE_ENV}: the source tree of the build to compare with")
-    return _odradek_from("odradek-base", Path(source).resolve(), workdir, pinning, configs)
+    return _odradek_from("odradek-base", Path(source).resolve(), workdir, pinning, configs, stall_log)
 
 
 @contextmanager

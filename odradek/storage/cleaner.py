@@ -36,21 +36,24 @@ One pass over a log (`clean_steps`), as Kafka's cleaner does it:
    ``.txnindex``.
 6. Swap, crash-safe in Kafka's way: the run's ``.log``, ``.index``, ``.timeindex`` (and
    ``.txnindex`` when it has entries) are written as ``<base>.*.cleaned`` and fsynced;
-   then, on the caller's thread, the indexes and last the log are renamed ``.swap`` (the
-   log's rename is the commit point); the old segments' files are renamed ``.deleted``
-   (deleted after ``file.delete.delay.ms``, see `PartitionLog.replace_segments`) and the
-   ``.swap`` files take their final names.
+   then, in a second job (each rename and directory fsync is a blocking call that can take
+   seconds on a busy disk, so none runs on the caller's thread), the indexes and last the log
+   are renamed ``.swap`` (the log's rename is the commit point), the directory is fsynced, the
+   old segments' files are renamed ``.deleted`` (deleted after ``file.delete.delay.ms``) and
+   fsynced, and the ``.swap`` files take their final names, fsynced.  Meanwhile the old
+   segments are reserved (`PartitionLog.begin_replacement`): reads go on from them, retention
+   leaves them alone; the cleaned segment replaces them on the caller's thread afterwards.
    `odradek.storage.log_loader` completes or discards what a crash left at any step.
 
 Threads: the pass is a generator (`CleanSteps`).  Whatever it yields is a job, a callable
 holding the expensive work (reading the dirty part into the offset map, reading, filtering
 and writing a run): it only reads files opened before and writes files created before, and
 touches no log state, so the caller may run it on a worker thread while the log keeps taking
-appends and reads.  Everything else (choosing the range, opening files, the swap) runs on
-the caller's thread between jobs.  Before a run is swapped in, `PartitionLog.holds` checks
-that retention, DeleteRecords-driven retention or a topic deletion did not remove its
-segments meanwhile; if they did, the pass stops and removes its output.  `run_inline` runs
-the jobs in place.
+appends and reads.  Everything else (choosing the range, opening files, putting the cleaned
+segment in the log's list) runs on the caller's thread between jobs.  Before a run is
+swapped in, `PartitionLog.holds` checks that retention, DeleteRecords-driven retention or a
+topic deletion did not remove its segments meanwhile; if they did, the pass stops and removes
+its output.  `run_inline` runs the jobs in place.
 """
 
 from __future__ import annotations
@@ -67,6 +70,7 @@ from odradek.storage.filesystem import FileHandle, FileSystem
 from odradek.storage.index_file import INT32_MAX
 from odradek.storage.offset_index import OffsetIndex
 from odradek.storage.partition_log import PartitionLog
+from odradek.storage.pending_deletions import retire_segments
 from odradek.storage.retention import largest_timestamp
 from odradek.storage.segment import LogSegment
 from odradek.storage.segment_files import (
@@ -370,16 +374,24 @@ def _clean_group(
         written = cast(_Written, (yield job))
         for handle in outputs:
             handle.close()
-        if not log.holds([source.segment for source in group]):
+        old = [source.segment for source in group]
+        if not log.holds(old):
             return None
-        for suffix in _SWAPPED_SUFFIXES:
-            if fs.exists(stem + suffix + CLEANED_SUFFIX):
-                fs.rename(stem + suffix + CLEANED_SUFFIX, stem + suffix + SWAP_SUFFIX)
-        fs.fsync_dir(log.directory)
+        log.begin_replacement(old)
+        try:
+            yield partial(_swap_files, fs, log, stem, old)
+        except OSError as exc:
+            swapped = True  # part way: the next open completes or discards the swap
+            raise log.fail_replacement(exc) from exc
+        except GeneratorExit:  # the broker is stopping: the log closes next, its next open finishes the swap
+            swapped = True
+            log.end_replacement()
+            raise
         swapped = True
-        log.replace_segments(
-            [source.segment for source in group], partial(_install, fs, log, stem, group[-1].segment), now_ms
-        )
+        if not log.holds(old):  # closed meanwhile: the files are a finished swap the next open loads
+            log.end_replacement()
+            return None
+        log.finish_replacement(_open_cleaned(fs, log, stem, old[-1]), now_ms)
         return written
     finally:
         for handle in outputs:
@@ -390,12 +402,25 @@ def _clean_group(
                     fs.remove(stem + suffix + CLEANED_SUFFIX)
 
 
-def _install(fs: FileSystem, log: PartitionLog, stem: str, last: LogSegment) -> LogSegment:
-    """Give the swap files their final names (the log last) and open the cleaned segment."""
-    for suffix in _SWAPPED_SUFFIXES:
-        if fs.exists(stem + suffix + SWAP_SUFFIX):
-            fs.rename(stem + suffix + SWAP_SUFFIX, stem + suffix)
-    fs.fsync_dir(log.directory)
+def _swap_files(fs: FileSystem, log: PartitionLog, stem: str, old: list[LogSegment]) -> None:
+    """(A job.)  The swap's renames, each step durable before the next (module docstring, 6):
+    the cleaned files become ``.swap`` (the log last: the commit point), the old segments'
+    files ``.deleted``, and the ``.swap`` files take their final names.  Under the log's
+    ``swap_lock``, which its `close` waits for; touches no log state."""
+    with log.swap_lock:
+        for suffix in _SWAPPED_SUFFIXES:
+            if fs.exists(stem + suffix + CLEANED_SUFFIX):
+                fs.rename(stem + suffix + CLEANED_SUFFIX, stem + suffix + SWAP_SUFFIX)
+        fs.fsync_dir(log.directory)
+        retire_segments(fs, log.directory, old)
+        for suffix in _SWAPPED_SUFFIXES:
+            if fs.exists(stem + suffix + SWAP_SUFFIX):
+                fs.rename(stem + suffix + SWAP_SUFFIX, stem + suffix)
+        fs.fsync_dir(log.directory)
+
+
+def _open_cleaned(fs: FileSystem, log: PartitionLog, stem: str, last: LogSegment) -> LogSegment:
+    """The cleaned segment, on the files `_swap_files` gave their final names."""
     config = log.config
     return LogSegment(
         fs,

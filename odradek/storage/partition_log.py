@@ -41,6 +41,7 @@ what is left and `discard` drops it.
 from __future__ import annotations
 
 import logging
+import threading
 import uuid
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
@@ -56,7 +57,7 @@ from odradek.storage.log_creation import create_log_directory, sync_log_director
 from odradek.storage.log_loader import load_segments
 from odradek.storage.log_observer import AppendInfo, LogObserver
 from odradek.storage.partition_metadata import write_partition_metadata
-from odradek.storage.pending_deletions import PendingDeletions, retire_segments
+from odradek.storage.pending_deletions import PendingDeletions
 from odradek.storage.region import FileRegion
 from odradek.storage.segment import AppendedBatch, LogSegment, TimestampOffset
 from odradek.storage.segment_reads import offset_for_timestamp, read_batches
@@ -118,7 +119,13 @@ class PartitionLog:
         arranges a `run_deferred` on it.  Without one the job runs at once."""
         self.deletions = PendingDeletions()
         """Removed segments whose files wait for ``file.delete.delay.ms``."""
+        self.deletions.remove_files = self.defer_sync
         self._closed = False
+        self._replacing: tuple[LogSegment, ...] = ()
+        """The segments a compaction swap in progress replaces (`begin_replacement`)."""
+        self.swap_lock = threading.Lock()
+        """Held by a swap's renames on their worker thread; `close` and `discard` wait for it, so
+        whoever copies, renames or deletes the directory after them sees a finished swap."""
         self.observer: LogObserver | None = None
         """Told of rolls, log start offset moves and clean closes (the partition owning the log)."""
 
@@ -385,8 +392,8 @@ class PartitionLog:
 
     def defer_sync(self, job: Callable[[], None]) -> None:
         """Queue ``job`` to run after every job queued before it, on a worker (see
-        `on_sync_deferred`).  A job only writes and fsyncs files of this log's directory that
-        nothing on the loop reads or writes meanwhile; it never touches in-memory state."""
+        `on_sync_deferred`).  A job only writes, fsyncs or removes files of this log's directory
+        that nothing on the loop reads or writes meanwhile; it never touches in-memory state."""
         self._deferred.append(job)
         if self.on_sync_deferred is None:
             self.run_deferred()
@@ -415,26 +422,40 @@ class PartitionLog:
         end = index + len(segments)
         return end < len(self._segments) and self._segments[index:end] == list(segments)
 
-    def replace_segments(self, old: Sequence[LogSegment], install: Callable[[], LogSegment], now_ms: int) -> LogSegment:
-        """Put the segment ``install()`` opens in place of ``old`` (see `holds`), whose files
-        are renamed ``.deleted`` (durably) before ``install`` runs and deleted later.
-
-        A failure after the renames takes the log offline: the next open completes the swap.
-        """
+    def begin_replacement(self, old: Sequence[LogSegment]) -> None:
+        """Reserve ``old`` (see `holds`) for a compaction swap whose renames and fsyncs run off
+        the loop: the segments stop writing their index files and keep serving reads from
+        memory and their open log files while their files are renamed ``.deleted``, and
+        retention leaves them, and the segments after them, alone until `finish_replacement`
+        or `fail_replacement` (as Kafka's retention waits for the log's lock held by a swap)."""
+        if self._replacing:
+            raise StorageError(f"{self.directory}: a segment swap is already in progress")
         if not self.holds(old):
             raise StorageError(f"{self.directory}: the segments to replace changed")
+        for segment in old:
+            segment.retire()
+        self._replacing = tuple(old)
+
+    def finish_replacement(self, new: LogSegment, now_ms: int) -> None:
+        """Put ``new`` (opened on the swapped-in files) in place of the reserved segments, whose
+        files (already renamed ``.deleted``, durably) are deleted after ``file.delete.delay.ms``."""
+        old, self._replacing = self._replacing, ()
         index = self._segments.index(old[0])
-        try:
-            retire_segments(self._fs, self.directory, old)
-            new = install()
-        except OSError as exc:
-            self._offline = f"{self.directory} is offline after a failed segment swap: {exc}"
-            _log.error("%s", self._offline)
-            raise StorageError(self._offline) from exc
         self._segments[index : index + len(old)] = [new]
         self._base_offsets[index : index + len(old)] = [new.base_offset]
         self.deletions.schedule(old, now_ms + self._config.file_delete_delay_ms)
-        return new
+
+    def fail_replacement(self, exc: OSError) -> StorageError:
+        """A swap's renames failed part way: take the log offline (the next open completes or
+        discards the swap, as after a crash) and return the error to raise."""
+        self._replacing = ()
+        self._offline = f"{self.directory} is offline after a failed segment swap: {exc}"
+        _log.error("%s", self._offline)
+        return StorageError(self._offline)
+
+    def end_replacement(self) -> None:
+        """Release the reservation of a swap that will not finish (its log was closed meanwhile)."""
+        self._replacing = ()
 
     def increment_log_start_offset(self, offset: int) -> bool:
         """Move the log start offset up to ``offset`` (DeleteRecords); return whether it moved.
@@ -460,6 +481,8 @@ class PartitionLog:
         threads.  Returns how many were deleted.
         """
         count = min(count, len(self._segments))
+        if self._replacing:  # a swap in progress holds these; a later pass deletes them
+            count = min(count, self._segments.index(self._replacing[0]))
         if count <= 0:
             return 0
         if count == len(self._segments):
@@ -582,6 +605,8 @@ class PartitionLog:
         if self._offline is not None:
             self.discard()
             return
+        with self.swap_lock:  # a swap's renames in flight finish first (rare: a swap is milliseconds)
+            pass
         self.on_sync_deferred = None
         self._notify(lambda observer: observer.closing())
         self.run_deferred()
@@ -593,6 +618,8 @@ class PartitionLog:
 
     def discard(self) -> None:
         """Close every segment file without flushing: the caller is about to delete the log."""
+        with self.swap_lock:
+            pass
         self._deferred.drop()
         for segment in self._segments:
             segment.close_without_flush()

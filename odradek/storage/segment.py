@@ -509,6 +509,15 @@ class LogSegment:
         offset_index, time_index = self._indexes()
         return offset_index.entries * offset_index.entry_size, time_index.entries * time_index.entry_size
 
+    def retire(self) -> None:
+        """Stop writing the segment's index files and load what reads need from its files (the
+        indexes, the transaction index) into memory: a compaction swap is about to rename the
+        files on a worker thread while the loop still reads the segment (from memory and the open
+        log file) until the cleaned segment takes its place."""
+        self._indexes()
+        _ = self.txn_index
+        self._retired = True
+
     def rename_for_deletion(self) -> None:
         """Rename the segment's files with the ``.deleted`` suffix, the log first (the caller
         fsyncs the directory).  The log file stays open, so a `FileRegion` handed out before
@@ -516,10 +525,10 @@ class LogSegment:
         self._retired = True
         rename_segment_files(self._fs, self._stem, DELETED_SUFFIX)
 
-    def delete_files(self) -> None:
-        """Close the log file and remove the ``.deleted`` files left by `rename_for_deletion`
-        (those already gone, e.g. with their directory, are skipped)."""
-        self.close_without_flush()
+    def remove_deleted_files(self) -> None:
+        """Remove the ``.deleted`` files left by `rename_for_deletion` (those already gone,
+        e.g. with their directory, are skipped); the log file is closed already.  Safe on a
+        worker thread."""
         remove_segment_files(self._fs, self._stem, DELETED_SUFFIX)
 
     def delete(self) -> None:

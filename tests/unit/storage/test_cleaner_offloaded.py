@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 import uuid
 
 import pytest
@@ -111,3 +112,107 @@ def test_cancelling_mid_job_waits_for_the_job_then_removes_the_output() -> None:
     assert [(s.base_offset, s.size) for s in log.segments] == before
     assert not [name for name in fs.listdir("/data/c-0") if name.endswith((".cleaned", ".swap", ".deleted"))]
     manager.close()
+
+
+class _RecordingFileSystem(MemoryFileSystem):
+    """Notes the thread of every rename and directory fsync in the log's directory; while
+    ``hold`` is set, a directory fsync off the loop's thread waits for ``gate``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loop_thread = threading.get_ident()
+        self.on_loop: list[str] = []
+        self.hold = False
+        self.gate = threading.Event()
+        self.reached = threading.Event()
+
+    def _note(self, what: str, path: str) -> None:
+        if path.startswith("/data/c-0") and threading.get_ident() == self.loop_thread:
+            self.on_loop.append(f"{what} {path}")
+
+    def rename(self, src: str, dst: str) -> None:
+        self._note("rename", src)
+        super().rename(src, dst)
+
+    def fsync_dir(self, path: str) -> None:
+        self._note("fsync_dir", path)
+        if self.hold and threading.get_ident() != self.loop_thread:
+            self.reached.set()
+            if not self.gate.wait(timeout=10):
+                raise TimeoutError("the loop never opened the gate")
+        super().fsync_dir(path)
+
+
+def _recording_setup() -> tuple[_RecordingFileSystem, LogManager, PartitionLog]:
+    fs = _RecordingFileSystem()
+    manager = LogManager.open(fs, "/data", ManualClock(10_000), config_for=lambda _topic: CONFIG)
+    log = manager.create_partition("c", 0, TOPIC_ID, CONFIG)
+    for i in range(12):
+        batch = build_batch([Record(0, 0, b"k%d" % (i % 3), b"v%d" % i)], base_timestamp=1_000)
+        log.append(bytearray(batch), leader_epoch=0, now_ms=1_000)
+        if i % 2:
+            log.roll(1_000)
+    fs.on_loop.clear()
+    return fs, manager, log
+
+
+def test_the_swap_renames_and_fsyncs_nothing_on_the_loop_thread() -> None:
+    """Issue 18: a directory fsync can take seconds on a busy disk; the swap's three ran on the loop."""
+    fs, manager, log = _recording_setup()
+    assert asyncio.run(_run_offloaded(manager.cleaning("c", 0))) is True
+    assert fs.on_loop == []
+    assert len(log.segments) == 2
+    assert [name for name in fs.listdir("/data/c-0") if name.endswith(".deleted")], "old files wait for deletion"
+    assert not [name for name in fs.listdir("/data/c-0") if name.endswith((".cleaned", ".swap"))]
+    manager.close()
+
+
+def test_reads_go_on_and_retention_waits_while_the_swap_renames_off_the_loop() -> None:
+    fs, manager, log = _recording_setup()
+    old_segments = log.segments[:-1]
+    log.update_config(LogConfig(cleanup_policy=frozenset({"compact", "delete"}), retention_bytes=1))
+
+    async def scenario() -> bool:
+        fs.hold = True
+        task = asyncio.create_task(_run_offloaded(manager.cleaning("c", 0)))
+        for _ in range(5_000):
+            if fs.reached.is_set():
+                break
+            await asyncio.sleep(0.001)
+        assert fs.reached.is_set(), "the swap never fsynced off the loop's thread"
+        assert log.delete_oldest_segments(3, 10_000) == 0, "retention leaves the segments being swapped"
+        assert log.segments[:-1] == old_segments
+        region = log.read(0, 1 << 20)
+        assert region is not None and b"v0" in region.read(), "the old segments still serve reads"
+        fs.gate.set()
+        return await asyncio.wait_for(task, timeout=10)
+
+    assert asyncio.run(scenario()) is True
+    assert len(log.segments) == 2
+    assert log.delete_oldest_segments(1, 10_000) == 1, "retention goes on once the swap is done"
+    manager.close()
+
+
+def test_closing_the_log_waits_for_the_swaps_renames() -> None:
+    """A close (shutdown, a move to another data directory, a deletion) sees a finished swap on disk."""
+    fs, manager, log = _recording_setup()
+
+    async def scenario() -> None:
+        fs.hold = True
+        task = asyncio.create_task(_run_offloaded(manager.cleaning("c", 0)))
+        for _ in range(5_000):
+            if fs.reached.is_set():
+                break
+            await asyncio.sleep(0.001)
+        assert fs.reached.is_set(), "the swap never fsynced off the loop's thread"
+        opener = threading.Thread(target=lambda: (time.sleep(0.05), fs.gate.set()))
+        opener.start()
+        log.close()
+        assert not [name for name in fs.listdir("/data/c-0") if name.endswith((".cleaned", ".swap"))]
+        opener.join()
+        await asyncio.wait_for(task, timeout=10)
+
+    asyncio.run(scenario())
+    reopened = PartitionLog.open(fs, "/data/c-0", "c", 0, CONFIG, ManualClock(10_000), clean_shutdown=False)
+    assert len(reopened.segments) == 2, "the cleaned segment and the active one"
+    reopened.close()

@@ -4,6 +4,7 @@ leftovers are removed at start-up."""
 
 from __future__ import annotations
 
+import threading
 import uuid
 from typing import Any
 
@@ -151,3 +152,55 @@ def test_a_compaction_swap_deletes_the_replaced_segments_after_the_delay(backend
         f"{6:020d}.log",
     ]
     log.close()
+
+
+def test_the_files_are_removed_by_the_worker_not_on_the_callers_thread(
+    backend: Any, make_batch: MakeBatch, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 18: on a busy disk an unlink (or a close) waits for the journal, up to seconds; on the
+    event loop that paused every client.  With a worker (`sync_soon`) the removal waits for it."""
+    clock = ManualClock(100_000)
+    manager, log = _manager(backend, clock, _config(file_delete_delay_ms=0))
+    worker_calls: list[int] = []
+    manager.sync_soon = lambda: worker_calls.append(1)
+    _fill(log, make_batch, 4)
+    region = log.read(0, 1 << 20)
+    assert region is not None
+    content = region.read()
+    removed = manager.delete_old_segments()
+    assert removed >= 1
+    caller = threading.get_ident()
+    removers: set[int] = set()
+    remove = backend.fs.remove
+
+    def noting_remove(path: str) -> None:
+        removers.add(threading.get_ident())
+        remove(path)
+
+    monkeypatch.setattr(backend.fs, "remove", noting_remove)
+    assert manager.delete_expired_segments() == removed
+    assert len(_deleted(backend)) == 3 * removed, "nothing removed on the caller's thread"
+    assert region.read() == content, "nor closed: a close can wait for the journal too"
+    assert worker_calls, "the worker was asked to run the removal"
+    worker = threading.Thread(target=manager.sync_creations)
+    worker.start()
+    worker.join(10)
+    assert _deleted(backend) == []
+    assert removers and caller not in removers
+    with pytest.raises(ValueError):
+        region.read()
+    manager.close()
+
+
+def test_a_discarded_log_closes_the_segments_whose_removal_never_ran(backend: Any, make_batch: MakeBatch) -> None:
+    clock = ManualClock(100_000)
+    manager, log = _manager(backend, clock, _config(file_delete_delay_ms=0))
+    manager.sync_soon = lambda: None  # a worker that never comes: the topic is deleted first
+    _fill(log, make_batch, 4)
+    region = log.read(0, 1 << 20)
+    assert region is not None
+    assert manager.delete_old_segments() >= 1
+    assert manager.delete_expired_segments() >= 1
+    log.discard()
+    with pytest.raises(ValueError):
+        region.read()
