@@ -97,6 +97,20 @@ def put_uvarint(buf: bytearray, value: int) -> None:
     buf.append(value)
 
 
+def put_string(buf: bytearray, text: str | None, flexible: bool) -> None:
+    """Append a (nullable) string as the hand-written answer encoders need it: a compact length
+    (length + 1, 0 for null) when ``flexible``, else an int16 length (-1 for null)."""
+    if text is None:
+        buf += b"\x00" if flexible else b"\xff\xff"
+        return
+    data = text.encode()
+    if flexible:
+        put_uvarint(buf, len(data) + 1)
+    else:
+        buf += _I16.pack(len(data))
+    buf += data
+
+
 def _truncated(pos: int, stop: int, end: int) -> DecodeError:
     return DecodeError(f"need {stop - pos} bytes at {pos}, have {end - pos}")
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Sequence
 
-from odradek.wire.codegen import put_uvarint
+from odradek.wire.codegen import put_string, put_uvarint
 from odradek.wire.primitives import Part, Writer
 
 __all__ = [
@@ -39,7 +39,6 @@ _FIRST_PREFERRED_REPLICA = 11
 _FIRST_FLEXIBLE = 12
 _FIRST_TOPIC_ID = 13
 
-_I16 = struct.Struct(">h")
 _I32 = struct.Struct(">i")
 _FRAME_START = struct.Struct(">ii")  # size (patched last), correlation id
 _TOP = struct.Struct(">ihi")  # throttle time, error code, session id (v7+)
@@ -87,12 +86,7 @@ def encode_fetch_answer(
         if by_id:
             buf += topic_id
         else:
-            data = name.encode()
-            if flexible:
-                put_uvarint(buf, len(data) + 1)
-            else:
-                buf += _I16.pack(len(data))
-            buf += data
+            put_string(buf, name, flexible)
         _put_count(buf, len(partitions), flexible)
         for index, error, high_watermark, last_stable, log_start, aborted, records, diverging in partitions:
             if five:

@@ -27,7 +27,7 @@ import struct
 from collections.abc import Sequence
 from typing import NamedTuple, Protocol
 
-from odradek.wire.codegen import put_uvarint, uvarint_tail
+from odradek.wire.codegen import put_string, put_uvarint, uvarint_tail
 
 __all__ = [
     "FIRST_VERSION",
@@ -323,24 +323,12 @@ def _write_details(buf: bytearray, layout: _Layout, outcome: PartitionOutcome, l
         buf += _I32.pack(len(errors))
     for batch_index, text in errors:
         buf += _I32.pack(batch_index)
-        _put_string(buf, text, flexible)
+        put_string(buf, text, flexible)
         if flexible:
             buf.append(0)
-    _put_string(buf, outcome.message, flexible)
+    put_string(buf, outcome.message, flexible)
     if flexible:
         if layout.leader and leader is not None and leader != (-1, -1):
             buf += _LEADER_TAG.pack(1, 0, 9, leader[0], leader[1], 0)
         else:
             buf.append(0)
-
-
-def _put_string(buf: bytearray, text: str | None, flexible: bool) -> None:
-    if text is None:
-        buf += b"\x00" if flexible else b"\xff\xff"
-        return
-    data = text.encode()
-    if flexible:
-        put_uvarint(buf, len(data) + 1)
-    else:
-        buf += _I16.pack(len(data))
-    buf += data
