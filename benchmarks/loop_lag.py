@@ -40,6 +40,7 @@ import uvloop
 from bench.abuse_load import KINDS
 from bench.pinning import Pinning, plan
 from bench.scale_load import percentiles
+from bench.stall_watch import innermost
 
 import odradek
 from odradek.broker import Broker
@@ -80,24 +81,13 @@ class Heartbeat:
         loop.call_soon_threadsafe(beat)
 
 
-def _innermost(frame: Any) -> str:
-    """The innermost odradek frames of a stack, as ``module:function:line`` < ... (three deep)."""
-    found: list[str] = []
-    while frame is not None and len(found) < 3:
-        path = frame.f_code.co_filename
-        if path.startswith(ODRADEK):
-            found.append(f"{Path(path).stem}:{frame.f_code.co_name}:{frame.f_lineno}")
-        frame = frame.f_back
-    return " < ".join(found) or "(outside odradek)"
-
-
 def sample(heart: Heartbeat, loop_thread: int, stop: threading.Event) -> None:
     while not stop.is_set():
         time.sleep(SAMPLE_S)
         if time.perf_counter() - heart.beat[0] > heart.threshold_s:
             frame = sys._current_frames().get(loop_thread)
             if frame is not None:
-                heart.frames[_innermost(frame)] += 1
+                heart.frames[innermost(frame, ODRADEK)] += 1
 
 
 def _client(pinning: Pinning, *args: str) -> subprocess.Popen[str]:

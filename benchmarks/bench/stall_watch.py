@@ -31,7 +31,7 @@ BEAT_S = 0.02
 CHECK_S = 0.01
 
 
-def _innermost(frame: Any, root: str) -> str:
+def innermost(frame: Any, root: str) -> str:
     """The three innermost frames of ``root``'s package, as ``module:function:line < ...``."""
     found: list[str] = []
     while frame is not None and len(found) < 3:
@@ -73,7 +73,7 @@ class Watchdog:
                 stalled_since = stalled_since or beat
                 frame = sys._current_frames().get(self.loop_thread or 0)
                 if frame is not None:
-                    frames[_innermost(frame, self.root)] += 1
+                    frames[innermost(frame, self.root)] += 1
                     if not stack:
                         stack = traceback.format_stack(frame)[-12:]
             elif stalled_since is not None and beat[0] > stalled_since[0]:
