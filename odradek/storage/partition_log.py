@@ -33,15 +33,14 @@ Invariants:
   clean close, after the change (see `odradek.storage.log_observer`).
 
 Not thread-safe: one thread (the event loop) uses a log; `flush` may be slow (fsync).  The
-exception is the log's queue of deferred durability jobs (`defer_sync`, `run_deferred`, see
-`odradek.storage.sync_queue`): `flush` fsyncs a pending directory entry itself, `close` runs
-what is left and `discard` drops it.
+exceptions are the work on the log's files that runs off the loop, the deferred durability jobs
+(`defer_sync`) and a compaction swap's renames (`begin_replacement`), whose rules live in
+`odradek.storage.log_background`.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 import uuid
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
@@ -52,8 +51,9 @@ from odradek.storage.committed_reads import CommittedRead, add_aborted_txn, coll
 from odradek.storage.errors import OffsetOutOfRange, RecordBatchTooLarge, StorageError
 from odradek.storage.filesystem import FileSystem
 from odradek.storage.index_file import INT32_MAX
+from odradek.storage.log_background import LogBackgroundWork, closed_run_of
 from odradek.storage.log_config import LONG_MAX, LogConfig
-from odradek.storage.log_creation import create_log_directory, sync_log_directory
+from odradek.storage.log_creation import create_log_directory
 from odradek.storage.log_loader import load_segments
 from odradek.storage.log_observer import AppendInfo, LogObserver
 from odradek.storage.partition_metadata import write_partition_metadata
@@ -61,7 +61,6 @@ from odradek.storage.pending_deletions import PendingDeletions
 from odradek.storage.region import FileRegion
 from odradek.storage.segment import AppendedBatch, LogSegment, TimestampOffset
 from odradek.storage.segment_reads import offset_for_timestamp, read_batches
-from odradek.storage.sync_queue import SyncQueue
 from odradek.storage.time_index import NO_TIMESTAMP
 from odradek.storage.txn_index import AbortedTxn
 from odradek.wire.records.batch import (
@@ -111,21 +110,13 @@ class PartitionLog:
         """Bytes recovery truncated when the log was opened."""
         self.recovered_segments = 0
         """How many segments the last open scanned batch by batch (0 after a clean shutdown)."""
-        self._creation_unsynced = False
-        self._directory_unsynced = False
-        self._deferred = SyncQueue()
-        self.on_sync_deferred: Callable[[PartitionLog], None] | None = None
-        """Called (on the loop) each time a job joins the deferred queue: whoever owns a worker
-        arranges a `run_deferred` on it.  Without one the job runs at once."""
+        self._background = LogBackgroundWork(self, fs, directory, self._go_offline)
+        self.swap_lock = self._background.swap_lock
+        """Held by a swap's renames on their worker thread; `close` and `discard` wait for it."""
         self.deletions = PendingDeletions()
         """Removed segments whose files wait for ``file.delete.delay.ms``."""
         self.deletions.remove_files = self.defer_sync
         self._closed = False
-        self._replacing: tuple[LogSegment, ...] = ()
-        """The segments a compaction swap in progress replaces (`begin_replacement`)."""
-        self.swap_lock = threading.Lock()
-        """Held by a swap's renames on their worker thread; `close` and `discard` wait for it, so
-        whoever copies, renames or deletes the directory after them sees a finished swap."""
         self.observer: LogObserver | None = None
         """Told of rolls, log start offset moves and clean closes (the partition owning the log)."""
 
@@ -150,18 +141,12 @@ class PartitionLog:
         """
         segment = create_log_directory(fs, directory, topic_id, config, clock.time_ms(), durable=durable)
         log = cls(fs, directory, topic, partition, topic_id, config, [segment], listeners)
-        log._creation_unsynced = not durable
+        log._background.creation_unsynced = not durable
         return log
 
     def sync_creation(self, *, parent: bool = True) -> None:
-        """Make a non-durable creation durable: partition.metadata and the directory entries
-        (the data directory's entry for this log too, unless ``parent`` is False because the
-        caller fsyncs the data directory once for many logs).
-
-        May run on a worker thread: it only fsyncs, and doing it twice is harmless."""
-        if self._creation_unsynced:
-            sync_log_directory(self._fs, self.directory, parent=parent)
-            self._creation_unsynced = False
+        """Make a non-durable creation durable (`LogBackgroundWork.sync_creation`, thread-safe)."""
+        self._background.sync_creation(parent=parent)
 
     def adopt_topic_id(self, topic_id: uuid.UUID) -> None:
         """Give a log whose partition.metadata a crash emptied its topic id back."""
@@ -319,8 +304,7 @@ class PartitionLog:
                 segment.append(records, batches)
         except StorageError as exc:
             if segment.torn:
-                self._offline = f"{self.directory} is offline after a write it could not undo: {exc}"
-                _log.error("%s", self._offline)
+                self._go_offline(f"{self.directory} is offline after a write it could not undo: {exc}")
             raise
         self._log_end_offset = last_offset + 1
         if self._flush_policy or self._last_flush_ms is None:
@@ -377,85 +361,59 @@ class PartitionLog:
             max_index_bytes=config.segment_index_bytes,
             now_ms=now_ms,
         )
-        self._directory_unsynced = True
         self._segments.append(segment)
         self._base_offsets.append(segment.base_offset)
-        self.defer_sync(self._sync_directory)
+        self._background.sync_new_entries_later()
         self._notify(lambda observer: observer.rolled(segment.base_offset))
         return segment
 
-    def _sync_directory(self) -> None:
-        """Make the entries of segments created since the last call durable."""
-        if self._directory_unsynced:
-            self._directory_unsynced = False
-            self._fs.fsync_dir(self.directory)
+    @property
+    def on_sync_deferred(self) -> Callable[[PartitionLog], None] | None:
+        """Arranges a `run_deferred` on a worker (`LogBackgroundWork.on_sync_deferred`)."""
+        return self._background.on_sync_deferred
+
+    @on_sync_deferred.setter
+    def on_sync_deferred(self, arrange: Callable[[PartitionLog], None] | None) -> None:
+        self._background.on_sync_deferred = arrange
 
     def defer_sync(self, job: Callable[[], None]) -> None:
-        """Queue ``job`` to run after every job queued before it, on a worker (see
-        `on_sync_deferred`).  A job only writes, fsyncs or removes files of this log's directory
-        that nothing on the loop reads or writes meanwhile; it never touches in-memory state."""
-        self._deferred.append(job)
-        if self.on_sync_deferred is None:
-            self.run_deferred()
-        else:
-            self.on_sync_deferred(self)
+        """Queue ``job`` for a worker (`odradek.storage.log_background` says what a job may do)."""
+        self._background.defer_sync(job)
 
     def run_deferred(self) -> None:
-        """Run the queued jobs in order (safe on a worker thread; a second caller waits until
-        the first is done).  A job failing with `OSError` takes the log offline, as a failed
-        flush does, and drops the jobs after it."""
-        self._deferred.run(self._go_offline_after_background_sync)
+        """Run the queued jobs in order (safe on a worker thread; see `LogBackgroundWork`)."""
+        self._background.run_deferred()
 
-    def _go_offline_after_background_sync(self, exc: OSError) -> None:
-        self._offline = f"{self.directory} is offline after a failed background sync: {exc}"
-        _log.error("%s", self._offline)
+    def _go_offline(self, message: str) -> None:
+        self._offline = message
+        _log.error("%s", message)
 
     def holds(self, segments: Sequence[LogSegment]) -> bool:
         """Whether ``segments`` are still consecutive closed segments of this log (the cleaner
         checks that nothing removed or replaced them while it worked)."""
-        if not segments or self._offline is not None or self._closed:
-            return False
-        try:
-            index = self._segments.index(segments[0])
-        except ValueError:
-            return False
-        end = index + len(segments)
-        return end < len(self._segments) and self._segments[index:end] == list(segments)
+        return self._offline is None and not self._closed and closed_run_of(self._segments, segments)
 
     def begin_replacement(self, old: Sequence[LogSegment]) -> None:
-        """Reserve ``old`` (see `holds`) for a compaction swap whose renames and fsyncs run off
-        the loop: the segments stop writing their index files and keep serving reads from
-        memory and their open log files while their files are renamed ``.deleted``, and
-        retention leaves them, and the segments after them, alone until `finish_replacement`
-        or `fail_replacement` (as Kafka's retention waits for the log's lock held by a swap)."""
-        if self._replacing:
-            raise StorageError(f"{self.directory}: a segment swap is already in progress")
-        if not self.holds(old):
-            raise StorageError(f"{self.directory}: the segments to replace changed")
-        for segment in old:
-            segment.retire()
-        self._replacing = tuple(old)
+        """Reserve ``old`` (see `holds`) for a compaction swap whose renames run off the loop, until
+        `finish_replacement` or `fail_replacement` (`odradek.storage.log_background`)."""
+        self._background.begin_replacement(old, held=self.holds(old))
 
     def finish_replacement(self, new: LogSegment, now_ms: int) -> None:
         """Put ``new`` (opened on the swapped-in files) in place of the reserved segments, whose
         files (already renamed ``.deleted``, durably) are deleted after ``file.delete.delay.ms``."""
-        old, self._replacing = self._replacing, ()
+        old = self._background.end_replacement()
         index = self._segments.index(old[0])
         self._segments[index : index + len(old)] = [new]
         self._base_offsets[index : index + len(old)] = [new.base_offset]
         self.deletions.schedule(old, now_ms + self._config.file_delete_delay_ms)
 
     def fail_replacement(self, exc: OSError) -> StorageError:
-        """A swap's renames failed part way: take the log offline (the next open completes or
-        discards the swap, as after a crash) and return the error to raise."""
-        self._replacing = ()
-        self._offline = f"{self.directory} is offline after a failed segment swap: {exc}"
-        _log.error("%s", self._offline)
-        return StorageError(self._offline)
+        """A swap's renames failed part way: take the log offline; return the error to raise."""
+        return self._background.fail_replacement(exc)
 
     def end_replacement(self) -> None:
         """Release the reservation of a swap that will not finish (its log was closed meanwhile)."""
-        self._replacing = ()
+        self._background.end_replacement()
 
     def increment_log_start_offset(self, offset: int) -> bool:
         """Move the log start offset up to ``offset`` (DeleteRecords); return whether it moved.
@@ -481,8 +439,9 @@ class PartitionLog:
         threads.  Returns how many were deleted.
         """
         count = min(count, len(self._segments))
-        if self._replacing:  # a swap in progress holds these; a later pass deletes them
-            count = min(count, self._segments.index(self._replacing[0]))
+        replacing = self._background.replacing
+        if replacing:  # a swap in progress holds these; a later pass deletes them
+            count = min(count, self._segments.index(replacing[0]))
         if count <= 0:
             return 0
         if count == len(self._segments):
@@ -501,8 +460,7 @@ class PartitionLog:
             self._notify(lambda observer: observer.log_start_moved(start))
         for segment in doomed:
             segment.rename_for_deletion()
-        self._directory_unsynced = True
-        self.defer_sync(self._sync_directory)
+        self._background.sync_new_entries_later()
         self.deletions.schedule(doomed, now_ms + self._config.file_delete_delay_ms)
         return count
 
@@ -582,14 +540,14 @@ class PartitionLog:
         if self._offline is not None:
             raise StorageError(self._offline)
         try:
-            self.sync_creation()
-            self._sync_directory()
+            self._background.sync_creation(parent=True)
+            self._background.sync_new_entries()
             for segment in self._segments:
                 segment.flush()
         except OSError as exc:
-            self._offline = f"{self.directory} is offline after a failed flush: {exc}"
-            _log.error("%s", self._offline)
-            raise StorageError(self._offline) from exc
+            message = f"{self.directory} is offline after a failed flush: {exc}"
+            self._go_offline(message)
+            raise StorageError(message) from exc
         self._recovery_point = self._log_end_offset
 
     @property
@@ -605,8 +563,7 @@ class PartitionLog:
         if self._offline is not None:
             self.discard()
             return
-        with self.swap_lock:  # a swap's renames in flight finish first (rare: a swap is milliseconds)
-            pass
+        self._background.wait_for_swap()
         self.on_sync_deferred = None
         self._notify(lambda observer: observer.closing())
         self.run_deferred()
@@ -618,9 +575,8 @@ class PartitionLog:
 
     def discard(self) -> None:
         """Close every segment file without flushing: the caller is about to delete the log."""
-        with self.swap_lock:
-            pass
-        self._deferred.drop()
+        self._background.wait_for_swap()
+        self._background.drop_deferred()
         for segment in self._segments:
             segment.close_without_flush()
         self.deletions.close_all()
