@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -50,7 +51,12 @@ def run_family(family: str, runs: int, work: Path, seed: int = 1) -> dict[str, A
     log_dir.mkdir(parents=True, exist_ok=True)
     command = [sys.executable, "-m", "tests.fuzz.run", family, "--work", str(work), f"-runs={runs}", f"-seed={seed}"]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(_ROOT), os.environ.get("PYTHONPATH")]))}
-    done = subprocess.run(command, cwd=_ROOT, env=env, capture_output=True, text=True, errors="replace", check=False)
+    try:
+        done = subprocess.run(
+            command, cwd=_ROOT, env=env, capture_output=True, text=True, errors="replace", check=False
+        )
+    finally:  # the run's temporary files (`tests.fuzz.run`), also after a crash or an interrupt
+        shutil.rmtree(log_dir / "tmp", ignore_errors=True)
     log = done.stdout + done.stderr
     (log_dir / "log").write_text(log)
     status = _STATUS.findall(log)

@@ -9,12 +9,19 @@ the captured corpus and the regressions (`tests.fuzz.seeds`); inputs that reach 
 ``DIR/FAMILY/corpus`` (kept between runs), and a crash is written to ``DIR/FAMILY/crash-<sha1>``
 with its traceback on stderr, and the run exits non-zero.  libFuzzer ends the process itself;
 `tests.fuzz.campaign` runs families in child processes and reads their status lines.
+
+Since libFuzzer ends the process (after ``-runs`` as after a crash), nothing after
+``atheris.Fuzz`` runs, not even a ``finally`` or an ``atexit`` handler.  So the run's temporary
+files (the seed directory, the SASL family's JWKS file) go to ``DIR/FAMILY/tmp`` instead of the
+system's temporary directory: the next run of the family empties it first, and the campaign
+removes it once the run has ended, however it ended.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import shutil
 import sys
 import tempfile
 import types
@@ -55,6 +62,14 @@ def _dictionary_entry(token: bytes) -> str:
     return '"' + "".join(f"\\x{byte:02x}" for byte in token) + '"\n'
 
 
+def _use_run_temp_dir(work: Path) -> None:
+    """Make ``work/tmp`` (emptied) this process's temporary directory (module docstring)."""
+    scratch = work / "tmp"
+    shutil.rmtree(scratch, ignore_errors=True)
+    scratch.mkdir(parents=True)
+    tempfile.tempdir = str(scratch)
+
+
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("family")
@@ -66,13 +81,14 @@ def main(argv: list[str]) -> None:
         from tests.fuzz.targets import FAMILIES, replay_seed
 
     family = FAMILIES[args.family]
+    work = args.work / family.name
+    _use_run_temp_dir(work)
     seeds = generated_seeds(family.name)
     stored = [data for root in (CORPUS_DIR, REGRESSIONS_DIR) for _, data in stored_inputs(root, family.name)]
     for data in [*seeds, *stored]:
         replay_seed(family, data)  # compiles every codec the seeds reach, and checks the seeds
     generated = _instrument_generated_code()
 
-    work = args.work / family.name
     corpus = work / "corpus"
     corpus.mkdir(parents=True, exist_ok=True)
     seed_dir = Path(tempfile.mkdtemp(prefix=f"fuzz-seeds-{family.name}-"))
