@@ -19,11 +19,8 @@ burst delays the others by at most a turn plus one request.
 `set_socket_buffers` applies Kafka's ``socket.send.buffer.bytes`` and ``socket.receive.buffer.bytes``
 (100 KiB each by default): without them Linux lets a socket's send buffer grow to megabytes, so a
 client that does not read would have thousands of answers computed for it before its answers
-back up and it is muted.  `SendBuffer` grows one connection's send buffer, up to
-`FETCH_SEND_BUFFER_BYTES`, when it is about to write an answer with record batches left in their
-segment files: those go out with ``sendfile`` only as far as the socket takes them at once (the
-rest is read into memory, `odradek.server.zerocopy`), where Kafka keeps transferring as the
-socket drains.
+back up and it is muted.  A fetch answer larger than the send buffer goes out with ``sendfile``
+as the socket drains (`odradek.server.zerocopy.Drain`), as Kafka keeps calling ``transferTo``.
 
 `RequestMemory` is Kafka's ``queued.max.request.bytes``: the bytes of requests being received,
 queued or processed, over every connection.  A reservation is granted while the total is under
@@ -45,14 +42,12 @@ from enum import Enum
 from typing import Protocol
 
 __all__ = [
-    "FETCH_SEND_BUFFER_BYTES",
     "MAX_QUEUED_BYTES",
     "MAX_QUEUED_FRAMES",
     "TURN_SECONDS",
     "Hold",
     "ReadHolds",
     "RequestMemory",
-    "SendBuffer",
     "Turn",
     "set_socket_buffers",
 ]
@@ -60,7 +55,6 @@ __all__ = [
 MAX_QUEUED_FRAMES = 128
 MAX_QUEUED_BYTES = 4 * 1024 * 1024
 TURN_SECONDS = 0.0005
-FETCH_SEND_BUFFER_BYTES = 4 * 1024 * 1024
 
 
 class Hold(Enum):
@@ -167,22 +161,3 @@ def set_socket_buffers(listening: Iterable[_SocketOptions], send_bytes: int, rec
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_bytes)
         if receive_bytes > 0:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_bytes)
-
-
-class SendBuffer:
-    """One connection's socket send buffer, grown for answers with file parts (module docstring)."""
-
-    __slots__ = ("_size", "_socket")
-
-    def __init__(self, sock: _SocketOptions | None) -> None:
-        self._socket = sock
-        self._size = 0  # what this connection set; 0: the listener's size
-
-    def fit(self, answer_bytes: int) -> None:
-        """Make room for ``answer_bytes`` (up to `FETCH_SEND_BUFFER_BYTES`) before they are written."""
-        wanted = min(answer_bytes, FETCH_SEND_BUFFER_BYTES)
-        if self._socket is None or wanted <= self._size:
-            return
-        with contextlib.suppress(OSError):
-            self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, wanted)
-            self._size = wanted

@@ -31,10 +31,14 @@ log line).  `mute` holds the next request back for a while (a quota's throttle t
 channel).
 
 Responses go out through `odradek.server.zerocopy.write_parts`: record sets left in segment
-files (fetch) are sent with sendfile when the socket allows it.  A response with such file
-parts is written as soon as the dispatcher returns it, before this task awaits anything else:
-nothing can close a segment file in between, and no file part is kept past that write.  A
-write that finds the peer gone closes the connection with one log line.
+files (fetch) are sent with sendfile.  A response with such file parts is written as soon as the
+dispatcher returns it, before this task awaits anything else: nothing can close a segment file
+in between.  What the socket does not take at once (a fetch answer larger than the socket's send
+buffer, Kafka's ``socket.send.buffer.bytes``) a `Drain` sends as the socket drains, file parts
+still with sendfile, holding duplicates of their descriptors; meanwhile the connection is muted
+as while its transport's buffer is full (the next request waits, reading pauses), and anything
+else it sends goes after the drain's parts.  A write that finds the peer gone closes the
+connection with one log line.
 """
 
 from __future__ import annotations
@@ -54,10 +58,9 @@ from odradek.server.backpressure import (
     Hold,
     ReadHolds,
     RequestMemory,
-    SendBuffer,
     Turn,
 )
-from odradek.server.zerocopy import BUFFER_TYPES, Buffer, SocketLike, buffer_pieces, write_parts
+from odradek.server.zerocopy import BUFFER_TYPES, Buffer, Drain, SocketLike, buffer_pieces, write_parts
 from odradek.wire.errors import ProtocolViolation
 from odradek.wire.framing import FrameDecoder, FrameError
 from odradek.wire.primitives import Part
@@ -138,17 +141,21 @@ class Connection(asyncio.BufferedProtocol):
         self._writable.set()
         self.transport: asyncio.Transport | None = None
         self._socket: SocketLike | None = None
-        self._send_buffer = SendBuffer(None)
+        self._drain: Drain | None = None
+        self._transport_paused = False
         self.peer = "?"
         self.closed = False
 
     def pause_writing(self) -> None:
+        self._transport_paused = True
         self._writable.clear()
         self._holds.hold(Hold.ANSWERS)
 
     def resume_writing(self) -> None:
-        self._writable.set()
-        self._holds.release(Hold.ANSWERS)
+        self._transport_paused = False
+        if self._drain is None:
+            self._writable.set()
+            self._holds.release(Hold.ANSWERS)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # uvloop's transports implement asyncio.Transport without subclassing it.
@@ -156,7 +163,6 @@ class Connection(asyncio.BufferedProtocol):
         self._holds.attach(self.transport)
         if transport.get_extra_info("sslcontext") is None:  # a TLS transport's socket is not ours to write
             self._socket = transport.get_extra_info("socket")
-            self._send_buffer = SendBuffer(transport.get_extra_info("socket"))
         peer = transport.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
         if isinstance(peer, tuple):
@@ -379,16 +385,36 @@ class Connection(asyncio.BufferedProtocol):
         if self.transport is None or self.closed:
             return
         self.last_active = time.monotonic()
-        if not all(isinstance(part, BUFFER_TYPES) for part in parts):
-            self._send_buffer.fit(sum(len(part) for part in parts))
         try:
-            write_parts(self.transport, self._socket, parts)
-        except OSError as exc:
+            if self._drain is not None:
+                self._drain.add(parts)
+                return
+            rest = write_parts(self.transport, self._socket, parts, drain=self._socket is not None)
+            if rest:
+                assert self._socket is not None
+                self._drain = Drain(asyncio.get_running_loop(), self._socket, rest, self._drained)
+                self._writable.clear()
+                self._holds.hold(Hold.ANSWERS)
+        except (OSError, ValueError) as exc:
+            self._write_failed(exc)
+
+    def _drained(self, failure: Exception | None) -> None:
+        """The drain ended: everything went out, or the peer is gone or a file is short."""
+        self._drain = None
+        if failure is not None:
+            self._write_failed(failure)
+            return
+        self.last_active = time.monotonic()
+        if not self._transport_paused:
+            self._writable.set()
+            self._holds.release(Hold.ANSWERS)
+
+    def _write_failed(self, exc: Exception) -> None:
+        if isinstance(exc, OSError):
             log.info("closing connection from %s: %s", self.peer, exc)
-            self.close()
-        except ValueError:
-            log.exception("closing connection from %s: a response's file part cannot be read", self.peer)
-            self.close()
+        else:
+            log.error("closing connection from %s: a response's file part cannot be read", self.peer, exc_info=exc)
+        self.close()
 
     def abort(self, reason: str) -> None:
         """Close this connection because of what the peer sent; one log line."""
@@ -401,11 +427,19 @@ class Connection(asyncio.BufferedProtocol):
         if self.closed:
             return
         self.closed = True
+        self._stop_drain()
         if self.transport is not None:
             self.transport.close()
 
+    def _stop_drain(self) -> None:
+        """Drop what a drain still holds (its duplicate of the socket would keep it open)."""
+        if self._drain is not None:
+            self._drain.cancel()
+            self._drain = None
+
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
+        self._stop_drain()
         self._writable.set()
         self._return_request_memory()
         if self._muted is not None:

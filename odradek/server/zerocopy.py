@@ -7,16 +7,27 @@ file).  `write_parts` sends the parts in order, along one of two paths:
   and its socket is a plain one (no TLS), the bytes go out with ``os.writev`` and each file
   part with ``os.sendfile``, non-blocking: record batches go from the page cache to the socket
   without passing through Python.  At the first short write (the socket buffer is full) the
-  rest goes to the transport: the remaining bytes, and the remaining file parts read with
-  ``pread``.  The transport had nothing queued, so it sends that after what went directly.
+  rest is either left to the caller, with each file part's rest holding a duplicate of its
+  descriptor (`HeldFile`), for a `Drain` to send as the socket drains (``drain=True``, what
+  Kafka does: its network thread keeps calling ``transferTo`` as the socket becomes
+  writable); or it goes to the transport: the remaining bytes, and the remaining file parts
+  read with ``pread``.  The transport had nothing queued, so it sends that after what went
+  directly.
 - buffered: otherwise (bytes already queued in the transport, TLS, in-memory files, or no
   file part at all) every file part is read and all parts go to ``transport.writelines``.
 
+A `Drain` owns the socket's writing until it ends: it watches the socket for room through a
+duplicate of its descriptor (an event loop will not watch a descriptor its transport owns) and
+writes its parts, and the parts added after them, in order; nothing may be given to the
+transport meanwhile (its buffer was empty when the drain began, so the bytes stay in order).
+
 Invariant, the caller's: nothing is awaited between reading the file parts from storage and
-this call.  A file part's descriptor is valid only while its segment is open, and segments are
-closed (retention, topic deletion) only by code running on the event loop; so a descriptor is
-fetched right before its ``sendfile`` and no descriptor outlives the call.  A closed file here
-is a bug, and surfaces as `ValueError`.
+`write_parts` (or `Drain.add`).  A file part's descriptor is valid only while its segment is
+open, and segments are closed (retention, topic deletion) only by code running on the event
+loop; so a descriptor is fetched right before its ``sendfile``, and a part that must outlive
+the call holds a duplicate of it (`HeldFile`: the file stays readable however the segment is
+closed or deleted meanwhile) until it is sent or the drain is cancelled.  A closed file here is
+a bug, and surfaces as `ValueError`.
 """
 
 from __future__ import annotations
@@ -24,12 +35,13 @@ from __future__ import annotations
 import asyncio
 import errno
 import os
-from collections.abc import Iterator, Sequence
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol, cast
 
 from odradek.wire.primitives import FilePart, Part
 
-__all__ = ["BUFFER_TYPES", "Buffer", "SocketLike", "buffer_pieces", "write_parts"]
+__all__ = ["BUFFER_TYPES", "Buffer", "Drain", "HeldFile", "SocketLike", "Unsent", "buffer_pieces", "write_parts"]
 
 Buffer = bytes | bytearray | memoryview
 BUFFER_TYPES = (bytes, bytearray, memoryview)
@@ -47,6 +59,33 @@ _IOV_MAX = _iov_max()
 
 _NO_SENDFILE = frozenset({errno.EINVAL, errno.ENOSYS, errno.EOVERFLOW, errno.ESPIPE, errno.EOPNOTSUPP})
 """``sendfile`` errors that mean "not between these two files": the rest is read instead."""
+
+
+class HeldFile:
+    """The unsent rest of a file part: ``length`` bytes at ``position`` of the file behind ``fd``,
+    a duplicate descriptor this object owns (`close` it once sent or dropped)."""
+
+    __slots__ = ("fd", "length", "position")
+
+    def __init__(self, part: FilePart, skip: int) -> None:
+        source = part.fileno()
+        if source is None:
+            raise ValueError("only a file part in an OS file can be held")
+        self.fd = os.dup(source)
+        self.position = part.position + skip
+        self.length = part.length - skip
+
+    def __len__(self) -> int:
+        return self.length
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+Unsent = Buffer | HeldFile
+"""What a `Drain` sends: bytes, and the rests of file parts."""
 
 
 class SocketLike(Protocol):
@@ -75,8 +114,12 @@ def buffer_pieces(parts: Sequence[Buffer], size: int) -> Iterator[list[Part]]:
         yield run
 
 
-def write_parts(transport: asyncio.WriteTransport, sock: SocketLike | None, parts: Sequence[Part]) -> None:
-    """Send ``parts`` in order, directly when possible (see the module docstring).
+def write_parts(
+    transport: asyncio.WriteTransport, sock: SocketLike | None, parts: Sequence[Part], *, drain: bool = False
+) -> list[Unsent]:
+    """Send ``parts`` in order, directly when possible (see the module docstring); return the
+    rest for a `Drain` (only with ``drain``, and only when a file part was not sent in full:
+    otherwise everything is sent or handed to the transport, and the list is empty).
 
     ``sock`` is the transport's plain socket, or None when only the transport may write (TLS).
     Raises `OSError` when the peer is gone (EPIPE, ECONNRESET: close the connection), and
@@ -84,17 +127,26 @@ def write_parts(transport: asyncio.WriteTransport, sock: SocketLike | None, part
     """
     if all(isinstance(part, BUFFER_TYPES) for part in parts):
         transport.writelines(cast(Sequence[Buffer], parts))
-        return
+        return []
     fd = -1
     if sock is not None and not transport.is_closing() and transport.get_write_buffer_size() == 0:
         fd = sock.fileno()
-    rest = _write_direct(fd, parts) if fd >= 0 else _materialise(parts, 0)
-    if rest:
-        transport.writelines(rest)
+    if fd < 0:
+        transport.writelines(_materialise(parts, 0))
+        return []
+    stopped, skip = _write_direct(fd, parts)
+    if stopped == len(parts):
+        return []
+    if drain and any(not isinstance(part, BUFFER_TYPES) for part in parts[stopped:]):
+        return _hold(parts, stopped, skip)
+    transport.writelines(_materialise(parts, stopped, skip))
+    return []
 
 
-def _write_direct(fd: int, parts: Sequence[Part]) -> list[Buffer]:
-    """Write ``parts`` to the socket ``fd`` until it would block; return what is left, as bytes."""
+def _write_direct(fd: int, parts: Sequence[Part]) -> tuple[int, int]:
+    """Write ``parts`` to the socket ``fd`` until it would block (or a file part is not in an OS
+    file); return where it stopped: the index of the first part not sent in full and how many of
+    its bytes were sent (``len(parts), 0`` when all were)."""
     i, n = 0, len(parts)
     while i < n:
         part = parts[i]
@@ -102,19 +154,62 @@ def _write_direct(fd: int, parts: Sequence[Part]) -> list[Buffer]:
             j = i + 1
             while j < n and isinstance(parts[j], BUFFER_TYPES):
                 j += 1
-            left = _writev(fd, cast(Sequence[Buffer], parts[i:j]))
-            if left:
-                return left + _materialise(parts, j)
+            stopped = _writev_until_full(fd, parts, i, j)
+            if stopped is not None:
+                return stopped
             i = j
             continue
         source = part.fileno()
         if source is None:
-            return _materialise(parts, i)
-        sent = _sendfile(fd, source, part.position, part.length)
-        if sent < part.length:
-            return [_pread(source, part, sent), *_materialise(parts, i + 1)]
+            return i, 0
+        sent, stop = _sendfile(fd, source, part.position, part.length)
+        if stop:
+            return i, sent
         i += 1
-    return []
+    return n, 0
+
+
+def _writev_until_full(fd: int, parts: Sequence[Part], start: int, end: int) -> tuple[int, int] | None:
+    """Write the bytes ``parts[start:end]``; None when all went, else where the socket filled up."""
+    pending = cast(Sequence[Buffer], parts[start:end])
+    left = _writev(fd, pending)
+    if not left:
+        return None
+    unsent = sum(len(buf) for buf in left)
+    index = end
+    while unsent > 0:
+        index -= 1
+        size = len(pending[index - start])
+        if unsent <= size:
+            return index, size - unsent
+        unsent -= size
+    return index, 0
+
+
+def _hold(parts: Sequence[Part], start: int, skip: int) -> list[Unsent]:
+    """``parts[start:]`` (the first without its first ``skip`` bytes) as a drain's parts: bytes as
+    views, file parts in OS files held by a duplicate descriptor, others read."""
+    held: list[Unsent] = []
+    try:
+        for index in range(start, len(parts)):
+            part = parts[index]
+            offset = skip if index == start else 0
+            if isinstance(part, BUFFER_TYPES):
+                held.append(memoryview(part).cast("B")[offset:])
+            elif part.fileno() is None:
+                held.append(part.read()[offset:])
+            else:
+                held.append(HeldFile(part, offset))
+    except BaseException:
+        _release(held)
+        raise
+    return held
+
+
+def _release(parts: Sequence[Unsent]) -> None:
+    for part in parts:
+        if isinstance(part, HeldFile):
+            part.close()
 
 
 def _writev(fd: int, buffers: Sequence[Buffer]) -> list[Buffer]:
@@ -135,34 +230,124 @@ def _writev(fd: int, buffers: Sequence[Buffer]) -> list[Buffer]:
     return []
 
 
-def _sendfile(out_fd: int, in_fd: int, position: int, length: int) -> int:
-    """Send up to ``length`` bytes of ``in_fd`` at ``position``; return how many were sent
-    before the socket would block (or sendfile turned out not to work for this pair)."""
+_FULL, _EOF, _REFUSED = 1, 2, 3
+"""Why `_sendfile` stopped short: the socket is full, the file ended, sendfile refused the pair."""
+
+
+def _sendfile(out_fd: int, in_fd: int, position: int, length: int) -> tuple[int, int]:
+    """Send up to ``length`` bytes of ``in_fd`` at ``position``; return how many were sent and 0
+    when that is all of them, else why it stopped (`_FULL`, `_EOF`, `_REFUSED`)."""
     sent = 0
     while sent < length:
         try:
             count = os.sendfile(out_fd, in_fd, position + sent, length - sent)
         except BlockingIOError:
-            break
+            return sent, _FULL
         except OSError as exc:
             if exc.errno in _NO_SENDFILE:
-                break
+                return sent, _REFUSED
             raise
-        if count == 0:  # end of file: `_pread` reports the short file
-            break
+        if count == 0:
+            return sent, _EOF
         sent += count
-    return sent
+    return sent, 0
 
 
-def _pread(fd: int, part: FilePart, skip: int) -> bytes:
-    """The bytes of ``part`` after its first ``skip``."""
-    size = part.length - skip
-    data = os.pread(fd, size, part.position + skip)
+def _pread(fd: int, position: int, size: int) -> bytes:
+    """``size`` bytes of ``fd`` at ``position``."""
+    data = os.pread(fd, size, position)
     if len(data) != size:
-        raise ValueError(f"the file ends inside the part {part.position}+{part.length}")
+        raise ValueError(f"the file ends inside the part {position}+{size}")
     return data
 
 
-def _materialise(parts: Sequence[Part], start: int) -> list[Buffer]:
-    """``parts[start:]`` as bytes: file parts are read."""
-    return [part if isinstance(part, BUFFER_TYPES) else part.read() for part in parts[start:]]
+def _materialise(parts: Sequence[Part], start: int, skip: int = 0) -> list[Buffer]:
+    """``parts[start:]`` as bytes, the first without its first ``skip``: file parts are read."""
+    out: list[Buffer] = []
+    for index in range(start, len(parts)):
+        part = parts[index]
+        offset = skip if index == start else 0
+        if isinstance(part, BUFFER_TYPES):
+            out.append(memoryview(part).cast("B")[offset:] if offset else part)
+            continue
+        source = part.fileno()
+        if source is None:
+            out.append(part.read()[offset:])
+        else:
+            out.append(_pread(source, part.position + offset, part.length - offset))
+    return out
+
+
+class Drain:
+    """Sends parts as the socket drains (module docstring); ``on_end(None)`` once everything is
+    sent, ``on_end(exc)`` when the peer is gone (`OSError`) or a file is shorter than its part
+    (`ValueError`).  `cancel` stops it; either way every held descriptor is closed."""
+
+    __slots__ = ("_loop", "_on_end", "_parts", "_socket", "_watch")
+
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        sock: SocketLike,
+        parts: list[Unsent],
+        on_end: Callable[[Exception | None], None],
+    ) -> None:
+        self._loop = loop
+        self._socket = sock.fileno()
+        self._parts: deque[Unsent] = deque(parts)
+        self._on_end = on_end
+        self._watch = os.dup(self._socket)
+        loop.add_writer(self._watch, self._on_writable)
+
+    def add(self, parts: Sequence[Part]) -> None:
+        """Send ``parts`` after what the drain holds (file parts held at once: the caller's invariant)."""
+        self._parts.extend(_hold(parts, 0, 0))
+
+    def cancel(self) -> None:
+        """Stop without sending the rest."""
+        if self._watch < 0:
+            return
+        self._loop.remove_writer(self._watch)
+        os.close(self._watch)
+        self._watch = -1
+        _release(self._parts)
+        self._parts.clear()
+
+    def _on_writable(self) -> None:
+        try:
+            done = self._write()
+        except (OSError, ValueError) as exc:
+            self.cancel()
+            self._on_end(exc)
+            return
+        if done:
+            self.cancel()
+            self._on_end(None)
+
+    def _write(self) -> bool:
+        """Write until the socket is full or nothing is left; whether everything went."""
+        parts = self._parts
+        while parts:
+            part = parts[0]
+            if isinstance(part, HeldFile):
+                sent, stop = _sendfile(self._socket, part.fd, part.position, part.length)
+                part.position += sent
+                part.length -= sent
+                if stop == _FULL:
+                    return False
+                if stop == _EOF:
+                    raise ValueError(f"the file ends inside the part, {part.length} bytes short")
+                if stop == _REFUSED:  # the rest goes as bytes
+                    parts[0] = _pread(part.fd, part.position, part.length)
+                else:
+                    parts.popleft()
+                part.close()
+                continue
+            run: list[Buffer] = []
+            while parts and not isinstance(parts[0], HeldFile):
+                run.append(cast(Buffer, parts.popleft()))
+            left = _writev(self._socket, run)
+            if left:
+                parts.extendleft(reversed(left))
+                return False
+        return True

@@ -34,11 +34,16 @@ def _frame(body: bytes) -> bytes:
     return struct.pack(">i", len(body)) + body
 
 
-def _serve(loop: asyncio.AbstractEventLoop, dispatch: Dispatch) -> tuple[Connection, socket.socket]:
-    """A connection on one end of a TCP pair; the other end, blocking, for the test."""
+def _serve(
+    loop: asyncio.AbstractEventLoop, dispatch: Dispatch, send_buffer: int | None = None
+) -> tuple[Connection, socket.socket]:
+    """A connection on one end of a TCP pair (its send buffer fixed at ``send_buffer`` bytes, as
+    the listener sets Kafka's ``socket.send.buffer.bytes``); the other end, blocking, for the test."""
     with socket.create_server(("127.0.0.1", 0)) as server:
         client = socket.create_connection(server.getsockname(), timeout=10)
         accepted, _ = server.accept()
+    if send_buffer is not None:
+        accepted.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
     connection = Connection(dispatch, lambda body: False, 1 << 20, lambda conn: None)
     loop.run_until_complete(loop.connect_accepted_socket(lambda: connection, accepted))
     return connection, client
@@ -177,6 +182,94 @@ def test_a_client_that_does_not_read_stops_the_answering(loop_name: str) -> None
             loop.run_until_complete(asyncio.wait_for(drain(), 60))
         assert len(answered) == 20
         connection.close()
+    finally:
+        loop.run_until_complete(asyncio.sleep(0.05))
+        loop.close()
+
+
+def _open_descriptors() -> int:
+    """Descriptors of sockets and files (the event loop's own /dev/null and pipes come and go)."""
+    count = 0
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{name}")
+        except FileNotFoundError:
+            continue
+        count += target.startswith("socket:") or target.endswith(".log")
+    return count
+
+
+@pytest.mark.parametrize("loop_name", list(LOOPS))
+def test_while_a_file_answer_drains_the_next_request_waits_and_a_closed_segment_does_not_matter(
+    loop_name: str, tmp_path: Path
+) -> None:
+    data = os.urandom(3 << 20)
+    region = _region(tmp_path, data)
+    answered: list[bytes] = []
+
+    async def dispatch(body: bytearray, connection: Connection) -> list[Part]:
+        answered.append(bytes(body))
+        if body == b"file":
+            return [struct.pack(">i", len(data)), region]
+        return [_frame(bytes(body))]
+
+    loop = LOOPS[loop_name]()
+    try:
+        connection, client = _serve(loop, dispatch, send_buffer=100 << 10)
+        with client:
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 10)
+            client.sendall(_frame(b"file") + _frame(b"next"))
+            loop.run_until_complete(asyncio.sleep(0.2))
+            assert answered == [b"file"], "the next request waits for the answer before it (Kafka's mute)"
+            region.file.close()  # retention deleting the segment while its answer drains
+            expected = _frame(data) + _frame(b"next")
+            received = bytearray()
+
+            async def read_all() -> None:
+                while len(received) < len(expected):
+                    chunk = await loop.sock_recv(client, 1 << 20)
+                    assert chunk, "the connection was closed"
+                    received.extend(chunk)
+
+            client.setblocking(False)
+            loop.run_until_complete(asyncio.wait_for(read_all(), 30))
+        assert bytes(received) == expected
+        assert answered == [b"file", b"next"]
+        connection.close()
+    finally:
+        loop.run_until_complete(asyncio.sleep(0.05))
+        loop.close()
+
+
+@pytest.mark.parametrize("loop_name", list(LOOPS))
+def test_closing_a_connection_during_a_drain_closes_its_socket_and_every_duplicate(
+    loop_name: str, tmp_path: Path
+) -> None:
+    """The drain holds duplicates of the socket and the segment; the peer must still see the close."""
+    region = _region(tmp_path, os.urandom(3 << 20))
+
+    async def dispatch(body: bytearray, connection: Connection) -> list[Part]:
+        return [struct.pack(">i", len(region)), region]
+
+    loop = LOOPS[loop_name]()
+    try:
+        descriptors = _open_descriptors()
+        connection, client = _serve(loop, dispatch, send_buffer=100 << 10)
+        with client:
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 10)
+            client.sendall(_frame(b"fetch"))
+            loop.run_until_complete(asyncio.sleep(0.2))
+            assert _open_descriptors() >= descriptors + 4, "client, accepted socket and the two duplicates"
+            connection.close()
+            loop.run_until_complete(asyncio.sleep(0.1))
+            client.setblocking(False)
+
+            async def read_to_the_end() -> None:
+                while await loop.sock_recv(client, 1 << 20):
+                    pass
+
+            loop.run_until_complete(asyncio.wait_for(read_to_the_end(), 10))
+        assert _open_descriptors() == descriptors
     finally:
         loop.run_until_complete(asyncio.sleep(0.05))
         loop.close()

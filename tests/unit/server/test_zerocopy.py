@@ -1,19 +1,21 @@
-"""`write_parts` over a real TCP socket pair: sendfile, the hand-over at a full socket, fallbacks."""
+"""`write_parts` and `Drain` over a real TCP socket pair: sendfile, the rest at a full socket, fallbacks."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import socket
+import struct
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import cast
 
 import pytest
+import uvloop
 
-from odradek.server.zerocopy import buffer_pieces, write_parts
+from odradek.server.zerocopy import Drain, HeldFile, Unsent, buffer_pieces, write_parts
 from odradek.storage.filesystem import MemoryFileSystem, OsFileSystem
 from odradek.storage.region import FileRegion
 from odradek.wire.primitives import Part
@@ -251,3 +253,227 @@ def test_buffer_pieces_cut_the_parts_into_runs_of_the_given_size_without_copying
     assert b"".join(bytes(cast(memoryview, piece)) for run in runs for piece in run) == b"".join(parts)
     assert [sum(len(piece) for piece in run) for run in runs] == [1000, 1000, 568]
     assert all(isinstance(piece, memoryview) and piece.obj in [*parts] for run in runs for piece in run)
+
+
+LOOPS: dict[str, Callable[[], asyncio.AbstractEventLoop]] = {
+    "asyncio": asyncio.new_event_loop,
+    "uvloop": uvloop.new_event_loop,
+}
+
+
+def _open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def _small_buffers(sender: socket.socket, receiver: socket.socket) -> None:
+    """Buffers that hold a fraction of the answers below (smaller ones make TCP crawl)."""
+    sender.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 64 * 1024)
+    receiver.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
+
+
+def _drain_to_the_end(
+    loop: asyncio.AbstractEventLoop,
+    sender: socket.socket,
+    receiver: socket.socket,
+    rest: list[Unsent],
+    size: int,
+    before_reading: Callable[[Drain], None] = lambda drain: None,
+) -> tuple[bytes, list[Exception | None]]:
+    """Run a `Drain` of ``rest`` while the receiver reads ``size`` bytes; (bytes, on_end's calls)."""
+    ended: list[Exception | None] = []
+    received = bytearray()
+
+    async def run() -> None:
+        drain = Drain(loop, sender, rest, ended.append)
+        before_reading(drain)
+        await asyncio.sleep(0.05)  # the socket is full: nothing moves until the receiver reads
+        receiver.setblocking(False)
+        while len(received) < size:
+            chunk = await loop.sock_recv(receiver, 64 * 1024)
+            assert chunk, "the sender closed"
+            received.extend(chunk)
+        for _ in range(20):
+            if ended:
+                break
+            await asyncio.sleep(0.01)
+
+    loop.run_until_complete(asyncio.wait_for(run(), 30))
+    return bytes(received), ended
+
+
+@pytest.mark.parametrize("loop_name", list(LOOPS))
+def test_a_full_socket_leaves_the_rest_to_a_drain_that_sends_files_with_sendfile(
+    loop_name: str, tmp_path: Path, pair: tuple[socket.socket, socket.socket], spy: SendfileSpy
+) -> None:
+    sender, receiver = pair
+    _small_buffers(sender, receiver)
+    first, second = _os_region(tmp_path, os.urandom(1 << 20), 77), _os_region(tmp_path, os.urandom(300_000), 5)
+    parts: list[Part] = [b"head", first, b"middle", second, b"tail"]
+    expected = _expected(parts)
+    loop = LOOPS[loop_name]()
+    try:
+        descriptors = _open_descriptors()
+        transport = FakeTransport()
+        rest = write_parts(cast(asyncio.WriteTransport, transport), sender, parts, drain=True)
+        assert transport.written == [], "nothing was read into the transport"
+        held = [part for part in rest if isinstance(part, HeldFile)]
+        assert [part.length for part in held][1:] == [300_000] and 0 < held[0].length < 1 << 20
+        assert {part.fd for part in held}.isdisjoint({first.fileno(), second.fileno()}), "duplicates, not borrowed"
+        received, ended = _drain_to_the_end(loop, sender, receiver, rest, len(expected))
+        assert _open_descriptors() == descriptors, "the drain closed its duplicates"
+    finally:
+        loop.close()
+    assert received == expected
+    assert ended == [None]
+    assert sum(sent for _, sent in spy.calls if sent > 0) == (1 << 20) + 300_000, "every file byte by sendfile"
+
+
+def test_a_held_file_outlives_its_segment(
+    tmp_path: Path, pair: tuple[socket.socket, socket.socket], spy: SendfileSpy
+) -> None:
+    """Retention or topic deletion may close and delete the segment while its answer drains."""
+    sender, receiver = pair
+    _small_buffers(sender, receiver)
+    region = _os_region(tmp_path, os.urandom(1 << 20), 0)
+    expected = _expected([b"head", region])
+    rest = write_parts(cast(asyncio.WriteTransport, FakeTransport()), sender, [b"head", region], drain=True)
+    region.file.close()
+    for path in tmp_path.iterdir():
+        path.unlink()
+    loop = uvloop.new_event_loop()
+    try:
+        received, ended = _drain_to_the_end(loop, sender, receiver, rest, len(expected))
+    finally:
+        loop.close()
+    assert (received, ended) == (expected, [None])
+
+
+@pytest.mark.parametrize("loop_name", list(LOOPS))
+def test_parts_added_to_a_drain_go_out_after_its_own_in_order(
+    loop_name: str, tmp_path: Path, pair: tuple[socket.socket, socket.socket], spy: SendfileSpy
+) -> None:
+    sender, receiver = pair
+    _small_buffers(sender, receiver)
+    first = _os_region(tmp_path, os.urandom(500_000), 3)
+    later: list[Part] = [b"next answer", _os_region(tmp_path, os.urandom(200_000), 0), bytearray(b"end")]
+    expected = _expected([first, *later])
+    rest = write_parts(cast(asyncio.WriteTransport, FakeTransport()), sender, [first], drain=True)
+    loop = LOOPS[loop_name]()
+    try:
+        received, ended = _drain_to_the_end(
+            loop, sender, receiver, rest, len(expected), before_reading=lambda drain: drain.add(later)
+        )
+    finally:
+        loop.close()
+    assert (received, ended) == (expected, [None])
+
+
+def test_without_drain_the_rest_is_still_read_into_the_transport(
+    tmp_path: Path, pair: tuple[socket.socket, socket.socket], spy: SendfileSpy
+) -> None:
+    sender, receiver = pair
+    _small_buffers(sender, receiver)
+    parts: list[Part] = [b"head", _os_region(tmp_path, os.urandom(1 << 20), 1)]
+    transport = FakeTransport()
+    assert write_parts(cast(asyncio.WriteTransport, transport), sender, parts, drain=True)[0] is not None
+    transport2 = FakeTransport()
+    sender2, receiver2 = socket.socketpair()
+    with sender2, receiver2:
+        sender2.setblocking(False)
+        assert write_parts(cast(asyncio.WriteTransport, transport2), sender2, parts) == []
+        assert len(b"".join(transport2.written)) > 0
+
+
+@pytest.mark.parametrize("loop_name", list(LOOPS))
+def test_a_peer_gone_during_a_drain_ends_it_with_the_error_and_closes_every_descriptor(
+    loop_name: str, tmp_path: Path, pair: tuple[socket.socket, socket.socket]
+) -> None:
+    sender, receiver = pair
+    _small_buffers(sender, receiver)
+    regions = [_os_region(tmp_path, os.urandom(400_000), i) for i in range(3)]
+    ended: list[Exception | None] = []
+    loop = LOOPS[loop_name]()
+    try:
+        descriptors = _open_descriptors()
+        rest = write_parts(cast(asyncio.WriteTransport, FakeTransport()), sender, [b"head", *regions], drain=True)
+        assert sum(isinstance(part, HeldFile) for part in rest) == 3
+
+        async def run() -> None:
+            Drain(loop, sender, rest, ended.append)
+            receiver.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            receiver.close()
+            for _ in range(100):
+                if ended:
+                    return
+                await asyncio.sleep(0.01)
+
+        loop.run_until_complete(run())
+        assert _open_descriptors() == descriptors - 1  # the receiver is closed too
+    finally:
+        loop.close()
+    assert len(ended) == 1 and isinstance(ended[0], (BrokenPipeError, ConnectionResetError))
+
+
+def test_a_cancelled_drain_closes_every_descriptor_and_writes_nothing_more(
+    tmp_path: Path, pair: tuple[socket.socket, socket.socket]
+) -> None:
+    sender, receiver = pair
+    _small_buffers(sender, receiver)
+    region = _os_region(tmp_path, os.urandom(1 << 20), 0)
+    ended: list[Exception | None] = []
+    loop = uvloop.new_event_loop()
+    try:
+        descriptors = _open_descriptors()
+        rest = write_parts(cast(asyncio.WriteTransport, FakeTransport()), sender, [region], drain=True)
+
+        async def run() -> int:
+            drain = Drain(loop, sender, rest, ended.append)
+            drain.cancel()
+            drain.cancel()
+            receiver.setblocking(False)
+            got = idle = 0
+            while idle < 30:  # 0.3 s without a byte
+                try:
+                    got += len(receiver.recv(1 << 20))
+                    idle = 0
+                except BlockingIOError:
+                    idle += 1
+                    await asyncio.sleep(0.01)
+            return got
+
+        before_cancel_sent = region.length - sum(len(part) for part in rest)
+        assert loop.run_until_complete(run()) == before_cancel_sent
+        assert _open_descriptors() == descriptors
+    finally:
+        loop.close()
+    assert ended == []
+
+
+def test_a_file_shorter_than_its_part_ends_the_drain_with_a_value_error(
+    tmp_path: Path, pair: tuple[socket.socket, socket.socket]
+) -> None:
+    sender, receiver = pair
+    _small_buffers(sender, receiver)
+    handle = OsFileSystem().open_append(str(tmp_path / "short.log"))
+    handle.write(os.urandom(600_000))
+    short = FileRegion(handle, 0, 800_000)
+    rest = write_parts(cast(asyncio.WriteTransport, FakeTransport()), sender, [short], drain=True)
+    ended: list[Exception | None] = []
+    loop = uvloop.new_event_loop()
+    try:
+
+        async def run() -> None:
+            Drain(loop, sender, rest, ended.append)
+            receiver.setblocking(False)
+            for _ in range(300):
+                if ended:
+                    return
+                try:
+                    receiver.recv(1 << 20)
+                except BlockingIOError:
+                    await asyncio.sleep(0.01)
+
+        loop.run_until_complete(run())
+    finally:
+        loop.close()
+    assert len(ended) == 1 and isinstance(ended[0], ValueError)
