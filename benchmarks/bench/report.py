@@ -314,7 +314,7 @@ def summary_markdown(
         "Measured runs are sized from the rate of the broker's previous run so each lasts at least the measured "
         "length; ConsumerPerformance cannot read a log twice, so W4-cp runs last one pass over the prefilled log.",
         "- Peers: kfake (franz-go's in-memory fake cluster) and Tansu (in-memory storage) run the librdkafka cases "
-        "but W2-rdkafka, and get less of each (to keep `make bench` within 45 minutes): "
+        "and get less of each (to keep `make bench` within 45 minutes): "
         + _peer_share_method(document)
         + " Both keep records in memory while odradek and Kafka write to disk.",
         "- W8 mixed: 4 producers at a fixed total rate over 6 partitions and a consumer group of 3 committing "

@@ -515,6 +515,7 @@ def cases(sizes: Sizes) -> list[Case]:
             rdkafka_produce("W2-rdkafka", 100, ["--acks", "1"]),
             settings={"size": 100, "batch.size": 1048576, "linger.ms": 10},
             records=sizes.w2_rdkafka_records,
+            peers=True,
         ),
         Case(
             "W3-pp",
