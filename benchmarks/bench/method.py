@@ -33,7 +33,7 @@ class Timing:
     pause_s: float  # after ``sync``, before the next run starts
 
 
-FULL_TIMING = Timing(warmup_s=3.0, measured_s=10.0, pause_s=1.0)
+FULL_TIMING = Timing(warmup_s=3.0, measured_s=10.0, pause_s=0.5)
 QUICK_TIMING = Timing(warmup_s=1.0, measured_s=2.0, pause_s=0.5)
 
 
