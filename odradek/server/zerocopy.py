@@ -118,8 +118,8 @@ def write_parts(
     transport: asyncio.WriteTransport, sock: SocketLike | None, parts: Sequence[Part], *, drain: bool = False
 ) -> list[Unsent]:
     """Send ``parts`` in order, directly when possible (see the module docstring); return the
-    rest for a `Drain` (only with ``drain``, and only when a file part was not sent in full:
-    otherwise everything is sent or handed to the transport, and the list is empty).
+    rest for a `Drain` (only with ``drain``, and only when what is left holds a file part in an OS
+    file: otherwise everything is sent or handed to the transport, and the list is empty).
 
     ``sock`` is the transport's plain socket, or None when only the transport may write (TLS).
     Raises `OSError` when the peer is gone (EPIPE, ECONNRESET: close the connection), and
@@ -137,7 +137,7 @@ def write_parts(
     stopped, skip = _write_direct(fd, parts)
     if stopped == len(parts):
         return []
-    if drain and any(not isinstance(part, BUFFER_TYPES) for part in parts[stopped:]):
+    if drain and any(not isinstance(part, BUFFER_TYPES) and part.fileno() is not None for part in parts[stopped:]):
         return _hold(parts, stopped, skip)
     transport.writelines(_materialise(parts, stopped, skip))
     return []

@@ -477,3 +477,13 @@ def test_a_file_shorter_than_its_part_ends_the_drain_with_a_value_error(
     finally:
         loop.close()
     assert len(ended) == 1 and isinstance(ended[0], ValueError)
+
+
+def test_files_without_a_descriptor_never_make_a_drain(pair: tuple[socket.socket, socket.socket]) -> None:
+    """The test double's in-memory segments: read and handed to the transport as before."""
+    sender, _ = pair
+    data = os.urandom(300_000)
+    transport = FakeTransport()
+    rest = write_parts(cast(asyncio.WriteTransport, transport), sender, [b"head", _memory_region(data)], drain=True)
+    assert rest == []
+    assert b"".join(transport.written) == data
