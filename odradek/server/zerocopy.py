@@ -16,9 +16,10 @@ file).  `write_parts` sends the parts in order, along one of two paths:
 - buffered: otherwise (bytes already queued in the transport, TLS, in-memory files, or no
   file part at all) every file part is read and all parts go to ``transport.writelines``.
 
-A `Drain` owns the socket's writing until it ends: it watches the socket for room through a
-duplicate of its descriptor (an event loop will not watch a descriptor its transport owns) and
-writes its parts, and the parts added after them, in order; nothing may be given to the
+A `Drain` owns the socket's writing until it ends: it watches the socket for room, and writes,
+through a duplicate of its descriptor (an event loop will not watch a descriptor its transport
+owns, and the transport may close its own first); it writes its parts, and the parts added after
+them, in order; nothing may be given to the
 transport meanwhile (its buffer was empty when the drain began, so the bytes stay in order).
 
 Invariant, the caller's: nothing is awaited between reading the file parts from storage and
@@ -283,7 +284,7 @@ class Drain:
     sent, ``on_end(exc)`` when the peer is gone (`OSError`) or a file is shorter than its part
     (`ValueError`).  `cancel` stops it; either way every held descriptor is closed."""
 
-    __slots__ = ("_loop", "_on_end", "_parts", "_socket", "_watch")
+    __slots__ = ("_loop", "_on_end", "_parts", "_socket")
 
     def __init__(
         self,
@@ -293,23 +294,25 @@ class Drain:
         on_end: Callable[[Exception | None], None],
     ) -> None:
         self._loop = loop
-        self._socket = sock.fileno()
         self._parts: deque[Unsent] = deque(parts)
         self._on_end = on_end
-        self._watch = os.dup(self._socket)
-        loop.add_writer(self._watch, self._on_writable)
+        # Watched and written through a duplicate the drain owns: the transport may close the
+        # socket's own descriptor (and the number be reused) before the connection cancels this.
+        self._socket = os.dup(sock.fileno())
+        loop.add_writer(self._socket, self._on_writable)
 
     def add(self, parts: Sequence[Part]) -> None:
         """Send ``parts`` after what the drain holds (file parts held at once: the caller's invariant)."""
         self._parts.extend(_hold(parts, 0, 0))
 
     def cancel(self) -> None:
-        """Stop without sending the rest."""
-        if self._watch < 0:
+        """Stop watching the socket and close every descriptor the drain holds, dropping what is
+        not sent yet (nothing, once it has ended)."""
+        if self._socket < 0:
             return
-        self._loop.remove_writer(self._watch)
-        os.close(self._watch)
-        self._watch = -1
+        self._loop.remove_writer(self._socket)
+        os.close(self._socket)
+        self._socket = -1
         _release(self._parts)
         self._parts.clear()
 

@@ -487,3 +487,28 @@ def test_files_without_a_descriptor_never_make_a_drain(pair: tuple[socket.socket
     rest = write_parts(cast(asyncio.WriteTransport, transport), sender, [b"head", _memory_region(data)], drain=True)
     assert rest == []
     assert b"".join(transport.written) == data
+
+
+def test_a_drain_writes_through_its_own_descriptor_when_the_transport_closes_the_socket_first(
+    tmp_path: Path, pair: tuple[socket.socket, socket.socket]
+) -> None:
+    """The socket's own number may be closed and reused before the connection cancels the drain."""
+    sender, receiver = pair
+    _small_buffers(sender, receiver)
+    region = _os_region(tmp_path, os.urandom(1 << 20), 0)
+    expected = _expected([b"head", region])
+    rest = write_parts(cast(asyncio.WriteTransport, FakeTransport()), sender, [b"head", region], drain=True)
+    loop = uvloop.new_event_loop()
+    try:
+
+        def close_and_reuse(drain: Drain) -> None:
+            number = sender.detach()
+            os.close(number)
+            reused = os.open(tmp_path / "bystander", os.O_CREAT | os.O_WRONLY)
+            assert reused == number, "the number was reused (what makes the old way dangerous)"
+
+        received, ended = _drain_to_the_end(loop, sender, receiver, rest, len(expected), close_and_reuse)
+    finally:
+        loop.close()
+    assert (received, ended) == (expected, [None])
+    assert (tmp_path / "bystander").stat().st_size == 0
