@@ -11,7 +11,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 
-from bench.analysis import Figure
+from bench.analysis import Figure, evaluate
 from bench.metrics import MB_S
 from bench.report import newest_security, summary_markdown
 from bench.stats import Summary
@@ -180,3 +180,26 @@ def test_security_results_of_another_day_say_so_and_none_leave_the_section_out(t
     assert "measured 2026-11-20, not the day of this run: read the ratios, not the figures" in summary
     assert "| W1-sasl-ssl produce 1 KiB records | 100.0 (100.0-100.0) | 150.0 (150.0-150.0) | **1.5** | - |" in summary
     assert "A run lasts" not in summary
+
+
+def _throughput_figure(settings: dict[str, Any], ratio: float) -> Figure:
+    row = StoredRow("W1-pp-txn", "W1", "transactional produce", "ProducerPerformance", (MB_S,), settings)
+    per_broker: dict[str, Summary | None] = {"kafka": Summary(20.44, 0.0, 3), "odradek": Summary(20.44, 0.0, 3)}
+    return Figure(row, MB_S, per_broker, Summary(ratio, 0.0, 3), False, {})
+
+
+def test_a_paced_case_keeps_its_throughput_target_within_the_pacing_s_jitter_and_says_why() -> None:
+    paced = evaluate([_throughput_figure({"throughput": 20_000}, 0.9999)])
+    assert [(row["met"], row["reason"]) for row in paced] == [
+        (
+            True,
+            "paced by the load generator at 20,000 records/s on both brokers: the same throughput by "
+            "construction, the efficiency row decides",
+        )
+    ]
+    slow = evaluate([_throughput_figure({"throughput": 20_000}, 0.95)])
+    assert [(row["met"], row["reason"]) for row in slow] == [
+        (False, "odradek did not keep the load generator's pace of 20,000 records/s")
+    ]
+    unpaced = evaluate([_throughput_figure({}, 0.9999)])
+    assert [row["met"] for row in unpaced] == [False]
