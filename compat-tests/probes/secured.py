@@ -7,6 +7,8 @@ A secured sequence gets a session on the PLAINTEXT listener (the super user) and
 
 from __future__ import annotations
 
+import base64
+import json
 import time
 from collections.abc import Callable
 from typing import Any
@@ -358,6 +360,37 @@ def sasl_oauth_flows(s: Session, names: dict[str, str]) -> None:
         short.close()
 
 
+def _raw_unsecured_jwt(claims: str) -> str:
+    """An unsecured JWS whose claims are ``claims`` as written (JSON that a strict parser may refuse)."""
+
+    def part(text: str) -> str:
+        return base64.urlsafe_b64encode(text.encode()).decode("ascii").rstrip("=")
+
+    return f"{part(json.dumps({'alg': 'none'}))}.{part(claims)}."
+
+
+def sasl_oauth_literals(s: Session, names: dict[str, str]) -> None:
+    """OAUTHBEARER tokens whose claims hold JSON's non-standard literals (Infinity, -Infinity, NaN) or
+    a number no double holds: what the broker's JSON parser makes of them."""
+    now = int(time.time())
+    for label, claims in (
+        ("exp Infinity", f'{{"sub": "alice", "iat": {now}, "exp": Infinity}}'),
+        ("exp -Infinity", f'{{"sub": "alice", "iat": {now}, "exp": -Infinity}}'),
+        ("exp NaN", f'{{"sub": "alice", "iat": {now}, "exp": NaN}}'),
+        ("iat Infinity", f'{{"sub": "alice", "iat": Infinity, "exp": {now + 3600}}}'),
+        ("exp 1e400", f'{{"sub": "alice", "iat": {now}, "exp": 1e400}}'),
+    ):
+        session = _sasl_session(s, names)
+        try:
+            session.call_or_closed(f"handshake ({label})", ApiKey.SASL_HANDSHAKE, 1, mechanism="OAUTHBEARER")
+            token = _raw_unsecured_jwt(claims)
+            auth = f"n,,\x01auth=Bearer {token}\x01\x01".encode()
+            session.call_or_closed(f"authenticate ({label})", ApiKey.SASL_AUTHENTICATE, 2, auth_bytes=auth)
+            session.call_or_closed(f"acknowledge ({label})", ApiKey.SASL_AUTHENTICATE, 2, auth_bytes=b"\x01")
+        finally:
+            session.close()
+
+
 def _authenticated(s: Session, names: dict[str, str], user: str) -> Session:
     session = _sasl_session(s, names)
     session.call("handshake", ApiKey.SASL_HANDSHAKE, 1, mechanism="PLAIN")
@@ -497,6 +530,7 @@ SECURED_SEQUENCES: dict[str, Callable[[Session, dict[str, str]], None]] = {
     "secured.sasl_plain_flows": sasl_plain_flows,
     "secured.sasl_scram_flows": sasl_scram_flows,
     "secured.sasl_oauth_flows": sasl_oauth_flows,
+    "secured.sasl_oauth_literals": sasl_oauth_literals,
     "secured.acl_apis": acl_apis,
     "secured.acl_matrix": acl_matrix,
 }

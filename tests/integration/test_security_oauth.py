@@ -3,6 +3,7 @@ against a JWKS file, through confluent-kafka and raw requests (expired, badly si
 
 from __future__ import annotations
 
+import base64
 import json
 import time
 from collections.abc import Iterator
@@ -132,3 +133,24 @@ def test_an_expired_unsecured_token_is_refused(broker: InProcessBroker) -> None:
     fresh = jwt.encode({"sub": "alice", "exp": int(time.time()) + 60}, None, algorithm="none")
     # Without connections.max.reauth.ms Kafka still bounds the session by the token's expiry.
     assert _exchange(broker, "UNSECURED", fresh) == [(0, b"", True), 1]
+
+
+def _raw_unsecured(claims: str) -> str:
+    def part(text: str) -> str:
+        return base64.urlsafe_b64encode(text.encode()).decode("ascii").rstrip("=")
+
+    return f"{part(json.dumps({'alg': 'none'}))}.{part(claims)}."
+
+
+@pytest.mark.parametrize(
+    "claims",
+    [
+        '{"sub": "alice", "exp": Infinity}',
+        '{"sub": "alice", "exp": -Infinity}',
+        '{"sub": "alice", "iat": Infinity, "exp": 4102444800}',
+        '{"sub": "alice", "exp": 4102444800, "extra": [1, NaN]}',
+    ],
+)
+def test_claims_with_json_s_non_standard_literals_are_invalid_tokens(broker: InProcessBroker, claims: str) -> None:
+    """Python's JSON parser reads NaN and Infinity; Kafka's refuses them (probe secured.sasl_oauth_literals)."""
+    assert _exchange(broker, "UNSECURED", _raw_unsecured(claims)) == _REFUSED

@@ -15,12 +15,17 @@ token is checked one of two ways, as Kafka's broker does:
 
 A refused token is answered, as Kafka does, with a JSON error challenge (``{"status":"invalid_token"}``);
 the client acknowledges it with ``\\x01`` and the exchange then fails with that JSON as the message.
+A token whose header or claims hold JSON's non-standard literals (``NaN``, ``Infinity``,
+``-Infinity``), which Python's parser (and so pyjwt's) reads but Kafka's refuses, is refused as
+invalid (checked against Kafka 4.4.0 with the probe ``secured.sasl_oauth_literals``).
 The token's expiry bounds the session (KIP-368).  ``pyjwt`` (and ``cryptography`` behind it) is
 imported by the first token checked, so a broker whose listeners offer no OAUTHBEARER never loads it.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import math
 import re
@@ -90,6 +95,8 @@ class OAuthBearerServer:
 
     def _validate(self, token: str) -> tuple[str, int] | None:
         """(principal, expiry in epoch ms) of a valid token, else None."""
+        if not _standard_json(token):
+            return None
         if self._settings.get("sasl.oauthbearer.jwks.endpoint.url"):
             return self._signed(token)
         return self._unsecured(token)
@@ -158,6 +165,28 @@ class OAuthBearerServer:
         if not _valid_at(self._clock.time_ms(), skew_ms, expires_ms, claims.get("nbf"), claims.get("iat")):
             return None
         return name, expires_ms
+
+
+class _NonStandardLiteral(Exception):
+    """JSON's NaN, Infinity or -Infinity, met while parsing (`_standard_json`)."""
+
+
+def _refuse_literal(literal: str) -> object:
+    raise _NonStandardLiteral(literal)
+
+
+def _standard_json(token: str) -> bool:
+    """False when the token's header or claims parse only with a non-standard literal (NaN,
+    Infinity, -Infinity), which Kafka's JSON parser refuses; whatever else is wrong with the token
+    is left to pyjwt, which says so."""
+    for segment in token.split(".")[:2]:
+        try:
+            json.loads(base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4)), parse_constant=_refuse_literal)
+        except _NonStandardLiteral:
+            return False
+        except (binascii.Error, ValueError, RecursionError):
+            return True
+    return True
 
 
 def _valid_at(now_ms: int, skew_ms: int, expires_ms: int, not_before: object, issued_at: object) -> bool:
