@@ -34,12 +34,10 @@ from typing import TypeVar
 
 from odradek.storage.errors import CorruptSegmentError, StorageError
 from odradek.storage.filesystem import Buffer, FileHandle, FileSystem, read_file
-from odradek.storage.index_file import INT32_MAX
 from odradek.storage.offset_index import OffsetIndex
 from odradek.storage.region import FileRegion
 from odradek.storage.segment_files import (
     DELETED_SUFFIX,
-    FRAMING,
     INDEX_SUFFIX,
     LOG_SUFFIX,
     TIME_INDEX_SUFFIX,
@@ -51,17 +49,15 @@ from odradek.storage.segment_files import (
     read_exact,
     remove_segment_files,
     rename_segment_files,
+    valid_batches,
     walk,
 )
 from odradek.storage.time_index import NO_TIMESTAMP, TimeIndex
 from odradek.storage.txn_index import TransactionIndex
 from odradek.wire.records.batch import (
-    BATCH_OVERHEAD,
-    LOG_OVERHEAD,
     TIMESTAMP_TYPE_LOG_APPEND_TIME,
     BatchHeader,
     CorruptBatchError,
-    verify_batch,
 )
 from odradek.wire.records.builder import decode_batch
 
@@ -69,7 +65,6 @@ __all__ = ["AppendedBatch", "LogSegment", "TimestampOffset"]
 
 _log = logging.getLogger(__name__)
 
-_SCAN_CHUNK = 1 << 20
 _MAX_POSITION_HINTS = 64
 
 _Index = TypeVar("_Index", OffsetIndex, TimeIndex)
@@ -401,7 +396,7 @@ class LogSegment:
         self._last_index_position = 0
         self._max_timestamp, self._offset_of_max_timestamp = NO_TIMESTAMP, self.base_offset
         valid_end, next_offset = 0, self.base_offset
-        for position, header in self._valid_batches(0):
+        for position, header in valid_batches(self._log, self._size, 0, self.base_offset):
             self._track(offset_index, time_index, position, header.last_offset, header.max_timestamp)
             valid_end, next_offset = position + header.total_size, header.next_offset
         truncated = self._size - valid_end
@@ -432,7 +427,7 @@ class LogSegment:
         entry_offset, start = offset_index.last_entry()
         self._last_index_position = start
         end, next_offset = start, self.base_offset
-        for position, header in self._valid_batches(start):
+        for position, header in valid_batches(self._log, self._size, start, self.base_offset):
             if position == start and offset_index.entries and header.last_offset != entry_offset:
                 return self.recover()
             self._track(offset_index, time_index, position, header.last_offset, header.max_timestamp)
@@ -441,40 +436,6 @@ class LogSegment:
             return self.recover()
         self._next_offset = next_offset
         return 0
-
-    def _valid_batches(self, start: int) -> Iterator[tuple[int, BatchHeader]]:
-        """``(position, header)`` of each verified batch from ``start`` up to the end or the first
-        batch that is torn, fails `verify_batch`, or breaks the offset order or index range."""
-        end = self._size
-        position = buffer_start = start
-        buffer = b""
-        expected_offset = self.base_offset
-        while end - position >= LOG_OVERHEAD:
-            relative = position - buffer_start
-            if len(buffer) - relative < LOG_OVERHEAD:
-                buffer, buffer_start, relative = self._log.pread(_SCAN_CHUNK, position), position, 0
-            total = FRAMING.unpack_from(buffer, relative)[1] + LOG_OVERHEAD
-            if total < BATCH_OVERHEAD or total > end - position:
-                return
-            if len(buffer) - relative < total:
-                buffer, buffer_start, relative = (
-                    self._log.pread(max(_SCAN_CHUNK, total), position),
-                    position,
-                    0,
-                )
-            try:
-                header = verify_batch(buffer, relative)
-            except CorruptBatchError:
-                return
-            if (
-                header.base_offset < expected_offset
-                or header.last_offset_delta < 0
-                or header.last_offset - self.base_offset > INT32_MAX
-            ):
-                return
-            yield position, header
-            expected_offset = header.next_offset
-            position += total
 
     def on_roll(self) -> None:
         """The segment stops being active: add the final time index entry, write the indexes."""

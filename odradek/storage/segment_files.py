@@ -9,7 +9,8 @@ bytes of each are the framing the walk hops with::
     LogEntry => baseOffset int64, batchLength int32 (bytes after this field), rest of the batch
 
 Every function here reads through a `FileHandle` and raises `CorruptSegmentError` (naming the
-file) when the framing breaks: a batch shorter than its header, or a file ending inside one.
+file) when the framing breaks: a batch shorter than its header, or a file ending inside one;
+except `valid_batches`, recovery's scan, which stops at the first batch it cannot vouch for.
 """
 
 from __future__ import annotations
@@ -19,7 +20,15 @@ from collections.abc import Iterator
 
 from odradek.storage.errors import CorruptSegmentError
 from odradek.storage.filesystem import FileHandle, FileSystem
-from odradek.wire.records.batch import BATCH_OVERHEAD, LOG_OVERHEAD, BatchHeader, read_header
+from odradek.storage.index_file import INT32_MAX
+from odradek.wire.records.batch import (
+    BATCH_OVERHEAD,
+    LOG_OVERHEAD,
+    BatchHeader,
+    CorruptBatchError,
+    read_header,
+    verify_batch,
+)
 
 __all__ = [
     "CLEANED_SUFFIX",
@@ -39,6 +48,7 @@ __all__ = [
     "read_exact",
     "remove_segment_files",
     "rename_segment_files",
+    "valid_batches",
     "walk",
 ]
 
@@ -142,3 +152,37 @@ def walk(handle: FileHandle, path: str, end: int, position: int) -> Iterator[tup
     """``(position, header)`` of each batch from ``position`` (a batch start) to ``end``."""
     for batch_position, _, _, buffer, relative in hop(handle, path, end, position):
         yield batch_position, read_header(buffer, relative)
+
+
+_SCAN_CHUNK = 1 << 20
+
+
+def valid_batches(handle: FileHandle, end: int, start: int, base_offset: int) -> Iterator[tuple[int, BatchHeader]]:
+    """``(position, header)`` of each verified batch of the segment based at ``base_offset``, from
+    ``start`` (a batch start) up to ``end`` or the first batch that is torn, fails `verify_batch`,
+    or breaks the offset order or the segment's int32 offset range.  Reads a megabyte at a time."""
+    position = buffer_start = start
+    buffer = b""
+    expected_offset = base_offset
+    while end - position >= LOG_OVERHEAD:
+        relative = position - buffer_start
+        if len(buffer) - relative < LOG_OVERHEAD:
+            buffer, buffer_start, relative = handle.pread(_SCAN_CHUNK, position), position, 0
+        total = FRAMING.unpack_from(buffer, relative)[1] + LOG_OVERHEAD
+        if total < BATCH_OVERHEAD or total > end - position:
+            return
+        if len(buffer) - relative < total:
+            buffer, buffer_start, relative = handle.pread(max(_SCAN_CHUNK, total), position), position, 0
+        try:
+            header = verify_batch(buffer, relative)
+        except CorruptBatchError:
+            return
+        if (
+            header.base_offset < expected_offset
+            or header.last_offset_delta < 0
+            or header.last_offset - base_offset > INT32_MAX
+        ):
+            return
+        yield position, header
+        expected_offset = header.next_offset
+        position += total
