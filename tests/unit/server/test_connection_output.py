@@ -34,6 +34,21 @@ def _frame(body: bytes) -> bytes:
     return struct.pack(">i", len(body)) + body
 
 
+def _read(loop: asyncio.AbstractEventLoop, client: socket.socket, size: int) -> bytes:
+    """``size`` bytes from ``client`` (made non-blocking), read on ``loop`` within 30 s."""
+    received = bytearray()
+
+    async def read() -> None:
+        while len(received) < size:
+            chunk = await loop.sock_recv(client, 1 << 20)
+            assert chunk, "the connection was closed"
+            received.extend(chunk)
+
+    client.setblocking(False)
+    loop.run_until_complete(asyncio.wait_for(read(), 30))
+    return bytes(received)
+
+
 def _serve(
     loop: asyncio.AbstractEventLoop, dispatch: Dispatch, send_buffer: int | None = None
 ) -> tuple[Connection, socket.socket]:
@@ -66,17 +81,8 @@ def test_pipelined_answers_with_and_without_file_parts_arrive_in_request_order(l
             names = [b"a", b"file1", b"b", b"c", b"file2", b"d"]
             client.sendall(b"".join(_frame(name) for name in names))
             expected = b"".join(_frame(name + data) if name.startswith(b"file") else _frame(name) for name in names)
-            received = bytearray()
-
-            async def drain() -> None:
-                while len(received) < len(expected):
-                    chunk = await loop.sock_recv(client, 1 << 20)
-                    assert chunk
-                    received.extend(chunk)
-
-            client.setblocking(False)
-            loop.run_until_complete(asyncio.wait_for(drain(), 30))
-        assert bytes(received) == expected
+            received = _read(loop, client, len(expected))
+        assert received == expected
         connection.close()
     finally:
         loop.run_until_complete(asyncio.sleep(0.05))
@@ -132,17 +138,8 @@ def test_an_answer_with_file_parts_leaves_before_the_next_request_awaits(loop_na
         with client:
             client.sendall(_frame(b"file") + _frame(b"next"))
             expected = _frame(data) + _frame(b"next")
-            received = bytearray()
-
-            async def drain() -> None:
-                while len(received) < len(expected):
-                    chunk = await loop.sock_recv(client, 1 << 20)
-                    assert chunk, "the connection was closed"
-                    received.extend(chunk)
-
-            client.setblocking(False)
-            loop.run_until_complete(asyncio.wait_for(drain(), 30))
-        assert bytes(received) == expected
+            received = _read(loop, client, len(expected))
+        assert received == expected
         connection.close()
     finally:
         loop.run_until_complete(asyncio.sleep(0.05))
@@ -223,17 +220,8 @@ def test_while_a_file_answer_drains_the_next_request_waits_and_a_closed_segment_
             assert answered == [b"file"], "the next request waits for the answer before it (Kafka's mute)"
             region.file.close()  # retention deleting the segment while its answer drains
             expected = _frame(data) + _frame(b"next")
-            received = bytearray()
-
-            async def read_all() -> None:
-                while len(received) < len(expected):
-                    chunk = await loop.sock_recv(client, 1 << 20)
-                    assert chunk, "the connection was closed"
-                    received.extend(chunk)
-
-            client.setblocking(False)
-            loop.run_until_complete(asyncio.wait_for(read_all(), 30))
-        assert bytes(received) == expected
+            received = _read(loop, client, len(expected))
+        assert received == expected
         assert answered == [b"file", b"next"]
         connection.close()
     finally:

@@ -265,10 +265,21 @@ def _open_descriptors() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
-def _small_buffers(sender: socket.socket, receiver: socket.socket) -> None:
-    """Buffers that hold a fraction of the answers below (smaller ones make TCP crawl)."""
+@pytest.fixture
+def small(pair: tuple[socket.socket, socket.socket]) -> tuple[socket.socket, socket.socket]:
+    """The pair with buffers that hold a fraction of the answers below (smaller ones make TCP crawl)."""
+    sender, receiver = pair
     sender.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 64 * 1024)
     receiver.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
+    return pair
+
+
+def _held(sender: socket.socket, parts: Sequence[Part]) -> list[Unsent]:
+    """What `write_parts` leaves to a drain after filling ``sender`` (nothing reaches a transport)."""
+    transport = FakeTransport()
+    rest = write_parts(cast(asyncio.WriteTransport, transport), sender, parts, drain=True)
+    assert transport.written == [], "nothing was read into the transport"
+    return rest
 
 
 def _drain_to_the_end(
@@ -303,19 +314,16 @@ def _drain_to_the_end(
 
 @pytest.mark.parametrize("loop_name", list(LOOPS))
 def test_a_full_socket_leaves_the_rest_to_a_drain_that_sends_files_with_sendfile(
-    loop_name: str, tmp_path: Path, pair: tuple[socket.socket, socket.socket], spy: SendfileSpy
+    loop_name: str, tmp_path: Path, small: tuple[socket.socket, socket.socket], spy: SendfileSpy
 ) -> None:
-    sender, receiver = pair
-    _small_buffers(sender, receiver)
+    sender, receiver = small
     first, second = _os_region(tmp_path, os.urandom(1 << 20), 77), _os_region(tmp_path, os.urandom(300_000), 5)
     parts: list[Part] = [b"head", first, b"middle", second, b"tail"]
     expected = _expected(parts)
     loop = LOOPS[loop_name]()
     try:
         descriptors = _open_descriptors()
-        transport = FakeTransport()
-        rest = write_parts(cast(asyncio.WriteTransport, transport), sender, parts, drain=True)
-        assert transport.written == [], "nothing was read into the transport"
+        rest = _held(sender, parts)
         held = [part for part in rest if isinstance(part, HeldFile)]
         assert [part.length for part in held][1:] == [300_000] and 0 < held[0].length < 1 << 20
         assert {part.fd for part in held}.isdisjoint({first.fileno(), second.fileno()}), "duplicates, not borrowed"
@@ -329,14 +337,13 @@ def test_a_full_socket_leaves_the_rest_to_a_drain_that_sends_files_with_sendfile
 
 
 def test_a_held_file_outlives_its_segment(
-    tmp_path: Path, pair: tuple[socket.socket, socket.socket], spy: SendfileSpy
+    tmp_path: Path, small: tuple[socket.socket, socket.socket], spy: SendfileSpy
 ) -> None:
     """Retention or topic deletion may close and delete the segment while its answer drains."""
-    sender, receiver = pair
-    _small_buffers(sender, receiver)
+    sender, receiver = small
     region = _os_region(tmp_path, os.urandom(1 << 20), 0)
     expected = _expected([b"head", region])
-    rest = write_parts(cast(asyncio.WriteTransport, FakeTransport()), sender, [b"head", region], drain=True)
+    rest = _held(sender, [b"head", region])
     region.file.close()
     for path in tmp_path.iterdir():
         path.unlink()
@@ -350,14 +357,13 @@ def test_a_held_file_outlives_its_segment(
 
 @pytest.mark.parametrize("loop_name", list(LOOPS))
 def test_parts_added_to_a_drain_go_out_after_its_own_in_order(
-    loop_name: str, tmp_path: Path, pair: tuple[socket.socket, socket.socket], spy: SendfileSpy
+    loop_name: str, tmp_path: Path, small: tuple[socket.socket, socket.socket], spy: SendfileSpy
 ) -> None:
-    sender, receiver = pair
-    _small_buffers(sender, receiver)
+    sender, receiver = small
     first = _os_region(tmp_path, os.urandom(500_000), 3)
     later: list[Part] = [b"next answer", _os_region(tmp_path, os.urandom(200_000), 0), bytearray(b"end")]
     expected = _expected([first, *later])
-    rest = write_parts(cast(asyncio.WriteTransport, FakeTransport()), sender, [first], drain=True)
+    rest = _held(sender, [first])
     loop = LOOPS[loop_name]()
     try:
         received, ended = _drain_to_the_end(
@@ -368,34 +374,17 @@ def test_parts_added_to_a_drain_go_out_after_its_own_in_order(
     assert (received, ended) == (expected, [None])
 
 
-def test_without_drain_the_rest_is_still_read_into_the_transport(
-    tmp_path: Path, pair: tuple[socket.socket, socket.socket], spy: SendfileSpy
-) -> None:
-    sender, receiver = pair
-    _small_buffers(sender, receiver)
-    parts: list[Part] = [b"head", _os_region(tmp_path, os.urandom(1 << 20), 1)]
-    transport = FakeTransport()
-    assert write_parts(cast(asyncio.WriteTransport, transport), sender, parts, drain=True)[0] is not None
-    transport2 = FakeTransport()
-    sender2, receiver2 = socket.socketpair()
-    with sender2, receiver2:
-        sender2.setblocking(False)
-        assert write_parts(cast(asyncio.WriteTransport, transport2), sender2, parts) == []
-        assert len(b"".join(transport2.written)) > 0
-
-
 @pytest.mark.parametrize("loop_name", list(LOOPS))
 def test_a_peer_gone_during_a_drain_ends_it_with_the_error_and_closes_every_descriptor(
-    loop_name: str, tmp_path: Path, pair: tuple[socket.socket, socket.socket]
+    loop_name: str, tmp_path: Path, small: tuple[socket.socket, socket.socket]
 ) -> None:
-    sender, receiver = pair
-    _small_buffers(sender, receiver)
+    sender, receiver = small
     regions = [_os_region(tmp_path, os.urandom(400_000), i) for i in range(3)]
     ended: list[Exception | None] = []
     loop = LOOPS[loop_name]()
     try:
         descriptors = _open_descriptors()
-        rest = write_parts(cast(asyncio.WriteTransport, FakeTransport()), sender, [b"head", *regions], drain=True)
+        rest = _held(sender, [b"head", *regions])
         assert sum(isinstance(part, HeldFile) for part in rest) == 3
 
         async def run() -> None:
@@ -415,16 +404,15 @@ def test_a_peer_gone_during_a_drain_ends_it_with_the_error_and_closes_every_desc
 
 
 def test_a_cancelled_drain_closes_every_descriptor_and_writes_nothing_more(
-    tmp_path: Path, pair: tuple[socket.socket, socket.socket]
+    tmp_path: Path, small: tuple[socket.socket, socket.socket]
 ) -> None:
-    sender, receiver = pair
-    _small_buffers(sender, receiver)
+    sender, receiver = small
     region = _os_region(tmp_path, os.urandom(1 << 20), 0)
     ended: list[Exception | None] = []
     loop = uvloop.new_event_loop()
     try:
         descriptors = _open_descriptors()
-        rest = write_parts(cast(asyncio.WriteTransport, FakeTransport()), sender, [region], drain=True)
+        rest = _held(sender, [region])
 
         async def run() -> int:
             drain = Drain(loop, sender, rest, ended.append)
@@ -450,14 +438,13 @@ def test_a_cancelled_drain_closes_every_descriptor_and_writes_nothing_more(
 
 
 def test_a_file_shorter_than_its_part_ends_the_drain_with_a_value_error(
-    tmp_path: Path, pair: tuple[socket.socket, socket.socket]
+    tmp_path: Path, small: tuple[socket.socket, socket.socket]
 ) -> None:
-    sender, receiver = pair
-    _small_buffers(sender, receiver)
+    sender, receiver = small
     handle = OsFileSystem().open_append(str(tmp_path / "short.log"))
     handle.write(os.urandom(600_000))
     short = FileRegion(handle, 0, 800_000)
-    rest = write_parts(cast(asyncio.WriteTransport, FakeTransport()), sender, [short], drain=True)
+    rest = _held(sender, [short])
     ended: list[Exception | None] = []
     loop = uvloop.new_event_loop()
     try:
@@ -490,14 +477,13 @@ def test_files_without_a_descriptor_never_make_a_drain(pair: tuple[socket.socket
 
 
 def test_a_drain_writes_through_its_own_descriptor_when_the_transport_closes_the_socket_first(
-    tmp_path: Path, pair: tuple[socket.socket, socket.socket]
+    tmp_path: Path, small: tuple[socket.socket, socket.socket]
 ) -> None:
     """The socket's own number may be closed and reused before the connection cancels the drain."""
-    sender, receiver = pair
-    _small_buffers(sender, receiver)
+    sender, receiver = small
     region = _os_region(tmp_path, os.urandom(1 << 20), 0)
     expected = _expected([b"head", region])
-    rest = write_parts(cast(asyncio.WriteTransport, FakeTransport()), sender, [b"head", region], drain=True)
+    rest = _held(sender, [b"head", region])
     loop = uvloop.new_event_loop()
     try:
 
