@@ -17,7 +17,8 @@ A refused token is answered, as Kafka does, with a JSON error challenge (``{"sta
 the client acknowledges it with ``\\x01`` and the exchange then fails with that JSON as the message.
 A token whose header or claims hold JSON's non-standard literals (``NaN``, ``Infinity``,
 ``-Infinity``), which Python's parser (and so pyjwt's) reads but Kafka's refuses, is refused as
-invalid (checked against Kafka 4.4.0 with the probe ``secured.sasl_oauth_literals``).
+invalid: checked against Kafka 4.4.0 for unsecured tokens (probe ``secured.sasl_oauth_literals``);
+signed tokens get the same parse, not probed (the probes' Kafka has no JWKS listener).
 The token's expiry bounds the session (KIP-368).  ``pyjwt`` (and ``cryptography`` behind it) is
 imported by the first token checked, so a broker whose listeners offer no OAUTHBEARER never loads it.
 """
