@@ -17,7 +17,12 @@ Fetch v12 of ``--partitions`` partitions, each at its end (W6's consumers pollin
 client's consumers send): one full Fetch opens it on each connection, then every request is an
 incremental Fetch v12 naming no partition, answered with the partitions that have news (none here);
 ``metadata-many`` a Metadata v12 naming ``--topics`` topics that do not exist (the abuse run's
-100,000-name request: decoding the names, the unknown-topic entries, the encoding of the answer).
+100,000-name request: decoding the names, the unknown-topic entries, the encoding of the answer);
+``fetch-large`` W4-rdkafka's shape: one partition prefilled with ``--prefill-batches`` batches of
+1,000 records of 1 KiB (about 1 MiB each, like W4's prefill), then Fetch v16 requests of 1 MiB
+(``max_bytes`` and ``partition_max_bytes``) at successive batches, wrapping to the log start at the
+end, window 1: every answer exceeds the broker's 100-KiB send buffer, so it leaves through the
+connection's drain with ``sendfile``, as W4's do (use ``--requests`` in the hundreds).
 Prints one line per round and the medians, in CPU microseconds per request.
 """
 
@@ -34,7 +39,8 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
-from itertools import count
+from dataclasses import dataclass
+from itertools import count, cycle
 from pathlib import Path
 
 from bench.admin import create_topic
@@ -44,9 +50,9 @@ from bench.pinning import plan
 from bench.procstat import cpu_seconds
 
 from odradek.wire.api import RequestHeader, encode_request_header
-from odradek.wire.codec import encode_into
+from odradek.wire.codec import decode, encode_into
 from odradek.wire.messages.fetch import FetchRequest
-from odradek.wire.messages.metadata import MetadataRequest
+from odradek.wire.messages.metadata import MetadataRequest, MetadataResponse
 from odradek.wire.messages.produce import ProduceRequest
 from odradek.wire.primitives import Writer
 from odradek.wire.records.builder import build_batch
@@ -54,13 +60,14 @@ from odradek.wire.records.record import Record
 
 _SIZE = struct.Struct(">i")
 _CORRELATION = struct.Struct(">i")
+_OFFSET = struct.Struct(">q")
 TOPIC = "request-cost"
 
 
 def _frame(api_key: int, version: int, message: object, body: object) -> bytes:
     w = Writer()
     encode_request_header(w, RequestHeader(api_key, version, 0, "request-cost"), True)
-    encode_into(message, version, body, w)  # type: ignore[arg-type]
+    encode_into(message, version, body, w)  # type: ignore[type-var]
     payload = w.getvalue()
     return _SIZE.pack(len(payload)) + payload
 
@@ -95,9 +102,78 @@ def fetch_frame(partitions: int, session_id: int = 0, session_epoch: int = -1) -
     return _frame(1, 12, FetchRequest, request)
 
 
+LARGE_BATCH_RECORDS = 1000
+LARGE_RECORD_BYTES = 1024
+LARGE_FETCH_BYTES = 1_048_576
+_FETCH_OFFSET_MARK = 0x0DDA_0DE0_FF5E_7000
+
+
+def large_fetch_frame(topic_id: bytes) -> tuple[bytes, int]:
+    """A Fetch v16 of partition 0 of the topic ``topic_id`` for 1 MiB, as librdkafka sends it, and
+    where its fetch offset is in the frame (`drive` writes each request's offset there)."""
+    wanted = FetchRequest.FetchTopic.FetchPartition(
+        partition=0,
+        current_leader_epoch=-1,
+        fetch_offset=_FETCH_OFFSET_MARK,
+        log_start_offset=-1,
+        partition_max_bytes=LARGE_FETCH_BYTES,
+    )
+    request = FetchRequest(
+        max_wait_ms=500,
+        min_bytes=1,
+        max_bytes=LARGE_FETCH_BYTES,
+        isolation_level=0,
+        session_id=0,
+        session_epoch=-1,
+        topics=[FetchRequest.FetchTopic(topic_id=topic_id, partitions=[wanted])],
+        forgotten_topics_data=[],
+        rack_id="",
+    )
+    frame = _frame(1, 16, FetchRequest, request)
+    return frame, frame.index(_OFFSET.pack(_FETCH_OFFSET_MARK))
+
+
+def large_produce_frame() -> bytes:
+    """A Produce v9 of one batch of `LARGE_BATCH_RECORDS` records of `LARGE_RECORD_BYTES` to partition 0."""
+    records = [Record(i, i, None, bytes([i % 251]) * LARGE_RECORD_BYTES) for i in range(LARGE_BATCH_RECORDS)]
+    batch = build_batch(records, base_timestamp=int(time.time() * 1000))
+    data = [ProduceRequest.TopicProduceData.PartitionProduceData(index=0, records=batch)]
+    topic = ProduceRequest.TopicProduceData(name=TOPIC, partition_data=data)
+    request = ProduceRequest(transactional_id=None, acks=1, timeout_ms=30_000, topic_data=[topic])
+    return _frame(0, 9, ProduceRequest, request)
+
+
+def _exchange(sock: socket.socket, frame: bytes) -> bytes:
+    """Send one request; its answer without the size (correlation id first)."""
+    sock.sendall(frame)
+    scratch = bytearray(4)
+    _recv_exact(sock, 4, scratch)
+    (size,) = _SIZE.unpack_from(scratch)
+    answer = bytearray(size)
+    _recv_exact(sock, size, answer)
+    return bytes(answer)
+
+
+def prefill_large(broker: Broker, batches: int) -> bytes:
+    """Append ``batches`` large batches to partition 0 of `TOPIC` (acks=1); the topic's id."""
+    host, port = broker.bootstrap.rsplit(":", 1)
+    with socket.create_connection((host, int(port))) as sock:
+        frame = large_produce_frame()
+        for _ in range(batches):
+            _exchange(sock, frame)
+        answer = _exchange(sock, metadata_frame_for([TOPIC]))
+    # Metadata v12's answer: correlation id, an empty tagged section, then the body.
+    (topic,) = decode(MetadataResponse, 12, answer[5:]).topics
+    return topic.topic_id
+
+
+def metadata_frame_for(names: list[str]) -> bytes:
+    topics = [MetadataRequest.MetadataRequestTopic(name=name) for name in names]
+    return _frame(3, 12, MetadataRequest, MetadataRequest(topics=topics, allow_auto_topic_creation=False))
+
+
 def metadata_frame(topics: int) -> bytes:
-    names = [MetadataRequest.MetadataRequestTopic(name=f"no-such-topic-{i:06d}") for i in range(topics)]
-    return _frame(3, 12, MetadataRequest, MetadataRequest(topics=names, allow_auto_topic_creation=False))
+    return metadata_frame_for([f"no-such-topic-{i:06d}" for i in range(topics)])
 
 
 def _recv_exact(sock: socket.socket, size: int, into: bytearray) -> None:
@@ -116,9 +192,22 @@ _SESSION_EPOCH_AT = len(_frame(1, 12, FetchRequest, FetchRequest(topics=[], forg
 _SESSION_ID_IN_ANSWER = 4 + 1 + 4 + 2  # correlation id, header tags, throttle time, error code
 
 
-def drive(sock: socket.socket, frame: bytes, requests: int, window: int, epochs: Iterator[int] | None = None) -> None:
-    """Send ``requests`` copies of ``frame`` (fresh correlation ids, and the next session epochs
-    when ``epochs`` is given), at most ``window`` unanswered."""
+@dataclass(frozen=True)
+class Successive:
+    """What varies between the requests of one round besides the correlation id: the frame's int32
+    at ``at`` (session epochs) or int64 (fetch offsets), taken from ``values``."""
+
+    at: int
+    values: Iterator[int]
+    wide: bool = False
+
+    def write(self, frame: bytearray) -> None:
+        (_OFFSET if self.wide else _CORRELATION).pack_into(frame, self.at, next(self.values))
+
+
+def drive(sock: socket.socket, frame: bytes, requests: int, window: int, successive: Successive | None = None) -> None:
+    """Send ``requests`` copies of ``frame`` (fresh correlation ids, and the next of ``successive``
+    when given), at most ``window`` unanswered."""
     template = bytearray(frame)
     sent = answered = 0
     scratch = bytearray(1 << 20)
@@ -126,8 +215,8 @@ def drive(sock: socket.socket, frame: bytes, requests: int, window: int, epochs:
         burst = bytearray()
         while sent < requests and sent - answered < window:
             _CORRELATION.pack_into(template, 8, sent)
-            if epochs is not None:
-                _CORRELATION.pack_into(template, _SESSION_EPOCH_AT, next(epochs))
+            if successive is not None:
+                successive.write(template)
             burst += template
             sent += 1
         if burst:
@@ -156,17 +245,25 @@ def _open_session(sock: socket.socket, full_fetch: bytes) -> int:
     return int(session_id)
 
 
-def _round(broker: Broker, frame: bytes, requests: int, window: int, session: bool) -> float:
+def _round(
+    broker: Broker, frame: bytes, requests: int, window: int, mode: str, large: tuple[bytes, int, int] | None
+) -> float:
+    """One measured round on a fresh connection; ``large`` is fetch-large's frame, the place of its
+    fetch offset and the batches prefilled."""
     host, port = broker.bootstrap.rsplit(":", 1)
     with socket.create_connection((host, int(port))) as sock:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        epochs = None
-        if session:
+        successive = None
+        if mode == "fetch-session":
             frame = fetch_frame(0, _open_session(sock, frame), 1)
-            epochs = count(1)
-        drive(sock, frame, min(1000, requests), window, epochs)  # the connection's own start-up is not counted
+            successive = Successive(_SESSION_EPOCH_AT, count(1))
+        elif large is not None:
+            frame, at, batches = large
+            offsets = (batch * LARGE_BATCH_RECORDS for batch in cycle(range(batches)))
+            successive = Successive(at, offsets, wide=True)
+        drive(sock, frame, min(1000, requests), window, successive)  # the connection's own start-up is not counted
         before = cpu_seconds(broker.pid)
-        drive(sock, frame, requests, window, epochs)
+        drive(sock, frame, requests, window, successive)
         return (cpu_seconds(broker.pid) - before) / requests * 1e6
 
 
@@ -174,18 +271,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
         "--mode",
-        choices=("produce1", "produce-many", "fetch-many", "fetch-session", "metadata-many"),
+        choices=("produce1", "produce-many", "fetch-many", "fetch-session", "metadata-many", "fetch-large"),
         default="produce1",
     )
-    parser.add_argument("--requests", type=int, default=20_000)
+    parser.add_argument("--requests", type=int, help="per round: 20,000, or 2,000 for fetch-large")
     parser.add_argument("--rounds", type=int, default=5, help="measured rounds per broker after one warm-up")
     parser.add_argument("--window", type=int, default=16, help="requests in flight")
     parser.add_argument("--partitions", type=int, default=100)
     parser.add_argument("--topics", type=int, default=100_000, help="names in a metadata-many request")
+    parser.add_argument("--prefill-batches", type=int, default=150, help="1-MiB batches before a fetch-large run")
     parser.add_argument("--base", type=Path, help="source tree of the odradek to compare with")
     parser.add_argument("--profile", type=Path, help="py-spy raw stacks of this checkout's broker into this file")
     args = parser.parse_args(argv)
-    partitions = 1 if args.mode in ("produce1", "metadata-many") else args.partitions
+    if args.requests is None:
+        args.requests = 2_000 if args.mode == "fetch-large" else 20_000
+    partitions = 1 if args.mode in ("produce1", "metadata-many", "fetch-large") else args.partitions
     if args.mode == "metadata-many":
         frame = metadata_frame(args.topics)
     else:
@@ -199,15 +299,21 @@ def main(argv: list[str] | None = None) -> int:
         if args.base is not None:
             os.environ[BASELINE_ENV] = str(args.base)
             brokers.append(stack.enter_context(odradek_base(Path(tmp), pinning)))
+        large: dict[str, tuple[bytes, int, int]] = {}  # fetch-large: each broker's topic id differs
         for broker in brokers:
             create_topic(broker.bootstrap, TOPIC, partitions)
+            if args.mode == "fetch-large":
+                large[broker.name] = (
+                    *large_fetch_frame(prefill_large(broker, args.prefill_batches)),
+                    args.prefill_batches,
+                )
         if args.profile is not None:
             py_spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
             profiler = _start_profiler(py_spy, brokers[0].pid, args.profile)
             stack.callback(_stop_profiler, profiler)
         for index in range(args.rounds + 1):
             for broker in brokers:
-                cost = _round(broker, frame, args.requests, args.window, args.mode == "fetch-session")
+                cost = _round(broker, frame, args.requests, args.window, args.mode, large.get(broker.name))
                 label = "warm-up" if index == 0 else f"round {index}"
                 print(f"{broker.name:<13} {label:<8} {cost:8.1f} CPU µs/request", flush=True)
                 if index:

@@ -1,0 +1,58 @@
+"""request_cost.py's fetch-large frames: the fetch offset it rewrites before each request is the
+partition's ``fetch_offset`` field, and the prefill batch holds the records it says."""
+
+from __future__ import annotations
+
+import sys
+from itertools import count
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
+
+from request_cost import (
+    LARGE_BATCH_RECORDS,
+    LARGE_FETCH_BYTES,
+    LARGE_RECORD_BYTES,
+    Successive,
+    large_fetch_frame,
+    large_produce_frame,
+)
+
+from odradek.wire.api import decode_request_header
+from odradek.wire.codec import decode_from
+from odradek.wire.messages.fetch import FetchRequest
+from odradek.wire.messages.produce import ProduceRequest
+from odradek.wire.primitives import Reader
+from odradek.wire.records.batch import iter_batches
+
+TOPIC_ID = bytes(range(16))
+
+
+def _body(frame: bytes | bytearray, version: int, message: object) -> object:
+    r = Reader(memoryview(frame)[4:])
+    header = decode_request_header(r, lambda _key, _version: True)
+    assert header.api_version == version
+    return decode_from(message, version, r)  # type: ignore[arg-type]
+
+
+def test_successive_offsets_land_in_the_fetch_offset_field() -> None:
+    frame, at = large_fetch_frame(TOPIC_ID)
+    successive = Successive(at, count(7 * LARGE_BATCH_RECORDS, LARGE_BATCH_RECORDS), wide=True)
+    template = bytearray(frame)
+    for expected in (7000, 8000):
+        successive.write(template)
+        request = _body(template, 16, FetchRequest)
+        (topic,) = request.topics  # type: ignore[attr-defined]
+        (partition,) = topic.partitions
+        assert topic.topic_id == TOPIC_ID
+        assert (partition.fetch_offset, partition.partition_max_bytes) == (expected, LARGE_FETCH_BYTES)
+        assert request.max_bytes == LARGE_FETCH_BYTES  # type: ignore[attr-defined]
+
+
+def test_the_prefill_request_carries_one_batch_of_the_large_records() -> None:
+    request = _body(large_produce_frame(), 9, ProduceRequest)
+    (topic,) = request.topic_data  # type: ignore[attr-defined]
+    (data,) = topic.partition_data
+    ((_, batch),) = list(iter_batches(data.records))
+    assert batch.records_count == LARGE_BATCH_RECORDS
+    assert len(data.records) > LARGE_BATCH_RECORDS * LARGE_RECORD_BYTES
