@@ -67,7 +67,7 @@ TOPIC = "request-cost"
 def _frame(api_key: int, version: int, message: object, body: object) -> bytes:
     w = Writer()
     encode_request_header(w, RequestHeader(api_key, version, 0, "request-cost"), True)
-    encode_into(message, version, body, w)  # type: ignore[type-var]
+    encode_into(message, version, body, w)  # type: ignore[arg-type, type-var]
     payload = w.getvalue()
     return _SIZE.pack(len(payload)) + payload
 
