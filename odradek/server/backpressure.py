@@ -38,7 +38,7 @@ import socket
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
-from enum import Enum
+from enum import IntEnum
 from typing import Protocol
 
 __all__ = [
@@ -57,10 +57,13 @@ MAX_QUEUED_BYTES = 4 * 1024 * 1024
 TURN_SECONDS = 0.0005
 
 
-class Hold(Enum):
-    ANSWERS = "answers back up"
-    QUEUE = "queue full"
-    MEMORY = "request memory spent"
+class Hold(IntEnum):
+    """A reason to stop reading, one bit each: the holds of a connection are one int, so taking and
+    releasing one (several times per request) costs no Python-level ``Enum.__hash__`` call."""
+
+    ANSWERS = 1  # answers back up
+    QUEUE = 2  # queue full
+    MEMORY = 4  # request memory spent
 
 
 class ReadHolds:
@@ -70,7 +73,7 @@ class ReadHolds:
 
     def __init__(self) -> None:
         self._transport: asyncio.Transport | None = None
-        self._held: set[Hold] = set()
+        self._held = 0  # the `Hold` bits taken
 
     def attach(self, transport: asyncio.Transport) -> None:
         self._transport = transport
@@ -78,21 +81,21 @@ class ReadHolds:
             transport.pause_reading()
 
     def hold(self, reason: Hold) -> None:
-        if reason in self._held:
+        if self._held & reason:
             return
         if not self._held and self._transport is not None and not self._transport.is_closing():
             self._transport.pause_reading()
-        self._held.add(reason)
+        self._held |= reason
 
     def release(self, reason: Hold) -> None:
-        if reason not in self._held:
+        if not self._held & reason:
             return
-        self._held.discard(reason)
+        self._held &= ~reason
         if not self._held and self._transport is not None and not self._transport.is_closing():
             self._transport.resume_reading()
 
     def holds(self, reason: Hold) -> bool:
-        return reason in self._held
+        return bool(self._held & reason)
 
     @property
     def reading(self) -> bool:
