@@ -38,9 +38,9 @@ import errno
 import os
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from typing import Protocol, cast
+from typing import Protocol
 
-from odradek.wire.primitives import FilePart, Part
+from odradek.wire.primitives import Part
 
 __all__ = ["BUFFER_TYPES", "Buffer", "Drain", "HeldFile", "SocketLike", "Unsent", "buffer_pieces", "write_parts"]
 
@@ -64,17 +64,15 @@ _NO_SENDFILE = frozenset({errno.EINVAL, errno.ENOSYS, errno.EOVERFLOW, errno.ESP
 
 class HeldFile:
     """The unsent rest of a file part: ``length`` bytes at ``position`` of the file behind ``fd``,
-    a duplicate descriptor this object owns (`close` it once sent or dropped)."""
+    a duplicate of the part's descriptor ``source`` that this object owns (`close` it once sent or
+    dropped)."""
 
     __slots__ = ("fd", "length", "position")
 
-    def __init__(self, part: FilePart, skip: int) -> None:
-        source = part.fileno()
-        if source is None:
-            raise ValueError("only a file part in an OS file can be held")
+    def __init__(self, source: int, position: int, length: int) -> None:
         self.fd = os.dup(source)
-        self.position = part.position + skip
-        self.length = part.length - skip
+        self.position = position
+        self.length = length
 
     def __len__(self) -> int:
         return self.length
@@ -126,8 +124,13 @@ def write_parts(
     Raises `OSError` when the peer is gone (EPIPE, ECONNRESET: close the connection), and
     `ValueError` when a file part's file is closed or shorter than the part (a bug).
     """
-    if all(isinstance(part, BUFFER_TYPES) for part in parts):
-        transport.writelines(cast(Sequence[Buffer], parts))
+    buffers: list[Buffer] = []
+    for part in parts:
+        if not isinstance(part, BUFFER_TYPES):
+            break
+        buffers.append(part)
+    else:
+        transport.writelines(buffers)
         return []
     fd = -1
     if sock is not None and not transport.is_closing() and transport.get_write_buffer_size() == 0:
@@ -135,61 +138,63 @@ def write_parts(
     if fd < 0:
         transport.writelines(_materialise(parts, 0))
         return []
-    stopped, skip = _write_direct(fd, parts)
+    stopped, skip, source = _write_direct(fd, parts)
     if stopped == len(parts):
         return []
-    if drain and any(not isinstance(part, BUFFER_TYPES) and part.fileno() is not None for part in parts[stopped:]):
-        return _hold(parts, stopped, skip)
+    if drain and (source >= 0 or _holds_os_file(parts, stopped + 1)):
+        return _hold(parts, stopped, skip, source)
     transport.writelines(_materialise(parts, stopped, skip))
     return []
 
 
-def _write_direct(fd: int, parts: Sequence[Part]) -> tuple[int, int]:
+def _holds_os_file(parts: Sequence[Part], start: int) -> bool:
+    """Whether ``parts[start:]`` holds a file part in an OS file."""
+    for index in range(start, len(parts)):
+        part = parts[index]
+        if not isinstance(part, BUFFER_TYPES) and part.fileno() is not None:
+            return True
+    return False
+
+
+def _write_direct(fd: int, parts: Sequence[Part]) -> tuple[int, int, int]:
     """Write ``parts`` to the socket ``fd`` until it would block (or a file part is not in an OS
-    file); return where it stopped: the index of the first part not sent in full and how many of
-    its bytes were sent (``len(parts), 0`` when all were)."""
+    file); return where it stopped: the index of the first part not sent in full, how many of its
+    bytes were sent, and its descriptor when it is a file part in an OS file, else -1
+    (``len(parts), 0, -1`` when all were sent).  Each file part's descriptor is asked for once."""
     i, n = 0, len(parts)
     while i < n:
         part = parts[i]
         if isinstance(part, BUFFER_TYPES):
+            run: list[Buffer] = [part]
             j = i + 1
-            while j < n and isinstance(parts[j], BUFFER_TYPES):
+            while j < n:
+                following = parts[j]
+                if not isinstance(following, BUFFER_TYPES):
+                    break
+                run.append(following)
                 j += 1
-            stopped = _writev_until_full(fd, parts, i, j)
-            if stopped is not None:
-                return stopped
+            written = _write_vector(fd, run)
+            for index in range(i, j):
+                size = len(run[index - i])
+                if written < size:
+                    return index, written, -1
+                written -= size
             i = j
             continue
         source = part.fileno()
         if source is None:
-            return i, 0
+            return i, 0, -1
         sent, stop = _sendfile(fd, source, part.position, part.length)
         if stop:
-            return i, sent
+            return i, sent, source
         i += 1
-    return n, 0
+    return n, 0, -1
 
 
-def _writev_until_full(fd: int, parts: Sequence[Part], start: int, end: int) -> tuple[int, int] | None:
-    """Write the bytes ``parts[start:end]``; None when all went, else where the socket filled up."""
-    pending = cast(Sequence[Buffer], parts[start:end])
-    left = _writev(fd, pending)
-    if not left:
-        return None
-    unsent = sum(len(buf) for buf in left)
-    index = end
-    while unsent > 0:
-        index -= 1
-        size = len(pending[index - start])
-        if unsent <= size:
-            return index, size - unsent
-        unsent -= size
-    return index, 0
-
-
-def _hold(parts: Sequence[Part], start: int, skip: int) -> list[Unsent]:
+def _hold(parts: Sequence[Part], start: int, skip: int, source: int = -1) -> list[Unsent]:
     """``parts[start:]`` (the first without its first ``skip`` bytes) as a drain's parts: bytes as
-    views, file parts in OS files held by a duplicate descriptor, others read."""
+    views, file parts in OS files held by a duplicate descriptor, others read.  ``source``, when not
+    -1, is the first part's descriptor (already asked for)."""
     held: list[Unsent] = []
     try:
         for index in range(start, len(parts)):
@@ -197,10 +202,12 @@ def _hold(parts: Sequence[Part], start: int, skip: int) -> list[Unsent]:
             offset = skip if index == start else 0
             if isinstance(part, BUFFER_TYPES):
                 held.append(memoryview(part).cast("B")[offset:])
-            elif part.fileno() is None:
+                continue
+            fd = source if index == start and source >= 0 else part.fileno()
+            if fd is None:
                 held.append(part.read()[offset:])
             else:
-                held.append(HeldFile(part, offset))
+                held.append(HeldFile(fd, part.position + offset, part.length - offset))
     except BaseException:
         _release(held)
         raise
@@ -213,21 +220,34 @@ def _release(parts: Sequence[Unsent]) -> None:
             part.close()
 
 
-def _writev(fd: int, buffers: Sequence[Buffer]) -> list[Buffer]:
-    """Write ``buffers`` until the socket would block; return the unwritten tail."""
-    pending = [b for b in buffers if len(b)]
-    start = 0
-    while start < len(pending):
-        chunk = pending[start : start + _IOV_MAX]
+def _write_vector(fd: int, buffers: Sequence[Buffer]) -> int:
+    """How many bytes of ``buffers`` (in order) went to the socket ``fd`` before it would block."""
+    if len(buffers) <= _IOV_MAX:
+        try:
+            return os.writev(fd, buffers)
+        except BlockingIOError:
+            return 0
+    total = 0
+    for start in range(0, len(buffers), _IOV_MAX):
+        chunk = buffers[start : start + _IOV_MAX]
         try:
             written = os.writev(fd, chunk)
         except BlockingIOError:
-            written = 0
-        for k, buf in enumerate(chunk, start):
-            if written < len(buf):
-                return [memoryview(buf)[written:], *pending[k + 1 :]]
-            written -= len(buf)
-        start += len(chunk)
+            return total
+        total += written
+        if written < sum(map(len, chunk)):
+            return total
+    return total
+
+
+def _writev(fd: int, buffers: Sequence[Buffer]) -> list[Buffer]:
+    """Write ``buffers`` until the socket would block; return the unwritten tail."""
+    written = _write_vector(fd, buffers)
+    for k, buf in enumerate(buffers):
+        size = len(buf)
+        if written < size:
+            return [memoryview(buf)[written:], *buffers[k + 1 :]]
+        written -= size
     return []
 
 
@@ -347,8 +367,12 @@ class Drain:
                 part.close()
                 continue
             run: list[Buffer] = []
-            while parts and not isinstance(parts[0], HeldFile):
-                run.append(cast(Buffer, parts.popleft()))
+            while parts:
+                following = parts[0]
+                if isinstance(following, HeldFile):
+                    break
+                run.append(following)
+                parts.popleft()
             left = _writev(self._socket, run)
             if left:
                 parts.extendleft(reversed(left))

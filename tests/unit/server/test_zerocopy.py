@@ -336,6 +336,26 @@ def test_a_full_socket_leaves_the_rest_to_a_drain_that_sends_files_with_sendfile
     assert sum(sent for _, sent in spy.calls if sent > 0) == (1 << 20) + 300_000, "every file byte by sendfile"
 
 
+def test_bytes_that_fill_the_socket_before_a_file_part_leave_both_to_a_drain(
+    tmp_path: Path, small: tuple[socket.socket, socket.socket], spy: SendfileSpy
+) -> None:
+    sender, receiver = small
+    region = _os_region(tmp_path, os.urandom(200_000), 11)
+    parts: list[Part] = [b"", os.urandom(1 << 20), b"", region, b"", bytearray(b"tail")]
+    expected = _expected(parts)
+    loop = uvloop.new_event_loop()
+    try:
+        rest = _held(sender, parts)
+        assert spy.calls == [], "the socket filled before the file part"
+        assert [type(part) for part in rest] == [memoryview, memoryview, HeldFile, memoryview, memoryview]
+        assert 0 < len(rest[0]) < 1 << 20
+        received, ended = _drain_to_the_end(loop, sender, receiver, rest, len(expected))
+    finally:
+        loop.close()
+    assert received == expected
+    assert ended == [None]
+
+
 def test_a_held_file_outlives_its_segment(
     tmp_path: Path, small: tuple[socket.socket, socket.socket], spy: SendfileSpy
 ) -> None:
