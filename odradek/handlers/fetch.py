@@ -149,8 +149,8 @@ def _read_all(
             allowed = permitted[topic] = not topic or ctx.authorize(AclOperation.READ, ResourceType.TOPIC, topic)
         limit = min(part.max_bytes, budget)
         outcome = _read_one(ctx, part, limit, first, committed, allowed)
-        if outcome.records:
-            size = len(outcome.records)
+        size = len(outcome.records)
+        if size:
             first = False
             ready += size
             budget = max(0, budget - size)

@@ -359,8 +359,10 @@ class Connection(asyncio.BufferedProtocol):
                     out.extend(response)
                     files = False
                     for part in response:
-                        out_bytes += len(part)
-                        files = files or not isinstance(part, BUFFER_TYPES)
+                        if isinstance(part, BUFFER_TYPES):
+                            out_bytes += len(part)
+                        else:  # sent at once below, whatever its size
+                            files = True
                     if files or out_bytes >= _COALESCE_BYTES:
                         if files:
                             self._send(out)

@@ -217,7 +217,10 @@ class _OsFile:
             os.close(fd)
 
     def fileno(self) -> int | None:
-        return self._check()
+        fd = self._fd  # `_check` inlined: asked for before every sendfile
+        if fd < 0:
+            raise _closed_error()
+        return fd
 
 
 class OsFileSystem:

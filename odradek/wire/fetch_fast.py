@@ -93,7 +93,7 @@ def encode_fetch_answer(
                 buf += fixed(index, error, high_watermark, last_stable, log_start)
             else:
                 buf += fixed(index, error, high_watermark, last_stable)
-            if aborted is None and not records and diverging is None:
+            if aborted is None and diverging is None and not records:
                 buf += quiet_tail
                 continue
             if aborted is None:
@@ -106,13 +106,14 @@ def encode_fetch_answer(
                         buf.append(0)
             if preferred:
                 buf += _NO_PREFERRED_REPLICA
+            size = len(records)  # once: a file part's len is a Python call
             if not flexible:
-                buf += _I32.pack(len(records))
-            elif len(records) < 0x7F:
-                buf.append(len(records) + 1)
+                buf += _I32.pack(size)
+            elif size < 0x7F:
+                buf.append(size + 1)
             else:
-                put_uvarint(buf, len(records) + 1)
-            if records:
+                put_uvarint(buf, size + 1)
+            if size:
                 w.payload(records)
                 buf = w.buf
             if flexible:
@@ -142,7 +143,9 @@ _QUIET_TAILS = {version: _quiet_tail(version) for version in range(FIRST_VERSION
 
 
 def _put_count(buf: bytearray, count: int, flexible: bool) -> None:
-    if flexible:
-        put_uvarint(buf, count + 1)
-    else:
+    if not flexible:
         buf += _I32.pack(count)
+    elif count < 0x7F:
+        buf.append(count + 1)
+    else:
+        put_uvarint(buf, count + 1)

@@ -211,7 +211,10 @@ class Writer:
         return [*self._parts, self.buf]
 
     def size(self) -> int:
-        return sum(len(part) for part in self._parts) + len(self.buf)
+        total = len(self.buf)
+        for part in self._parts:
+            total += len(part)
+        return total
 
     def getvalue(self) -> bytes:
         return b"".join(
