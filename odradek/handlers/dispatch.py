@@ -46,7 +46,7 @@ from odradek.handlers.slices import (
 from odradek.wire.api import (
     ApiKey,
     RequestHeader,
-    decode_request_header,
+    decode_request_header_at_once,
     encode_response_header,
     response_header_is_flexible,
 )
@@ -110,6 +110,23 @@ def _carries_throttle_time(message: Message[StructValue], version: int) -> bool:
     return any(f.name == "throttle_time_ms" and version in f.versions for f in message.struct.fields)
 
 
+_INT16_MAX = 2**15 - 1
+
+
+def header_versions(registry: Registry) -> dict[int, tuple[int, int]]:
+    """For each API key served, the inclusive range of versions whose request header is v2, as
+    `Registry.is_flexible` says for every int16 version (``low > high``: none); what
+    `decode_request_header_at_once` reads each header with.  A key registered later is not in it
+    and its headers take the general decoder, as do unknown keys."""
+    versions = {}
+    for api_key, _low, _high in registry.supported():
+        handler = registry.get(api_key)
+        assert handler is not None
+        flexible = handler.request.flexible
+        versions[api_key] = (flexible.low, _INT16_MAX if flexible.high is None else flexible.high)
+    return versions
+
+
 class Dispatcher:
     def __init__(self, services: Services, registry: Registry, emulation: Emulation | None = None) -> None:
         self._services = services
@@ -118,6 +135,7 @@ class Dispatcher:
         #: Awaited around every handler when set (see the module docstring).
         self.interceptor: Interceptor | None = None
         self._produce_fast = ProduceFastPath(services) if emulation is None else None
+        self._header_versions = header_versions(registry)
         #: The last frame `answer_now` handed back, so that `__call__` does not read it twice.
         self._handed_back: bytearray | None = None
 
@@ -152,7 +170,7 @@ class Dispatcher:
                 return answer or None
         reader = Reader(body)
         try:
-            header = decode_request_header(reader, self._registry.is_flexible)
+            header = decode_request_header_at_once(reader, self._header_versions, self._registry.is_flexible)
         except DecodeError as exc:
             raise ProtocolViolation(f"unparsable request header: {exc}") from None
         version = header.api_version
@@ -299,7 +317,7 @@ class Dispatcher:
         ``getErrorResponse``), or None when the frame is not a request this broker can decode."""
         reader = Reader(body)
         try:
-            header = decode_request_header(reader, self._registry.is_flexible)
+            header = decode_request_header_at_once(reader, self._header_versions, self._registry.is_flexible)
             handler = self._registry.get(header.api_key)
             if handler is None or not self._registry.serves(header.api_key, header.api_version):
                 return None
