@@ -256,22 +256,24 @@ _FULL, _EOF, _REFUSED = 1, 2, 3
 
 
 def _sendfile(out_fd: int, in_fd: int, position: int, length: int) -> tuple[int, int]:
-    """Send up to ``length`` bytes of ``in_fd`` at ``position``; return how many were sent and 0
-    when that is all of them, else why it stopped (`_FULL`, `_EOF`, `_REFUSED`)."""
-    sent = 0
-    while sent < length:
-        try:
-            count = os.sendfile(out_fd, in_fd, position + sent, length - sent)
-        except BlockingIOError:
-            return sent, _FULL
-        except OSError as exc:
-            if exc.errno in _NO_SENDFILE:
-                return sent, _REFUSED
-            raise
-        if count == 0:
-            return sent, _EOF
-        sent += count
-    return sent, 0
+    """Send up to ``length`` bytes of ``in_fd`` at ``position`` with one ``sendfile``; return how
+    many were sent and 0 when that is all of them, else why it stopped (`_FULL`, `_EOF`,
+    `_REFUSED`).  A short count is taken as a full socket without asking again (which would only
+    raise ``EAGAIN``), as Kafka calls ``transferTo`` once per writable socket; should the file
+    have ended instead, the next call finds it (`_EOF`)."""
+    if length <= 0:
+        return 0, 0
+    try:
+        sent = os.sendfile(out_fd, in_fd, position, length)
+    except BlockingIOError:
+        return 0, _FULL
+    except OSError as exc:
+        if exc.errno in _NO_SENDFILE:
+            return 0, _REFUSED
+        raise
+    if sent == length:
+        return sent, 0
+    return sent, _FULL if sent else _EOF
 
 
 def _pread(fd: int, position: int, size: int) -> bytes:
