@@ -73,11 +73,11 @@ def _error(request: FetchRequestValue, code: ErrorCode) -> FetchResponseValue:
     return FetchResponse(error_code=code, session_id=0)
 
 
-def _requested_partitions(ctx: RequestContext, request: FetchRequestValue) -> list[SessionPartition]:
+def _requested_partitions(ctx: RequestContext, request: FetchRequestValue, version: int) -> list[SessionPartition]:
     catalog = ctx.topics
     parts = []
     for topic in request.topics:
-        if ctx.version >= 13:
+        if version >= 13:
             info = catalog.by_id(topic.topic_id)
             name = info.name if info is not None else ""
             topic_id = topic.topic_id
@@ -160,11 +160,13 @@ def _read_all(
     return results, ready, failed
 
 
-def _resolve_session(ctx: RequestContext, request: FetchRequestValue) -> tuple[FetchSession | None, ErrorCode, bool]:
+def _resolve_session(
+    ctx: RequestContext, request: FetchRequestValue, version: int
+) -> tuple[FetchSession | None, ErrorCode, bool]:
     """(session or None for sessionless, top-level error, whether the response is full)."""
-    cache = ctx.fetch_sessions
-    if ctx.version < 7:
+    if version < 7:
         return None, ErrorCode.NONE, True
+    cache = ctx.fetch_sessions
     if request.session_id == 0:
         if request.session_epoch == INITIAL_EPOCH:
             return cache.create(), ErrorCode.NONE, True
@@ -188,10 +190,11 @@ def _resolve_session(ctx: RequestContext, request: FetchRequestValue) -> tuple[F
 async def fetch(
     ctx: RequestContext, request: FetchRequestValue
 ) -> FetchResponseValue | PreparedAnswer[FetchResponseValue]:
-    session, error, full = _resolve_session(ctx, request)
+    version = ctx.version
+    session, error, full = _resolve_session(ctx, request, version)
     if error != ErrorCode.NONE:
         return FetchResponse(error_code=error, session_id=0, responses=[])
-    requested = _requested_partitions(ctx, request)
+    requested = _requested_partitions(ctx, request, version)
     if session is None:
         parts = requested
     else:
@@ -205,7 +208,7 @@ async def fetch(
             session.advance_epoch()
         parts = list(session.partitions.values())
     committed = request.isolation_level == READ_COMMITTED
-    max_bytes = request.max_bytes if ctx.version >= 3 else 2**31 - 1
+    max_bytes = request.max_bytes if version >= 3 else 2**31 - 1
     remaining_ms = max(request.max_wait_ms, 0)
     watched: list[tuple[str, int]] | None = None
     while True:
@@ -216,7 +219,7 @@ async def fetch(
             watched = [(p.topic, p.partition) for p in parts if p.topic]
         remaining_ms = await ctx.partitions.wait_for_data(watched, remaining_ms)
     session_id = session.session_id if session is not None else 0
-    return FetchAnswer(ctx.version, session_id, _respond(results, full, committed))
+    return FetchAnswer(version, session_id, _respond(results, full, committed))
 
 
 def _forgotten_name(ctx: RequestContext, forgotten: FetchRequestValue.ForgottenTopic) -> str:
