@@ -236,7 +236,7 @@ class Dispatcher:
                 response = await handler.handle(context, request)
             if response is None:
                 return None
-            if isinstance(response, PreparedAnswer):
+            if not isinstance(response, StructValue):  # a PreparedAnswer (an ABC: isinstance on it runs Python)
                 return response.frame(header.correlation_id)
             if share is None:
                 return self._frame(header, handler, response)
