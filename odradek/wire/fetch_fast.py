@@ -93,7 +93,8 @@ def encode_fetch_answer(
                 buf += fixed(index, error, high_watermark, last_stable, log_start)
             else:
                 buf += fixed(index, error, high_watermark, last_stable)
-            if aborted is None and diverging is None and not records:
+            size = len(records)  # once: a file part's len is a Python call
+            if aborted is None and diverging is None and not size:
                 buf += quiet_tail
                 continue
             if aborted is None:
@@ -106,7 +107,6 @@ def encode_fetch_answer(
                         buf.append(0)
             if preferred:
                 buf += _NO_PREFERRED_REPLICA
-            size = len(records)  # once: a file part's len is a Python call
             if not flexible:
                 buf += _I32.pack(size)
             elif size < 0x7F:
