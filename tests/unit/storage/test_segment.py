@@ -292,7 +292,20 @@ def test_a_reader_going_on_after_a_whole_batch_gets_what_a_fresh_segment_returns
     expected = _answers(fresh, offsets)
     assert served == expected[::-1] + expected
     assert [None if data is None else read_header(data).base_offset for data in expected[:14]] == [
-        0, 0, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 12, 12
+        0,
+        0,
+        10,
+        10,
+        10,
+        10,
+        10,
+        10,
+        10,
+        10,
+        10,
+        10,
+        12,
+        12,
     ]
     segment.close()
     fresh.close()
