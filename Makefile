@@ -54,24 +54,16 @@ run-compiled: compiled
 	$(COMPILED_ENV) $(BIN)/python -m odradek run --host 127.0.0.1 --port 9092 --data-dir $(DATA_DIR) $(RUN_ARGS)
 
 # A subset of the suite against the compiled build (`make test` runs it after the pure-Python suite):
-# the overlay's own checks, the server and wire units, and real clients producing, fetching, in groups,
-# idempotent and transactional.
-COMPILED_TESTS := tests/compiled tests/unit/server tests/unit/wire \
-	tests/integration/test_roundtrip_clients.py tests/integration/test_idempotent_produce.py \
-	tests/integration/test_transactions.py tests/integration/test_groups.py tests/integration/test_fetch_sendfile.py
+# the overlay's own checks, the server, wire, storage, partition and handler units, and real clients
+# producing, fetching, in groups, idempotent and transactional. Deselected: tests that replace a method
+# of a compiled class (compiled callers call the original directly, or the class refuses the patch).
+COMPILED_TESTS := tests/compiled tests/unit/server tests/unit/wire tests/unit/storage tests/unit/partition \
+	tests/unit/handlers tests/integration/test_roundtrip_clients.py tests/integration/test_idempotent_produce.py \
+	tests/integration/test_transactions.py tests/integration/test_groups.py \
+	tests/integration/test_fetch_sendfile.py tests/integration/test_fetch_answers.py \
+	--deselect tests/unit/partition/test_partition.py::test_opening_a_large_log_reads_only_the_snapshot_and_the_tail \
+	--deselect tests/unit/handlers/test_produce_fast_path.py::test_an_append_that_raises_is_answered_with_unknown_server_error
 
-# The console's browser tests drive Debian's Chromium (never a browser build Playwright downloads).
-# Where it cannot be installed they skip, naming the reason in pytest's summary.
-CHROMIUM := /usr/bin/chromium
-
-browser-deps:
-	@test -x $(CHROMIUM) || (apt-get update -qq && apt-get install -y -qq chromium) >/dev/null 2>&1 \
-		|| echo "!!! chromium could not be installed: the browser tests of tests/console will be skipped"
-
-# pytest exits 5 when it collects nothing: that is a failure here, never a silent pass.
-# tests/spark runs as its own step after the rest: one JVM and one SparkSession for all of it
-# (its tests skip, loudly, where java or mvn is missing).
-# examples/orders is an application's suite on the pytest plugin, run with two xdist workers.
 test: $(STAMP) $(SPARK_STAMP) lint typecheck browser-deps
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests --ignore=tests/spark --ignore=tests/compiled
 	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2 examples/orders
