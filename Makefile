@@ -146,4 +146,4 @@ fuzz-security: $(STAMP)
 	ODRADEK_FUZZ_FRAMES=100000 $(BIN)/python -m pytest -q -p no:cacheprovider tests/unit/security/test_sasl_gate_fuzz.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .fuzz
+	rm -rf $(VENV) .mypy_cache .ruff_cache .fuzz $(COMPILED)
