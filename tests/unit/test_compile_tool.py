@@ -4,6 +4,7 @@ checked by tests/compiled, which ``make test`` runs against the overlay)."""
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import re
 from pathlib import Path
@@ -42,6 +43,64 @@ def test_no_listed_module_defines_a_runtime_checkable_protocol() -> None:
 def test_subclassed_file_systems_stay_interpreted() -> None:
     """Tests subclass MemoryFileSystem and OsFileSystem; an interpreted class cannot subclass a compiled one."""
     assert "odradek.storage.filesystem" not in compile_tool.COMPILED_MODULES
+
+
+def _classes_of_compiled_modules() -> dict[str, set[str]]:
+    """Each compiled module's top-level class names."""
+    classes: dict[str, set[str]] = {}
+    for module in compile_tool.COMPILED_MODULES:
+        tree = ast.parse((REPO_ROOT / compile_tool.module_path(module)).read_text())
+        classes[module] = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+    return classes
+
+
+def _interpreted_subclasses_of_compiled_classes(path: Path, compiled: dict[str, set[str]]) -> list[str]:
+    """Classes of ``path`` whose base is a compiled class imported by name (``from M import C``) or
+    reached through its module (``M.C`` after ``import M`` or ``from P import M``)."""
+    tree = ast.parse(path.read_text())
+    by_name: dict[str, str] = {}
+    modules: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                if node.module in compiled and alias.name in compiled[node.module]:
+                    by_name[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+                if f"{node.module}.{alias.name}" in compiled:
+                    modules[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in compiled and alias.asname:
+                    modules[alias.asname] = alias.name
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for base in node.bases:
+            if isinstance(base, ast.Name) and base.id in by_name:
+                found.append(f"{path.relative_to(REPO_ROOT)}: {node.name}({by_name[base.id]})")
+            elif (
+                isinstance(base, ast.Attribute)
+                and isinstance(base.value, ast.Name)
+                and base.value.id in modules
+                and base.attr in compiled[modules[base.value.id]]
+            ):
+                found.append(f"{path.relative_to(REPO_ROOT)}: {node.name}({modules[base.value.id]}.{base.attr})")
+    return found
+
+
+def test_no_interpreted_class_subclasses_a_compiled_one() -> None:
+    """An interpreted class cannot subclass a compiled one: such a module would fail to import in the
+    compiled build (compile the subclass's module too, or leave the base's module interpreted)."""
+    compiled = _classes_of_compiled_modules()
+    compiled_files = {REPO_ROOT / compile_tool.module_path(module) for module in compiled}
+    found = [
+        line
+        for folder in ("odradek", "tests", "benchmarks", "examples", "compat-tests")
+        for path in sorted((REPO_ROOT / folder).rglob("*.py"))
+        if path not in compiled_files
+        for line in _interpreted_subclasses_of_compiled_classes(path, compiled)
+    ]
+    assert found == []
 
 
 def _package(root: Path) -> None:
