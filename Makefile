@@ -64,6 +64,19 @@ COMPILED_TESTS := tests/compiled tests/unit/server tests/unit/wire tests/unit/st
 	--deselect tests/unit/partition/test_partition.py::test_opening_a_large_log_reads_only_the_snapshot_and_the_tail \
 	--deselect tests/unit/handlers/test_produce_fast_path.py::test_an_append_that_raises_is_answered_with_unknown_server_error
 
+# The console's browser tests drive Debian's Chromium (never a browser build Playwright downloads).
+# Where it cannot be installed they skip, naming the reason in pytest's summary.
+CHROMIUM := /usr/bin/chromium
+
+browser-deps:
+	@test -x $(CHROMIUM) || (apt-get update -qq && apt-get install -y -qq chromium) >/dev/null 2>&1 \
+		|| echo "!!! chromium could not be installed: the browser tests of tests/console will be skipped"
+
+# pytest exits 5 when it collects nothing: that is a failure here, never a silent pass.
+# tests/spark runs as its own step after the rest: one JVM and one SparkSession for all of it
+# (its tests skip, loudly, where java or mvn is missing).
+# examples/orders is an application's suite on the pytest plugin, run with two xdist workers.
+# Last, the compiled subset against the mypyc overlay (built first when stale).
 test: $(STAMP) $(SPARK_STAMP) lint typecheck browser-deps
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests --ignore=tests/spark --ignore=tests/compiled
 	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2 examples/orders
