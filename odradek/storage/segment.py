@@ -43,7 +43,6 @@ from odradek.storage.segment_files import (
     TIME_INDEX_SUFFIX,
     TXN_INDEX_SUFFIX,
     filename_prefix,
-    framing_at,
     header_at,
     hop,
     read_exact,
@@ -118,6 +117,7 @@ class LogSegment:
         self._offset_of_max_timestamp = base_offset
         self._next_offset: int | None = None
         self._first_batch_timestamp: int | None = None
+        # offset -> position of the first batch whose last offset is >= it (appends and reads add them)
         self._hints: dict[int, int] = {}
         self._retired = False
         self.torn = False
@@ -314,16 +314,32 @@ class LogSegment:
         return offset_index.first_offset_at_or_after(position + size)
 
     def _locate(self, offset: int) -> tuple[int, int] | None:
-        """``(position, size)`` of the first batch whose last offset is >= ``offset``."""
+        """``(position, size)`` of the first batch whose last offset is >= ``offset``.
+
+        Remembers where the batch after it starts (keyed by the offset after its last), so a
+        reader going on from there, as a consumer's next fetch does after a whole batch, finds
+        it with one header read instead of the index lookup and the walk from the batch before.
+        """
         if self._next_offset is not None and offset >= self._next_offset:
             return None
         position = self._hints.get(offset)
         if position is not None and position < self._size:
-            return position, framing_at(self._log, self.path, position)[1]
+            header = header_at(self._log, self.path, position)
+        else:
+            found = self._walk_to(offset)
+            if found is None:
+                return None
+            position, header = found
+        size = header.total_size
+        self._remember(header.last_offset + 1, position + size)
+        return position, size
+
+    def _walk_to(self, offset: int) -> tuple[int, BatchHeader] | None:
+        """The first batch whose last offset is >= ``offset``, walked to from the index entry below it."""
         offset_index, _ = self._indexes()
         for position, header in walk(self._log, self.path, self._size, offset_index.lookup(offset)[1]):
             if header.last_offset >= offset:
-                return position, header.total_size
+                return position, header
         return None
 
     def _last_boundary(self, position: int, limit: int) -> int:

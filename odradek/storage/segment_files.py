@@ -41,7 +41,6 @@ __all__ = [
     "TIME_INDEX_SUFFIX",
     "TXN_INDEX_SUFFIX",
     "filename_prefix",
-    "framing_at",
     "header_at",
     "hop",
     "parse_segment_filename",
@@ -106,14 +105,6 @@ def read_exact(handle: FileHandle, path: str, size: int, position: int) -> bytes
     if len(data) != size:
         raise CorruptSegmentError(f"{path} ends inside a batch at position {position}")
     return data
-
-
-def framing_at(handle: FileHandle, path: str, position: int) -> tuple[int, int]:
-    """``(base offset, total size)`` of the batch at ``position``."""
-    base_offset, length = FRAMING.unpack(read_exact(handle, path, LOG_OVERHEAD, position))
-    if length + LOG_OVERHEAD < BATCH_OVERHEAD:
-        raise CorruptSegmentError(f"{path} has no batch at position {position}")
-    return base_offset, length + LOG_OVERHEAD
 
 
 def header_at(handle: FileHandle, path: str, position: int) -> BatchHeader:

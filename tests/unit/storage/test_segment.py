@@ -255,3 +255,44 @@ def test_timestamp_search_names_a_record(backend: Any, make_batch: MakeBatch) ->
     assert segment.find_offset_by_timestamp(302, 0) is None
     assert segment.find_max_timestamp() == TimestampOffset(301, 7, -1)
     segment.close()
+
+
+def _append_at(segment: LogSegment, bases: list[int], make_batch: MakeBatch) -> None:
+    """Batches of two records at the given base offsets (gaps between them, as compaction leaves),
+    of growing sizes so that each read below returns exactly one batch."""
+    for number, base in enumerate(bases):
+        batch = make_batch(2, value_size=200 + 50 * number)
+        set_base_offset(batch, 0, base)
+        header = read_header(batch)
+        segment.append(batch, [AppendedBatch(0, header.last_offset, header.max_timestamp)])
+
+
+def _answers(segment: LogSegment, offsets: list[int]) -> list[bytes | None]:
+    return [None if (region := segment.read(offset, 100)) is None else region.read() for offset in offsets]
+
+
+def test_a_reader_going_on_after_a_whole_batch_gets_what_a_fresh_segment_returns(
+    backend: Any, make_batch: MakeBatch
+) -> None:
+    """Each read remembers where the batch after the one it returned starts (keyed by the offset a
+    consumer asks for next); those reads, in any order and across offset gaps, must answer as a
+    reopened segment that has remembered nothing."""
+    bases = [0, 10, 12, 30, 31, 33, 50]
+    segment = _create(backend, interval=1 << 20)  # one index entry: every read walks or uses what it remembered
+    _append_at(segment, bases, make_batch)
+    segment.flush()
+    offsets = list(range(0, 53))
+    going_on, offset = [], 0
+    while (region := segment.read(offset, 100)) is not None:
+        going_on.append(region.read())
+        offset = read_header(going_on[-1]).next_offset
+    assert [read_header(data).base_offset for data in going_on] == bases
+    served = _answers(segment, offsets[::-1]) + _answers(segment, offsets)
+    fresh = _reopen(backend)
+    expected = _answers(fresh, offsets)
+    assert served == expected[::-1] + expected
+    assert [None if data is None else read_header(data).base_offset for data in expected[:14]] == [
+        0, 0, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 12, 12
+    ]
+    segment.close()
+    fresh.close()
