@@ -48,7 +48,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, cast
 
 from odradek.fair_share import fair_share
 from odradek.security.principal import ClientIdentity
@@ -95,7 +95,6 @@ Prepare = Callable[["Connection"], None]
 """Called once the connection is made: sets `Connection.identity` and `Connection.gate`, or aborts."""
 
 
-@runtime_checkable
 class AnswersAtOnce(Protocol):
     """A dispatcher that can answer some frames without waiting for anything (`Connection._enqueue`)."""
 
@@ -119,7 +118,10 @@ class Connection(asyncio.BufferedProtocol):
         memory: RequestMemory | None = None,
     ) -> None:
         self._dispatch = dispatch
-        self._answer_now = dispatch.answer_now if isinstance(dispatch, AnswersAtOnce) else None
+        # An attribute look-up, not isinstance on a runtime-checkable protocol: this module may be
+        # compiled with mypyc (tools/compile.py), which refuses runtime-checkable protocols.
+        answer_now: Callable[[bytearray, Connection], list[Part] | None] | None = getattr(dispatch, "answer_now", None)
+        self._answer_now = answer_now
         self._prepare = prepare
         #: ``time.monotonic()`` of the last bytes in or out (``connections.max.idle.ms``).
         self.last_active = time.monotonic()

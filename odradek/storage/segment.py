@@ -562,7 +562,8 @@ class LogSegment:
         path = self._stem + suffix
         if not self._fs.exists(path):
             return None
-        return kind(self._fs, path, self.base_offset, self._max_index_bytes, read_file(self._fs, path))
+        index: _Index = kind(self._fs, path, self.base_offset, self._max_index_bytes, read_file(self._fs, path))
+        return index
 
     def batch_headers(self, start_offset: int = 0) -> Iterator[BatchHeader]:
         """The header of every batch whose last offset is >= ``start_offset``, in offset order
