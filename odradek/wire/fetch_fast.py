@@ -107,12 +107,7 @@ def encode_fetch_answer(
                         buf.append(0)
             if preferred:
                 buf += _NO_PREFERRED_REPLICA
-            if not flexible:
-                buf += _I32.pack(size)
-            elif size < 0x7F:
-                buf.append(size + 1)
-            else:
-                put_uvarint(buf, size + 1)
+            _put_count(buf, size, flexible)  # the records' length: the same int32 / compact length as a count
             if size:
                 w.payload(records)
                 buf = w.buf
