@@ -233,13 +233,7 @@ def drive(sock: socket.socket, frame: bytes, requests: int, window: int, success
 
 def _open_session(sock: socket.socket, full_fetch: bytes) -> int:
     """Send the full fetch that opens a session; its id."""
-    sock.sendall(full_fetch)
-    scratch = bytearray(4)
-    _recv_exact(sock, 4, scratch)
-    (size,) = _SIZE.unpack_from(scratch)
-    answer = bytearray(size)
-    _recv_exact(sock, size, answer)
-    (session_id,) = _SIZE.unpack_from(answer, _SESSION_ID_IN_ANSWER)
+    (session_id,) = _SIZE.unpack_from(_exchange(sock, full_fetch), _SESSION_ID_IN_ANSWER)
     if session_id == 0:
         raise RuntimeError("the broker opened no fetch session")
     return int(session_id)
