@@ -14,24 +14,11 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 import odradek
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load_tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("odradek_compile_tool", REPO_ROOT / "tools" / "compile.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-compile_tool = _load_tool()
+from tests.compile_tool import REPO_ROOT, compile_tool
 
 
 def _overlay() -> Path | None:

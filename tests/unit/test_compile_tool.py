@@ -5,25 +5,12 @@ checked by tests/compiled, which ``make test`` runs against the overlay)."""
 from __future__ import annotations
 
 import ast
-import importlib.util
 import re
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load_tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("odradek_compile_tool", REPO_ROOT / "tools" / "compile.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-compile_tool = _load_tool()
+from tests.compile_tool import REPO_ROOT, compile_tool
 
 
 def test_every_listed_module_exists_once() -> None:
