@@ -68,20 +68,21 @@ def read_committed(
             continue
         if region.length > max_bytes and not min_one_batch:
             region = None
-        if not _any_aborted_txn(segments, index):  # the usual case: no bound to look up
+        searched = _first_holding_txns(segments, index)
+        if searched is None:  # the usual case: no aborted transaction, no bound to look up
             return CommittedRead(region, ())
         size = 0 if region is None else region.length
         upper = segment.fetch_upper_bound_offset(region.position if region is not None else 0, size)
         if upper is None:
             upper = segments[index + 1].base_offset if index + 1 < len(segments) else log_end_offset
-        return CommittedRead(region, collect_aborted_txns(segments, index, offset, upper))
+        return CommittedRead(region, collect_aborted_txns(segments, searched, offset, upper))
     return CommittedRead(None, ())
 
 
-def _any_aborted_txn(segments: Sequence[LogSegment], first: int) -> bool:
-    """Whether a transaction index of ``segments[first:]`` holds an entry (what
-    `collect_aborted_txns` would search)."""
-    return any(len(segments[index].txn_index) for index in range(first, len(segments)))
+def _first_holding_txns(segments: Sequence[LogSegment], first: int) -> int | None:
+    """The first of ``segments[first:]`` whose transaction index holds an entry, None when none
+    does: where `collect_aborted_txns` may start, since it passes over empty indexes anyway."""
+    return next((index for index in range(first, len(segments)) if len(segments[index].txn_index)), None)
 
 
 def collect_aborted_txns(
