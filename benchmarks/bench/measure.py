@@ -23,7 +23,7 @@ from typing import Any
 from bench.brokers import Broker
 from bench.method import dirty_mib
 from bench.pinning import Pinning
-from bench.procstat import cpu_seconds, machine_ticks, peak_rss_mib, reset_peak_rss
+from bench.procstat import cpu_seconds, kernel_seconds, machine_ticks, peak_rss_mib, reset_peak_rss
 
 CLIENT_TIMEOUT_S = 600.0
 
@@ -37,6 +37,7 @@ class Measured:
     stderr: str
     wall_s: float
     broker_cpu_s: float
+    broker_kernel_s: float  # the part of broker_cpu_s spent in the kernel
     client_cpu_s: float
     foreign_cores: float
     peak_rss_mib: float
@@ -85,7 +86,7 @@ def run_client(
     profiler = _start_profiler(profile[0], broker.pid, profile[1]) if profile else None
     children_before = _children_cpu()
     machine_before = machine_ticks()
-    broker_before = cpu_seconds(broker.pid)
+    broker_before, kernel_before = cpu_seconds(broker.pid), kernel_seconds(broker.pid)
     started = time.monotonic()
     try:
         result = subprocess.run(
@@ -96,6 +97,7 @@ def run_client(
         returncode, stdout, stderr = -1, _text(exc.stdout), _text(exc.stderr) + f"\ntimed out after {timeout_s}s"
     wall = time.monotonic() - started
     broker_cpu = cpu_seconds(broker.pid) - broker_before
+    broker_kernel = kernel_seconds(broker.pid) - kernel_before
     machine_after = machine_ticks()
     client_cpu = _children_cpu() - children_before
     peak = peak_rss_mib(broker.pid)
@@ -108,6 +110,7 @@ def run_client(
         stderr=stderr,
         wall_s=wall,
         broker_cpu_s=broker_cpu,
+        broker_kernel_s=broker_kernel,
         client_cpu_s=client_cpu,
         foreign_cores=max(0.0, foreign) / wall if wall > 0 else 0.0,
         peak_rss_mib=peak,

@@ -4,7 +4,10 @@ Units: MB = 10^6 bytes; CPU in seconds; RSS in MiB; latency in milliseconds.
 Efficiency (MB moved per broker CPU-second) is the main figure: it stays meaningful when the load
 generator, not the broker, limits throughput. ``broker_util`` is broker CPU over the tool's active
 time (1.0 = the broker's core was saturated); ``client_util`` is client CPU over its wall time
-(about 1.0 = the load generator's core was saturated).
+(about 1.0 = the load generator's core was saturated). ``broker_kernel_share`` is the part of the
+broker's CPU spent in the kernel: on this machine a produce run whose page-cache writes land on
+memory the host had taken back shows as a jump of that share (benchmarks/profiles.md, "Produce
+efficiency and the host's free-page reporting").
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ MB_S = Metric("mb_s", "throughput", "MB/s", True)
 REC_S = Metric("rec_s", "records/s", "rec/s", True, headline=False)
 EFFICIENCY = Metric("mb_per_cpu_s", "efficiency", "MB/broker CPU-s", True)
 BROKER_CPU = Metric("broker_cpu_s", "broker CPU", "s", False, headline=False)
+BROKER_KERNEL = Metric("broker_kernel_share", "broker CPU in the kernel", "fraction", False, headline=False)
 PEAK_RSS = Metric("peak_rss_mib", "peak RSS", "MiB", False, headline=False)
 BROKER_UTIL = Metric("broker_util", "broker core busy", "fraction", False, headline=False)
 CLIENT_UTIL = Metric("client_util", "client core busy", "fraction", False, headline=False)
@@ -58,7 +62,7 @@ E2E_P99 = Metric("e2e_p99_ms", "produce-to-consume p99", "ms", False)
 COMMIT_P99 = Metric("commit_p99_ms", "commit p99", "ms", False)
 DIRTY = Metric("dirty_mib", "dirty page cache at run start", "MiB", False, headline=False)
 
-THROUGHPUT_SET = (MB_S, REC_S, EFFICIENCY, BROKER_CPU, PEAK_RSS, BROKER_UTIL, CLIENT_UTIL, DIRTY)
+THROUGHPUT_SET = (MB_S, REC_S, EFFICIENCY, BROKER_CPU, BROKER_KERNEL, PEAK_RSS, BROKER_UTIL, CLIENT_UTIL, DIRTY)
 LATENCY_SET = (P50, P99, P999, AVG, BROKER_CPU, PEAK_RSS, BROKER_UTIL, CLIENT_UTIL, DIRTY)
 MIXED_SET = (
     PRODUCE_MB_S,
@@ -88,6 +92,8 @@ def finish(measured: Measured, tool: Sample, bytes_moved: float, active_s: float
     sample = dict(tool)
     broker_cpu = measured.broker_cpu_s
     sample["broker_cpu_s"] = broker_cpu
+    if broker_cpu > 0:
+        sample["broker_kernel_share"] = measured.broker_kernel_s / broker_cpu
     if bytes_moved > 0 and broker_cpu > 0:
         sample["mb_per_cpu_s"] = bytes_moved / 1e6 / broker_cpu
     if active_s > 0:

@@ -1,7 +1,8 @@
 """What the kernel knows about a process: CPU seconds, peak and current resident memory, machine load.
 
 CPU time of a process is utime + stime of every thread plus cutime + cstime (children it has
-reaped), plus the same for its live descendants, read from /proc/PID/stat. Peak RSS is VmHWM
+reaped), plus the same for its live descendants, read from /proc/PID/stat; its kernel part is the
+stime and cstime of the same processes. Peak RSS is VmHWM
 from /proc/PID/status; writing ``5`` to /proc/PID/clear_refs resets it (Linux >= 4.0), which is
 how each run gets its own peak while a broker stays up across runs.
 """
@@ -22,10 +23,14 @@ def _stat_fields(pid: int) -> list[str]:
     return raw[raw.rindex(")") + 2 :].split()
 
 
-def _own_ticks(pid: int) -> int:
+# Fields of /proc/PID/stat after the name: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14).
+_ALL_MODES = (11, 12, 13, 14)
+_KERNEL_MODE = (12, 14)  # stime and cstime: time in the kernel on the process's behalf
+
+
+def _own_ticks(pid: int, columns: tuple[int, ...]) -> int:
     fields = _stat_fields(pid)
-    # After the name: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14).
-    return int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
+    return sum(int(fields[column]) for column in columns)
 
 
 def _children(pid: int) -> list[int]:
@@ -40,16 +45,26 @@ def _children(pid: int) -> list[int]:
 
 def cpu_seconds(pid: int) -> float:
     """CPU seconds used so far by ``pid`` and all its descendants (live or reaped)."""
+    return _tree_ticks(pid, _ALL_MODES) / CLOCK_TICKS
+
+
+def kernel_seconds(pid: int) -> float:
+    """The part of `cpu_seconds` spent in the kernel (system time: syscalls, page faults, the
+    softirq work of loopback TCP that runs on the sender's core)."""
+    return _tree_ticks(pid, _KERNEL_MODE) / CLOCK_TICKS
+
+
+def _tree_ticks(pid: int, columns: tuple[int, ...]) -> int:
     total = 0
     pending = [pid]
     while pending:
         current = pending.pop()
         try:
-            total += _own_ticks(current)
+            total += _own_ticks(current, columns)
         except (OSError, ValueError, IndexError):
             continue
         pending.extend(_children(current))
-    return total / CLOCK_TICKS
+    return total
 
 
 def _status_kib(pid: int, key: str) -> int:

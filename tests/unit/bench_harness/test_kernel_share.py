@@ -1,0 +1,60 @@
+"""The broker's kernel share (benchmarks/bench/procstat.py, metrics.py): system time read from
+/proc for a process tree, and the share each run reports beside its CPU seconds."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
+
+from bench.measure import Measured
+from bench.metrics import finish
+from bench.procstat import cpu_seconds, kernel_seconds
+
+# Reads 16 GiB of /dev/zero into one buffer: nearly all of it is the kernel clearing memory.
+_KERNEL_BOUND_CHILD = (
+    "import os\n"
+    "buf = bytearray(1 << 20)\n"
+    "fd = os.open('/dev/zero', os.O_RDONLY)\n"
+    "for _ in range(16384):\n"
+    "    os.readv(fd, [buf])\n"
+)
+
+
+def _measured(cpu: float, kernel: float) -> Measured:
+    return Measured(
+        returncode=0,
+        stdout="",
+        stderr="",
+        wall_s=10.0,
+        broker_cpu_s=cpu,
+        broker_kernel_s=kernel,
+        client_cpu_s=9.0,
+        foreign_cores=0.0,
+        peak_rss_mib=30.0,
+        dirty_mib=0.0,
+    )
+
+
+def test_a_run_reports_the_kernel_part_of_the_broker_cpu() -> None:
+    sample = finish(_measured(cpu=2.0, kernel=1.5), {"mb_s": 100.0}, 1e9, 10.0)
+    assert sample["broker_kernel_share"] == 0.75
+    assert sample["mb_per_cpu_s"] == 500.0
+
+
+def test_no_share_when_the_broker_used_no_cpu() -> None:
+    sample = finish(_measured(cpu=0.0, kernel=0.0), {"mb_s": 100.0}, 1e9, 10.0)
+    assert "broker_kernel_share" not in sample
+
+
+def test_kernel_seconds_count_a_reaped_childs_system_time() -> None:
+    cpu_before, kernel_before = cpu_seconds(os.getpid()), kernel_seconds(os.getpid())
+    subprocess.run([sys.executable, "-c", _KERNEL_BOUND_CHILD], check=True)
+    cpu_spent = cpu_seconds(os.getpid()) - cpu_before
+    kernel_spent = kernel_seconds(os.getpid()) - kernel_before
+    assert kernel_spent >= 0.1
+    assert kernel_spent <= cpu_spent
+    assert kernel_spent >= cpu_spent / 2
