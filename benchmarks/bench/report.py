@@ -261,7 +261,7 @@ def summary_markdown(
         f"| case | tool | figure | {' | '.join(columns)} | odradek / Kafka |{peer_header} notes |",
         "|---|---|---|" + "---|" * len(columns) + "---|" + ("---|" if peers else "") + "---|",
     ]
-    shown_extra = ("peak_rss_mib", "broker_util", "client_util", "dirty_mib")
+    shown_extra = ("peak_rss_mib", "broker_util", "broker_kernel_share", "client_util", "dirty_mib")
     for figure in figures:
         if not figure.metric.headline and figure.metric.name not in shown_extra:
             continue
