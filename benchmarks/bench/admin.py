@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping
+from pathlib import Path
 
 from confluent_kafka import Consumer, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
@@ -39,14 +41,39 @@ def create_topic(bootstrap: str, name: str, partitions: int, configs: Mapping[st
     raise TimeoutError(f"topic {name}: partitions without a leader after {TIMEOUT_S:.0f}s")
 
 
-def delete_topic(bootstrap: str, name: str) -> None:
-    """Delete ``name`` (best effort: freeing disk between runs, not part of any measurement)."""
+def delete_topic(bootstrap: str, name: str, data_dir: Path | None = None) -> None:
+    """Delete ``name`` (best effort: freeing disk between runs, not part of any measurement); with
+    the broker's ``data_dir``, return only once its partition directories are gone there (Kafka
+    removes them on a background thread after answering), so the next run does not share the core
+    with the removal or start before the page cache it held is free (``brokers.KAFKA_BENCH_CONFIG``)."""
     admin = _admin(bootstrap)
     futures = admin.delete_topics([name], operation_timeout=60, request_timeout=60)
     try:
         futures[name].result(60)
     except Exception as exc:
         print(f"  (could not delete topic {name}: {exc})")
+        return
+    if data_dir is not None and not _wait_removed(data_dir, name, TIMEOUT_S):
+        print(f"  (topic {name}'s files still under {data_dir} after {TIMEOUT_S:.0f}s)")
+
+
+def partition_dirs(data_dir: Path, topic: str) -> list[Path]:
+    """``topic``'s partition directories under ``data_dir``: ``<topic>-<partition>``, or that name
+    followed by a dot and a suffix (``.<id>-delete`` while a deletion is pending)."""
+    pattern = re.compile(re.escape(topic) + r"-\d+(\..*)?")
+    try:
+        return [entry for entry in data_dir.iterdir() if pattern.fullmatch(entry.name)]
+    except FileNotFoundError:
+        return []
+
+
+def _wait_removed(data_dir: Path, topic: str, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while partition_dirs(data_dir, topic):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
+    return True
 
 
 def high_watermark(bootstrap: str, topic: str) -> int:

@@ -35,6 +35,17 @@ BROKERS = ("kafka", "odradek")
 PEERS = ("kfake", "tansu")
 START_TIMEOUT_S = 120.0
 
+#: Kafka removes a deleted topic's files ``log.segment.delete.delay.ms`` (60 s) after the deletion,
+#: odradek at once. Every run writes to a fresh topic deleted after the run, and on this VM memory
+#: freed in the guest is soon handed back to the host (free-page reporting): a run that starts right
+#: after a broker freed a topic's page cache writes into that warm memory, a run that starts while
+#: the freed memory is still held (Kafka's 60 s) writes into memory the host must fault back in,
+#: several times the system time per MB (profiles.md, "Produce efficiency and the host's free-page
+#: reporting"). With the delay at 0 both brokers free a run's page cache when the harness deletes
+#: its topic, so neither decides what the next broker's run writes into. No measured run deletes
+#: a segment (retention is 7 days), so the setting changes nothing inside a run.
+KAFKA_BENCH_CONFIG = {"log.segment.delete.delay.ms": "0"}
+
 
 @dataclass(frozen=True, slots=True)
 class Broker:
@@ -46,6 +57,7 @@ class Broker:
     proc: subprocess.Popen[Any]
     start_seconds: float  # exec -> ready
     prepare_seconds: float  # work before exec (Kafka's storage format); 0 for odradek
+    data_dir: Path | None = None  # where it keeps partitions; None for the in-memory peers
 
     @property
     def pid(self) -> int:
@@ -106,7 +118,9 @@ def _odradek_from(
         proc = procs.spawn(argv, log_path=Path(tmp) / f"{name}.log", cwd=source, env=env)
         try:
             ready = wait_ready(port, proc, START_TIMEOUT_S)
-            yield Broker(name, odradek_launcher._version(), f"{HOST}:{port}", proc, ready - started, 0.0)
+            yield Broker(
+                name, odradek_launcher._version(), f"{HOST}:{port}", proc, ready - started, 0.0, Path(tmp) / "data"
+            )
         finally:
             procs.stop(proc)
             if stall_log is not None:  # the broker's own log beside the stall log, for the same moments
@@ -160,7 +174,7 @@ def kafka(workdir: Path, pinning: Pinning, configs: Mapping[str, str] | None = N
         root = Path(tmp)
         port, controller_port = free_port(), free_port()
         config = root / "server.properties"
-        extra = "".join(f"{key}={value}\n" for key, value in (configs or {}).items())
+        extra = "".join(f"{key}={value}\n" for key, value in {**KAFKA_BENCH_CONFIG, **(configs or {})}.items())
         config.write_text(kafka_launcher.server_properties(port, controller_port, root / "data") + extra)
         log4j = root / "log4j2.properties"
         log4j.write_text(kafka_launcher._LOG4J2)
@@ -185,7 +199,7 @@ def kafka(workdir: Path, pinning: Pinning, configs: Mapping[str, str] | None = N
         proc = procs.spawn(argv, log_path=log_path)
         try:
             ready = wait_ready(port, proc, START_TIMEOUT_S)
-            yield Broker("kafka", version, f"{HOST}:{port}", proc, ready - started, started - formatted)
+            yield Broker("kafka", version, f"{HOST}:{port}", proc, ready - started, started - formatted, root / "data")
         finally:
             procs.stop(proc, grace_s=20.0)
 

@@ -168,7 +168,7 @@ def producer_perf(
             tool = kafka_tools.parse_producer(measured.stdout, size)
             return finish(measured, tool, tool["records"] * size, tool["records"] / tool["rec_s"])
         finally:
-            delete_topic(broker.bootstrap, topic)
+            delete_topic(broker.bootstrap, topic, broker.data_dir)
 
     return run
 
@@ -192,7 +192,7 @@ def rdkafka_produce(key: str, size: int, extra: Sequence[str]) -> RunFn:
             }
             return finish(measured, tool, result["bytes"], seconds)
         finally:
-            delete_topic(broker.bootstrap, topic)
+            delete_topic(broker.bootstrap, topic, broker.data_dir)
 
     return run
 
@@ -218,7 +218,7 @@ def prefill(topic: str, records: int, size: int) -> Callable[[Context, Broker], 
 
 
 def drop_topic(broker: Broker, setup: Setup) -> None:
-    delete_topic(broker.bootstrap, setup["topic"])
+    delete_topic(broker.bootstrap, setup["topic"], broker.data_dir)
 
 
 def consumer_perf(ctx: Context, broker: Broker, setup: Setup, label: str, scale: Scale) -> Sample:
@@ -279,7 +279,7 @@ def end_to_end(size: int) -> RunFn:
             tool["rec_s"] = 1000 / tool["avg_ms"] if tool["avg_ms"] > 0 else 0.0
             return finish(measured, tool, records * size, records * tool["avg_ms"] / 1000)
         finally:
-            delete_topic(broker.bootstrap, topic)
+            delete_topic(broker.bootstrap, topic, broker.data_dir)
 
     return run
 
@@ -302,7 +302,7 @@ def rdkafka_latency(rate: int, size: int) -> RunFn:
             tool = {name: result[name] for name in ("p50_ms", "p99_ms", "p999_ms", "avg_ms")}
             return finish(measured, tool, result["bytes"], result["seconds"])
         finally:
-            delete_topic(broker.bootstrap, topic)
+            delete_topic(broker.bootstrap, topic, broker.data_dir)
 
     return run
 
@@ -381,7 +381,7 @@ def mixed(producers: int, partitions: int, rate: int, size: int) -> RunFn:
             tool["mb_s"] = tool["produce_mb_s"] + tool["consume_mb_s"]
             return finish(measured, tool, result["bytes"], result["seconds"])
         finally:
-            delete_topic(broker.bootstrap, topic)
+            delete_topic(broker.bootstrap, topic, broker.data_dir)
 
     return run
 
