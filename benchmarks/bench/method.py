@@ -4,7 +4,10 @@ long enough, what the page cache held when a run began, and what a whole ``make 
 Issue 19's method: every measured run lasts at least ``Timing.measured_s`` (10 s by default) after a
 warm-up that goes on until the broker's per-run figure stops improving (Kafka's JIT needs several
 runs); between runs the harness calls ``sync`` and pauses so one run's write-back does not land in the
-next, and records the dirty page-cache bytes at the start of every run.
+next, and records the dirty page-cache bytes at the start of every run. Each run's topic is deleted
+after it, and the next run starts only once the broker's files are gone, on Kafka as on odradek
+(``brokers.KAFKA_BENCH_CONFIG``): which broker ran before must not decide whether a run writes into
+memory just freed or into memory the host has taken back.
 """
 
 from __future__ import annotations
