@@ -41,10 +41,12 @@ START_TIMEOUT_S = 120.0
 #: after a broker freed a topic's page cache writes into that warm memory, a run that starts while
 #: the freed memory is still held (Kafka's 60 s) writes into memory the host must fault back in,
 #: several times the system time per MB (profiles.md, "Produce efficiency and the host's free-page
-#: reporting"). With the delay at 0 both brokers free a run's page cache when the harness deletes
-#: its topic, so neither decides what the next broker's run writes into. No measured run deletes
-#: a segment (retention is 7 days), so the setting changes nothing inside a run.
-KAFKA_BENCH_CONFIG = {"log.segment.delete.delay.ms": "0"}
+#: reporting"). At 1 s both brokers have freed a run's page cache before the next run starts (the
+#: harness waits for the files to go, `bench.admin.delete_topic`). Not 0: with 0 an idle Kafka that
+#: has deleted a topic uses ~0.05 cores more (0.076-0.086 against 0.028-0.035 with the default, 20-s
+#: samples; at 1 s, 0.042), CPU every run would charge to Kafka. No measured run deletes a segment (retention is
+#: 7 days), so the setting changes nothing inside a run.
+KAFKA_BENCH_CONFIG = {"log.segment.delete.delay.ms": "1000"}
 
 
 @dataclass(frozen=True, slots=True)
