@@ -226,11 +226,19 @@ class Listener:
                 )
         except (OSError, ssl.SSLError, TimeoutError, ConnectionError) as exc:
             log.info("listener %s: connection closed before it was made: %s", self.name, exc)
-            for conn in made:
-                self.connections.discard(conn)
-            sock.close()
-            if release is not None:
-                release()
+            self._drop_hand_over(sock, made, release)
+        except asyncio.CancelledError:  # `stop` while the hand-over was under way: the socket is ours to close
+            self._drop_hand_over(sock, made, release)
+            raise
+
+    def _drop_hand_over(self, sock: socket.socket, made: list[Connection], release: Callable[[], None] | None) -> None:
+        """Forget the connections a failed hand-over made and close its socket now (a transport's own
+        close would wait for a loop turn that a stopping broker may never give it)."""
+        for conn in made:
+            self.connections.discard(conn)
+        sock.close()
+        if release is not None:
+            release()
 
     def _sweep(self) -> None:
         """Close every connection with no bytes in or out for ``connections.max.idle.ms`` (real time,
