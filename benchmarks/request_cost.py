@@ -47,7 +47,7 @@ from bench.admin import create_topic
 from bench.brokers import BASELINE_ENV, Broker, odradek, odradek_base
 from bench.measure import _start_profiler, _stop_profiler
 from bench.pinning import plan
-from bench.procstat import CLOCK_TICKS, _stat_fields, cpu_seconds
+from bench.procstat import cpu_times
 
 from odradek.wire.api import RequestHeader, encode_request_header
 from odradek.wire.codec import decode, encode_into
@@ -257,15 +257,10 @@ def _round(
             offsets = (batch * LARGE_BATCH_RECORDS for batch in cycle(range(batches)))
             successive = Successive(at, offsets, wide=True)
         drive(sock, frame, min(1000, requests), window, successive)  # the connection's own start-up is not counted
-        before, user_before = cpu_seconds(broker.pid), _user_seconds(broker.pid)
+        before = cpu_times(broker.pid)
         drive(sock, frame, requests, window, successive)
-        total, user = cpu_seconds(broker.pid) - before, _user_seconds(broker.pid) - user_before
-        return total / requests * 1e6, user / requests * 1e6
-
-
-def _user_seconds(pid: int) -> float:
-    """The user-mode CPU seconds of the process ``pid`` (utime, the 12th field after its name)."""
-    return int(_stat_fields(pid)[11]) / CLOCK_TICKS
+        spent = cpu_times(broker.pid) - before
+        return spent.total / requests * 1e6, spent.user / requests * 1e6
 
 
 def main(argv: list[str] | None = None) -> int:

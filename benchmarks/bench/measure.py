@@ -23,7 +23,7 @@ from typing import Any
 from bench.brokers import Broker
 from bench.method import dirty_mib
 from bench.pinning import Pinning
-from bench.procstat import cpu_seconds, kernel_seconds, machine_ticks, peak_rss_mib, reset_peak_rss
+from bench.procstat import cpu_times, machine_ticks, peak_rss_mib, reset_peak_rss
 
 CLIENT_TIMEOUT_S = 600.0
 
@@ -86,7 +86,7 @@ def run_client(
     profiler = _start_profiler(profile[0], broker.pid, profile[1]) if profile else None
     children_before = _children_cpu()
     machine_before = machine_ticks()
-    broker_before, kernel_before = cpu_seconds(broker.pid), kernel_seconds(broker.pid)
+    broker_before = cpu_times(broker.pid)
     started = time.monotonic()
     try:
         result = subprocess.run(
@@ -96,8 +96,8 @@ def run_client(
     except subprocess.TimeoutExpired as exc:
         returncode, stdout, stderr = -1, _text(exc.stdout), _text(exc.stderr) + f"\ntimed out after {timeout_s}s"
     wall = time.monotonic() - started
-    broker_cpu = cpu_seconds(broker.pid) - broker_before
-    broker_kernel = kernel_seconds(broker.pid) - kernel_before
+    broker_spent = cpu_times(broker.pid) - broker_before
+    broker_cpu = broker_spent.total
     machine_after = machine_ticks()
     client_cpu = _children_cpu() - children_before
     peak = peak_rss_mib(broker.pid)
@@ -110,7 +110,7 @@ def run_client(
         stderr=stderr,
         wall_s=wall,
         broker_cpu_s=broker_cpu,
-        broker_kernel_s=broker_kernel,
+        broker_kernel_s=broker_spent.kernel,
         client_cpu_s=client_cpu,
         foreign_cores=max(0.0, foreign) / wall if wall > 0 else 0.0,
         peak_rss_mib=peak,

@@ -23,16 +23,6 @@ def _stat_fields(pid: int) -> list[str]:
     return raw[raw.rindex(")") + 2 :].split()
 
 
-# Fields of /proc/PID/stat after the name: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14).
-_ALL_MODES = (11, 12, 13, 14)
-_KERNEL_MODE = (12, 14)  # stime and cstime: time in the kernel on the process's behalf
-
-
-def _own_ticks(pid: int, columns: tuple[int, ...]) -> int:
-    fields = _stat_fields(pid)
-    return sum(int(fields[column]) for column in columns)
-
-
 def _children(pid: int) -> list[int]:
     found: list[int] = []
     task_dir = Path(f"/proc/{pid}/task")
@@ -43,28 +33,46 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def cpu_seconds(pid: int) -> float:
-    """CPU seconds used so far by ``pid`` and all its descendants (live or reaped)."""
-    return _tree_ticks(pid, _ALL_MODES) / CLOCK_TICKS
+# Fields of /proc/PID/stat after the name: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14).
+_USER, _KERNEL = (11, 13), (12, 14)
 
 
-def kernel_seconds(pid: int) -> float:
-    """The part of `cpu_seconds` spent in the kernel (system time: syscalls, page faults, the
-    softirq work of loopback TCP that runs on the sender's core)."""
-    return _tree_ticks(pid, _KERNEL_MODE) / CLOCK_TICKS
+@dataclass(frozen=True, slots=True)
+class CpuTimes:
+    """CPU seconds of a process tree so far: all of it, and the part spent in the kernel (system
+    time: syscalls, page faults, the softirq work of loopback TCP that runs on the sender's core)."""
+
+    total: float
+    kernel: float
+
+    @property
+    def user(self) -> float:
+        return self.total - self.kernel
+
+    def __sub__(self, earlier: CpuTimes) -> CpuTimes:
+        return CpuTimes(self.total - earlier.total, self.kernel - earlier.kernel)
 
 
-def _tree_ticks(pid: int, columns: tuple[int, ...]) -> int:
-    total = 0
+def cpu_times(pid: int) -> CpuTimes:
+    """`CpuTimes` of ``pid`` and all its descendants (live or reaped), from one walk of the tree."""
+    user = kernel = 0
     pending = [pid]
     while pending:
         current = pending.pop()
         try:
-            total += _own_ticks(current, columns)
+            fields = _stat_fields(current)
+            own_user = sum(int(fields[column]) for column in _USER)
+            own_kernel = sum(int(fields[column]) for column in _KERNEL)
         except (OSError, ValueError, IndexError):
             continue
+        user, kernel = user + own_user, kernel + own_kernel
         pending.extend(_children(current))
-    return total
+    return CpuTimes((user + kernel) / CLOCK_TICKS, kernel / CLOCK_TICKS)
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU seconds used so far by ``pid`` and all its descendants (live or reaped)."""
+    return cpu_times(pid).total
 
 
 def _status_kib(pid: int, key: str) -> int:
