@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Mapping
 from pathlib import Path
 
 from confluent_kafka import Consumer, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
+
+from odradek.storage.data_dir_names import DELETE_SUFFIX, FUTURE_SUFFIX, parse_partition_dir_name
 
 TIMEOUT_S = 120.0
 
@@ -58,13 +59,20 @@ def delete_topic(bootstrap: str, name: str, data_dir: Path | None = None) -> Non
 
 
 def partition_dirs(data_dir: Path, topic: str) -> list[Path]:
-    """``topic``'s partition directories under ``data_dir``: ``<topic>-<partition>``, or that name
-    followed by a dot and a suffix (``.<id>-delete`` while a deletion is pending)."""
-    pattern = re.compile(re.escape(topic) + r"-\d+(\..*)?")
+    """``topic``'s partition directories under ``data_dir``, in Kafka's layout (the one odradek
+    reads, `odradek.storage.data_dir_names`): ``<topic>-<partition>``, and the same followed by
+    ``.<id>-delete`` while a deletion is pending (or ``-future`` during a move)."""
     try:
-        return [entry for entry in data_dir.iterdir() if pattern.fullmatch(entry.name)]
+        return [entry for entry in data_dir.iterdir() if _topic_of(entry.name) == topic]
     except FileNotFoundError:
         return []
+
+
+def _topic_of(name: str) -> str | None:
+    if name.endswith((DELETE_SUFFIX, FUTURE_SUFFIX)):
+        name = name.rpartition(".")[0]
+    parsed = parse_partition_dir_name(name)
+    return None if parsed is None else parsed[0]
 
 
 def _wait_removed(data_dir: Path, topic: str, timeout_s: float) -> bool:
