@@ -286,7 +286,6 @@ def test_markers_a_failing_disk_refused_are_written_by_retries_or_at_the_next_st
         disk.fail_fsync = True
         producer.commit_transaction(TIMEOUT_S)
         assert _describe(conn, transactional_id).transaction_state == "PrepareCommit"
-        del producer  # gone before the broker stops: no reconnect is accepted while it shuts down
     disk.fail_fsync = False
     with raw_broker(tmp_path, fs=disk) as (proc, conn):
         deadline = time.monotonic() + TIMEOUT_S
