@@ -43,9 +43,9 @@ START_TIMEOUT_S = 120.0
 #: several times the system time per MB (profiles.md, "Produce efficiency and the host's free-page
 #: reporting"). At 1 s both brokers have freed a run's page cache before the next run starts (the
 #: harness waits for the files to go, `bench.admin.delete_topic`). Not 0: with 0 an idle Kafka that
-#: has deleted a topic uses ~0.05 cores more (0.076-0.086 against 0.028-0.035 with the default, 20-s
-#: samples; at 1 s, 0.042), CPU every run would charge to Kafka. No measured run deletes a segment (retention is
-#: 7 days), so the setting changes nothing inside a run.
+#: has deleted a topic uses ~0.05 cores more (0.076-0.086 against 0.028-0.035 with the default,
+#: 20-s samples; at 1 s, 0.042), CPU every run would charge to Kafka. No measured run deletes a
+#: segment (retention is 7 days), so the setting changes nothing inside a run.
 KAFKA_BENCH_CONFIG = {"log.segment.delete.delay.ms": "1000"}
 
 
