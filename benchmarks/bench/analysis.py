@@ -66,21 +66,27 @@ def _values(record: CaseRecord, broker: str, metric: str) -> list[float | None]:
     return [by_index[index] for index in sorted(by_index)]
 
 
+def taken_cores(sample: dict[str, float]) -> float:
+    """CPU (in cores) that neither the broker nor the load generator had during a run: other processes
+    in this machine (``foreign_cores``) and the hypervisor's other guests (``steal_cores``)."""
+    return sample.get("foreign_cores", 0.0) + sample.get("steal_cores", 0.0)
+
+
 def contended_runs(record: CaseRecord) -> tuple[int, int]:
-    """(measured runs during which other processes used more than ``CONTENDED_CORES``, measured runs)."""
+    """(measured runs that lost more than ``CONTENDED_CORES`` to others (`taken_cores`), measured runs)."""
     measured = [run for run in record.runs if run.sample and not run.warmup]
-    busy = [run for run in measured if run.sample and run.sample.get("foreign_cores", 0.0) > CONTENDED_CORES]
+    busy = [run for run in measured if run.sample and taken_cores(run.sample) > CONTENDED_CORES]
     return len(busy), len(measured)
 
 
 def contention(record: CaseRecord) -> float:
-    """Median CPU (in cores) used by other processes during the measured runs of this case."""
-    foreign = [
-        run.sample["foreign_cores"]
+    """Median CPU (in cores) taken by others (`taken_cores`) during the measured runs of this case."""
+    taken = [
+        taken_cores(run.sample)
         for run in record.runs
         if run.sample and not run.warmup and "foreign_cores" in run.sample
     ]
-    return statistics.median(foreign) if foreign else 0.0
+    return statistics.median(taken) if taken else 0.0
 
 
 def figures(record: CaseRecord, brokers: list[str]) -> list[Figure]:

@@ -3,9 +3,10 @@
 Around the client process: flush dirty pages (``sync``) and pause so earlier runs' write-back does not
 land in this one, record the dirty page cache left at the start (/proc/meminfo ``Dirty``), reset the
 broker's peak RSS, then take deltas of the broker's CPU seconds, the client's
-CPU seconds (rusage of reaped children) and the whole machine's busy time. What is left of the
-machine's busy time is "foreign" CPU: other processes on this shared machine (and the idle peer
-broker), reported in cores so contended runs can be flagged.
+CPU seconds (rusage of reaped children) and the whole machine's busy time. The machine's steal time
+(the hypervisor running other guests while this one had work) is reported on its own, in cores; what
+is left of the busy time is "foreign" CPU: other processes in this machine (and the idle peer
+broker), also in cores, so contended runs can be flagged.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any
 from bench.brokers import Broker
 from bench.method import dirty_mib
 from bench.pinning import Pinning
-from bench.procstat import cpu_times, machine_ticks, peak_rss_mib, reset_peak_rss
+from bench.procstat import compiler_seconds, cpu_times, machine_ticks, peak_rss_mib, reset_peak_rss
 
 CLIENT_TIMEOUT_S = 600.0
 
@@ -38,8 +39,10 @@ class Measured:
     wall_s: float
     broker_cpu_s: float
     broker_kernel_s: float  # the part of broker_cpu_s spent in the kernel
+    broker_compiler_s: float | None  # the part of broker_cpu_s a JVM's JIT compiler threads used; None: no JVM
     client_cpu_s: float
     foreign_cores: float
+    steal_cores: float
     peak_rss_mib: float
     dirty_mib: float  # page cache waiting for write-back when the run started
 
@@ -87,6 +90,7 @@ def run_client(
     children_before = _children_cpu()
     machine_before = machine_ticks()
     broker_before = cpu_times(broker.pid)
+    compiler_before = compiler_seconds(broker.pid)
     started = time.monotonic()
     try:
         result = subprocess.run(
@@ -97,13 +101,16 @@ def run_client(
         returncode, stdout, stderr = -1, _text(exc.stdout), _text(exc.stderr) + f"\ntimed out after {timeout_s}s"
     wall = time.monotonic() - started
     broker_spent = cpu_times(broker.pid) - broker_before
+    compiler_after = compiler_seconds(broker.pid)
+    compiler_spent = None if compiler_before is None or compiler_after is None else compiler_after - compiler_before
     broker_cpu = broker_spent.total
     machine_after = machine_ticks()
     client_cpu = _children_cpu() - children_before
     peak = peak_rss_mib(broker.pid)
     if profiler is not None:
         _stop_profiler(profiler)
-    foreign = (machine_after.busy_s - machine_before.busy_s) - broker_cpu - client_cpu
+    steal = machine_after.steal_s - machine_before.steal_s
+    foreign = (machine_after.busy_s - machine_before.busy_s) - steal - broker_cpu - client_cpu
     return Measured(
         returncode=returncode,
         stdout=stdout,
@@ -111,8 +118,10 @@ def run_client(
         wall_s=wall,
         broker_cpu_s=broker_cpu,
         broker_kernel_s=broker_spent.kernel,
+        broker_compiler_s=compiler_spent,
         client_cpu_s=client_cpu,
         foreign_cores=max(0.0, foreign) / wall if wall > 0 else 0.0,
+        steal_cores=max(0.0, steal) / wall if wall > 0 else 0.0,
         peak_rss_mib=peak,
         dirty_mib=dirty,
     )

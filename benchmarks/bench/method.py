@@ -18,8 +18,13 @@ from dataclasses import dataclass
 
 #: A warm-up run counts as "still rising" while it beats every earlier one by more than this.
 WARMUP_TOLERANCE = 0.05
+#: A JVM broker is still compiling while its JIT compiler threads used more than this share of its
+#: CPU in a warm-up run (``procstat.compiler_seconds``); its warm-up goes on meanwhile, whatever its
+#: figure did: pinned to one core, Kafka compiles in what its request threads leave over, and its
+#: figure can stay flat for runs before the compiled code arrives.
+COMPILER_BUSY_SHARE = 0.05
 MIN_WARMUP_RUNS = 2
-MAX_WARMUP_RUNS = 6
+MAX_WARMUP_RUNS = 8
 #: ``make bench`` must stay under this on a 2-core machine (issue 19).
 BUDGET_S = 45 * 60
 #: The plan is made to fit this, leaving the budget's rest for what the estimate leaves out
@@ -46,12 +51,14 @@ def warmed_up(
     tolerance: float = WARMUP_TOLERANCE,
     min_runs: int = MIN_WARMUP_RUNS,
     max_runs: int = MAX_WARMUP_RUNS,
+    compiling: bool = False,
 ) -> bool:
     """True once the last warm-up figure no longer improves on the best earlier one by more than
-    ``tolerance`` (or ``max_runs`` were spent). ``figures`` are the warm-up runs so far, oldest first."""
+    ``tolerance`` and the broker was not ``compiling`` in the last run (or ``max_runs`` were spent).
+    ``figures`` are the warm-up runs so far, oldest first."""
     if len(figures) >= max_runs:
         return True
-    if len(figures) < max(2, min_runs):
+    if compiling or len(figures) < max(2, min_runs):
         return False
     *earlier, last = figures
     if higher_is_better:
@@ -117,10 +124,11 @@ def share(case: PlannedCase, broker: str, pairs: int) -> Share:
     return Share(min(runs, PEER_MAX_RUNS), case.measured_s, PEER_WARMUP_RUNS)
 
 
-#: Rough cost of starting each broker on a fresh data directory (Kafka formats storage first).
+#: Rough cost of starting each broker on a fresh data directory (Kafka formats storage first); Kafka
+#: and odradek start once per ``make bench``, a peer once per case (``runner.BrokerPool.ready``).
 START_S = {"kafka": 12.0, "odradek": 2.0, "odradek-base": 2.0, "odradek-compiled": 2.0, "kfake": 1.0, "tansu": 1.0}
 #: Expected warm-up runs per broker: Kafka's JIT needs more than the others' minimum.
-EXPECTED_WARMUPS = {"kafka": 3.5}
+EXPECTED_WARMUPS = {"kafka": 6.0}
 RUN_OVERHEAD_S = 1.0  # topic create/delete, client start, result parsing (0.2-0.7 s measured)
 JAVA_START_S = 2.0
 #: W7 reads a broker's idle RSS this long after it answered.
@@ -136,15 +144,19 @@ def cold_start_rounds(pairs: int, peer: bool) -> int:
 def estimate_seconds(
     cases: Sequence[PlannedCase], pairs: int, timing: Timing, cold_starts: Mapping[str, int] | None = None
 ) -> float:
-    """A planning estimate of a whole run: broker starts, warm-ups and each broker's share of ``pairs``
-    measured runs per case, then W7's cold starts (``cold_starts``: how many of each broker)."""
+    """A planning estimate of a whole run: broker starts (a peer's in every case it runs, another
+    broker's once), warm-ups and each broker's share of ``pairs`` measured runs per case, then W7's
+    cold starts (``cold_starts``: how many of each broker)."""
     total = 0.0
+    started: set[str] = set()
     for case in cases:
         per_run = RUN_OVERHEAD_S + timing.pause_s + case.run_extra_s + (JAVA_START_S if case.java_client else 0.0)
         for broker in case.brokers:
             given = share(case, broker, pairs)
             warmups = min(EXPECTED_WARMUPS.get(broker, float(MIN_WARMUP_RUNS)), given.max_warmups)
-            total += START_S.get(broker, 5.0)
+            if broker in case.peers or broker not in started:
+                total += START_S.get(broker, 5.0)
+                started.add(broker)
             total += warmups * (min(timing.warmup_s, given.measured_s) + per_run)
             total += given.runs * (given.measured_s + per_run)
     for broker, rounds in (cold_starts or {}).items():

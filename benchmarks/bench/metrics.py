@@ -7,7 +7,9 @@ time (1.0 = the broker's core was saturated); ``client_util`` is client CPU over
 (about 1.0 = the load generator's core was saturated). ``broker_kernel_share`` is the part of the
 broker's CPU spent in the kernel: on this machine a produce run whose page-cache writes land on
 memory the host had taken back shows as a jump of that share (benchmarks/profiles.md, "Produce
-efficiency and the host's free-page reporting").
+efficiency and the host's free-page reporting"). ``broker_compiler_share`` is the part a JVM broker's
+JIT compiler threads used (no value for a broker that is not a JVM): what tells a Kafka still
+warming up from a Kafka at its pace.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ REC_S = Metric("rec_s", "records/s", "rec/s", True, headline=False)
 EFFICIENCY = Metric("mb_per_cpu_s", "efficiency", "MB/broker CPU-s", True)
 BROKER_CPU = Metric("broker_cpu_s", "broker CPU", "s", False, headline=False)
 BROKER_KERNEL = Metric("broker_kernel_share", "broker CPU in the kernel", "fraction", False, headline=False)
+BROKER_COMPILER = Metric("broker_compiler_share", "broker CPU in the JIT compiler", "fraction", False, headline=False)
 PEAK_RSS = Metric("peak_rss_mib", "peak RSS", "MiB", False, headline=False)
 BROKER_UTIL = Metric("broker_util", "broker core busy", "fraction", False, headline=False)
 CLIENT_UTIL = Metric("client_util", "client core busy", "fraction", False, headline=False)
@@ -62,8 +65,19 @@ E2E_P99 = Metric("e2e_p99_ms", "produce-to-consume p99", "ms", False)
 COMMIT_P99 = Metric("commit_p99_ms", "commit p99", "ms", False)
 DIRTY = Metric("dirty_mib", "dirty page cache at run start", "MiB", False, headline=False)
 
-THROUGHPUT_SET = (MB_S, REC_S, EFFICIENCY, BROKER_CPU, BROKER_KERNEL, PEAK_RSS, BROKER_UTIL, CLIENT_UTIL, DIRTY)
-LATENCY_SET = (P50, P99, P999, AVG, BROKER_CPU, PEAK_RSS, BROKER_UTIL, CLIENT_UTIL, DIRTY)
+THROUGHPUT_SET = (
+    MB_S,
+    REC_S,
+    EFFICIENCY,
+    BROKER_CPU,
+    BROKER_KERNEL,
+    BROKER_COMPILER,
+    PEAK_RSS,
+    BROKER_UTIL,
+    CLIENT_UTIL,
+    DIRTY,
+)
+LATENCY_SET = (P50, P99, P999, AVG, BROKER_CPU, BROKER_COMPILER, PEAK_RSS, BROKER_UTIL, CLIENT_UTIL, DIRTY)
 MIXED_SET = (
     PRODUCE_MB_S,
     CONSUME_MB_S,
@@ -73,6 +87,7 @@ MIXED_SET = (
     COMMIT_P99,
     EFFICIENCY,
     BROKER_CPU,
+    BROKER_COMPILER,
     PEAK_RSS,
     CLIENT_UTIL,
     DIRTY,
@@ -94,6 +109,8 @@ def finish(measured: Measured, tool: Sample, bytes_moved: float, active_s: float
     sample["broker_cpu_s"] = broker_cpu
     if broker_cpu > 0:
         sample["broker_kernel_share"] = measured.broker_kernel_s / broker_cpu
+        if measured.broker_compiler_s is not None:
+            sample["broker_compiler_share"] = measured.broker_compiler_s / broker_cpu
     if bytes_moved > 0 and broker_cpu > 0:
         sample["mb_per_cpu_s"] = bytes_moved / 1e6 / broker_cpu
     if active_s > 0:
@@ -101,6 +118,7 @@ def finish(measured: Measured, tool: Sample, bytes_moved: float, active_s: float
     sample["client_util"] = measured.client_cpu_s / measured.wall_s if measured.wall_s > 0 else 0.0
     sample["peak_rss_mib"] = measured.peak_rss_mib
     sample["foreign_cores"] = measured.foreign_cores
+    sample["steal_cores"] = measured.steal_cores
     sample["wall_s"] = measured.wall_s
     sample["dirty_mib"] = measured.dirty_mib
     return sample

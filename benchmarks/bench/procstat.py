@@ -1,4 +1,5 @@
-"""What the kernel knows about a process: CPU seconds, peak and current resident memory, machine load.
+"""What the kernel knows about a process: CPU seconds, peak and current resident memory, machine load,
+and for a JVM the CPU its JIT compiler threads used.
 
 CPU time of a process is utime + stime of every thread plus cutime + cstime (children it has
 reaped), plus the same for its live descendants, read from /proc/PID/stat; its kernel part is the
@@ -19,7 +20,11 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 def _stat_fields(pid: int) -> list[str]:
     """Fields of /proc/PID/stat after the command name (which may hold spaces and parentheses)."""
-    raw = Path(f"/proc/{pid}/stat").read_text()
+    return _stat_fields_of(Path(f"/proc/{pid}/stat"))
+
+
+def _stat_fields_of(stat: Path) -> list[str]:
+    raw = stat.read_text()
     return raw[raw.rindex(")") + 2 :].split()
 
 
@@ -75,6 +80,24 @@ def cpu_seconds(pid: int) -> float:
     return cpu_times(pid).total
 
 
+#: How HotSpot names its JIT compiler threads ("C2 CompilerThread0", cut to the kernel's 15 bytes).
+_COMPILER_THREAD_PREFIXES = ("C1 CompilerThre", "C2 CompilerThre")
+
+
+def compiler_seconds(pid: int) -> float | None:
+    """CPU seconds the JVM ``pid`` has spent compiling (its C1 and C2 compiler threads, user and
+    kernel time); None for a process without such threads (every broker but a JVM, or one gone)."""
+    ticks, found = 0, False
+    with contextlib.suppress(OSError):
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                if (task / "comm").read_text().rstrip("\n").startswith(_COMPILER_THREAD_PREFIXES):
+                    fields = _stat_fields_of(task / "stat")
+                    ticks += sum(int(fields[column]) for column in (_USER[0], _KERNEL[0]))
+                    found = True
+    return ticks / CLOCK_TICKS if found else None
+
+
 def _status_kib(pid: int, key: str) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith(key + ":"):
@@ -103,10 +126,12 @@ def reset_peak_rss(pid: int) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class MachineTicks:
-    """Busy and total CPU time of the whole machine (all cores), in seconds."""
+    """Busy and total CPU time of the whole machine (all cores), in seconds; ``steal_s`` is the part
+    of busy that the hypervisor gave to other guests while this one had work to run."""
 
     busy_s: float
     total_s: float
+    steal_s: float
 
 
 def machine_ticks() -> MachineTicks:
@@ -115,4 +140,5 @@ def machine_ticks() -> MachineTicks:
         fields = [int(value) for value in stat.readline().split()[1:]]
     total = sum(fields[:8])  # user nice system idle iowait irq softirq steal (guest is inside user)
     idle = fields[3] + fields[4]
-    return MachineTicks(busy_s=(total - idle) / CLOCK_TICKS, total_s=total / CLOCK_TICKS)
+    steal = fields[7]
+    return MachineTicks((total - idle) / CLOCK_TICKS, total / CLOCK_TICKS, steal / CLOCK_TICKS)

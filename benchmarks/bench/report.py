@@ -16,6 +16,7 @@ from typing import Any
 from bench.analysis import REFERENCE, SUBJECT, Figure
 from bench.brokers import PEERS
 from bench.budget import BUDGET_FILE
+from bench.method import COMPILER_BUSY_SHARE, MAX_WARMUP_RUNS
 from bench.stats import CONTENDED_CORES, NOISY_SPREAD, Summary
 
 CHART = "ratios.png"
@@ -51,7 +52,9 @@ def _ratio(figure: Figure) -> str:
     return f"**{figure.ratio.median:.3g}**{mark}"
 
 
-def _notes(figure: Figure, client_util: dict[str, float]) -> str:
+def _notes(figure: Figure, client_util: dict[str, float], compiling: dict[str, float]) -> str:
+    """The notes column: noise, client-bound throughput, a JVM broker's JIT still busy in the measured
+    runs (``compiling``: each such broker's median compiler share), failures and cases not run."""
     notes: list[str] = []
     if figure.noisy:
         spreads = [s.spread for s in (*figure.per_broker.values(), figure.ratio) if s is not None]
@@ -60,6 +63,11 @@ def _notes(figure: Figure, client_util: dict[str, float]) -> str:
     bound = [name for name, util in client_util.items() if util >= 0.85]
     if bound and figure.metric.name in ("mb_s", "rec_s"):
         notes.append("client-bound: " + ", ".join(bound))
+    busy_jit = {name: share for name, share in compiling.items() if share > COMPILER_BUSY_SHARE}
+    if busy_jit and figure.metric.headline:
+        notes.extend(
+            f"{name} still compiling ({share * 100:.0f}% of its CPU in its JIT)" for name, share in busy_jit.items()
+        )
     failed = [f"{name} {count} failed" for name, count in figure.failures.items() if count]
     notes.extend(failed)
     notes.extend(f"{name} cannot run it (below)" for name in figure.cannot_run)
@@ -76,9 +84,10 @@ def _cannot_run(figures: list[Figure]) -> list[str]:
     return [*lines, ""]
 
 
-def _client_util(figures: list[Figure], key: str) -> dict[str, float]:
+def _medians(figures: list[Figure], key: str, metric: str) -> dict[str, float]:
+    """Each broker's median of ``metric`` in case ``key`` (brokers without a value left out)."""
     for figure in figures:
-        if figure.row.key == key and figure.metric.name == "client_util":
+        if figure.row.key == key and figure.metric.name == metric:
             return {name: s.median for name, s in figure.per_broker.items() if s is not None}
     return {}
 
@@ -225,11 +234,12 @@ def summary_markdown(
         f"Measured {document['date']} by `make bench` (`benchmarks/run.py{document['arguments']}`): "
         + ", ".join(f"{name} {brokers.get(name, '?')}" for name in order)
         + f"; {document['machine']['cpus']} cores, {document['machine']['pinning']}; "
-        f"per case, fresh brokers, a warm-up per broker until its figure stopped rising, then "
+        f"brokers started once (the peers once per case), per case a warm-up per broker until its figure "
+        f"stopped rising and its JIT went quiet, then "
         f"{document['pairs']} measured runs per broker of at least {timing.get('measured_s', '?')} s, alternating "
         f"{' / '.join(order)}{_peer_share_note(document, peers)}. "
         "Median (± interquartile spread); the ratios are medians of per-pair ratios. "
-        f"⚠ = noisy: spread above {NOISY_SPREAD * 100:.0f}% or other processes using more than "
+        f"⚠ = noisy: spread above {NOISY_SPREAD * 100:.0f}% or other processes and steal taking more than "
         f"{CONTENDED_CORES} cores meanwhile.",
         "",
     ]
@@ -237,20 +247,22 @@ def summary_markdown(
     if quiet and quiet["contended_runs"]:
         lines += [
             f"**This run could not be quiet:** {quiet['contended_runs']} of {quiet['measured_runs']} measured runs "
-            "ran while other processes used the machine; no figure marked ⚠ may be used to claim a target.",
+            "ran while other processes or the hypervisor's other guests (steal) took CPU; no figure marked ⚠ may "
+            "be used to claim a target.",
             "",
         ]
     elif quiet:
         lines += [
-            f"**A quiet run:** in none of the {quiet['measured_runs']} measured runs did other processes use more "
-            f"than {CONTENDED_CORES} cores; a figure marked ⚠ is noisy by its own spread.",
+            f"**A quiet run:** in none of the {quiet['measured_runs']} measured runs did other processes and the "
+            f"hypervisor's steal take more than {CONTENDED_CORES} cores; a figure marked ⚠ is noisy by its own spread.",
             "",
         ]
     contended = sorted({f.row.key for f in figures if f.contended})
     if contended:
         lines += [
             f"**Contention:** {len(contended)} of {len({f.row.key for f in figures})} cases ran while other "
-            "processes on this shared machine used CPU (see `foreign_cores` per run in the JSON): "
+            "processes or the hypervisor's other guests took CPU (`foreign_cores` and `steal_cores` per run in "
+            "the JSON): "
             + ", ".join(contended)
             + ". Their absolute figures drift; the paired ratios are the figures to read.",
             "",
@@ -261,16 +273,25 @@ def summary_markdown(
         f"| case | tool | figure | {' | '.join(columns)} | odradek / Kafka |{peer_header} notes |",
         "|---|---|---|" + "---|" * len(columns) + "---|" + ("---|" if peers else "") + "---|",
     ]
-    shown_extra = ("peak_rss_mib", "broker_util", "broker_kernel_share", "client_util", "dirty_mib")
+    compiler = "broker_compiler_share"
+    shown_extra = (
+        "peak_rss_mib",
+        "broker_util",
+        "broker_kernel_share",
+        compiler,
+        "client_util",
+        "dirty_mib",
+    )
     for figure in figures:
         if not figure.metric.headline and figure.metric.name not in shown_extra:
             continue
+        key = figure.row.key
         label = f"{figure.metric.label} ({figure.metric.unit})"
         cells = " | ".join(_cell(figure.per_broker.get(name)) for name in columns)
         peer_cell = f" {_peer_ratios(figure)} |" if peers else ""
         lines.append(
             f"| {figure.row.key} | {figure.row.tool} | {label} | {cells} | {_ratio(figure)} |{peer_cell} "
-            f"{_notes(figure, _client_util(figures, figure.row.key))} |"
+            f"{_notes(figure, _medians(figures, key, 'client_util'), _medians(figures, key, compiler))} |"
         )
     lines.append("")
     lines += _cannot_run(figures)
@@ -305,12 +326,17 @@ def summary_markdown(
         "passes, where librdkafka waits out a 500 ms long poll at the end of the log). EndToEndLatency "
         "sends one record at a time and prints whole-millisecond percentiles; the librdkafka probe sends at a "
         "fixed rate and measures in microseconds.",
-        "- Every case starts every broker again on a fresh data directory; each run writes a fresh topic, "
-        "deleted afterwards. Before every run the harness calls `sync` and pauses "
+        "- Kafka and odradek start once on fresh data directories and serve every case, as brokers in service "
+        "do (a JVM keeps what its JIT compiled); the in-memory peers start again for every case. Each run writes "
+        "a fresh topic, deleted afterwards, and the next run starts only once the broker's files for it are gone "
+        "(W4's two cases share one prefilled log). Before every run the harness calls `sync` and pauses "
         f"{timing.get('pause_s', '?')} s, and records the dirty page cache (/proc/meminfo `Dirty`) at the start "
         "of the run ('dirty page cache at run start').",
         "- Warm-up: runs of about the warm-up length repeat until the broker's figure improves by no more than 5% "
-        "on its best earlier run (at least 2, at most 6; kept in the JSON as `warmup` runs with their `round`). "
+        "on its best earlier run and, for a JVM, its JIT compiler threads used at most "
+        f"{COMPILER_BUSY_SHARE * 100:.0f}% of its CPU in the last run (at least 2, at most {MAX_WARMUP_RUNS}; "
+        "kept in the JSON as `warmup` runs with their `round`). 'broker CPU in the JIT compiler' is that share "
+        "in the measured runs; where it is above the same limit, the notes say the broker was still compiling. "
         "Measured runs are sized from the rate of the broker's previous run so each lasts at least the measured "
         "length; ConsumerPerformance cannot read a log twice, so W4-cp runs last one pass over the prefilled log.",
         "- Peers: kfake (franz-go's in-memory fake cluster) and Tansu (in-memory storage) run the librdkafka cases "

@@ -1,12 +1,15 @@
-"""Alternating runs: every case on fresh brokers, a warm-up per broker until its figure stops rising,
-then measured pairs, broker A then broker B, each run long enough that start-up does not decide it.
+"""Alternating runs: every case with a warm-up per broker until its figure stops rising (and a JVM's
+JIT compiler has gone quiet), then measured pairs, broker A then broker B, each run long enough that
+start-up does not decide it.
 
-Every case starts each broker again on a fresh data directory (so no case inherits another's log
-segments or page cache) and stops it afterwards; a broker restarted within a case keeps a count.
-Warm-up runs (``warmup`` = True, index 0, ``round`` 0, 1, ...) go on until ``bench.method.warmed_up``
-says the broker's per-run figure stopped improving; each is kept in the results and left out of
-every median. Measured runs are sized from the rate of the broker's last run so they last at least
-the timing's ``measured_s``.
+Kafka and odradek start once and serve every case, as brokers in service do; no case inherits another's
+data, since every run's topic is deleted and its files are gone before the next run starts (a shared
+prefilled log, W4's, is the exception its cases name). The in-memory peers start again for every case.
+A broker that exits is started again and counted. Warm-up runs (``warmup`` = True, index 0, ``round``
+0, 1, ...) go on until ``bench.method.warmed_up`` says the broker's per-run figure stopped improving
+and the broker was not compiling; each is kept in the results and left out of every median.
+Measured runs are sized from the rate of the broker's last run so they last at least the timing's
+``measured_s``.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.brokers import PEERS, Broker, launcher
-from bench.method import PlannedCase, Share, Timing, records_for, share, warmed_up
+from bench.method import COMPILER_BUSY_SHARE, PlannedCase, Share, Timing, records_for, share, warmed_up
 from bench.metrics import Row
 from bench.pinning import Pinning
 from bench.workloads import Case, Context, Scale, Setup
@@ -88,10 +91,13 @@ class BrokerPool:
             stack.close()
         self._running.clear()
 
-    def fresh(self, names: Sequence[str]) -> None:
-        """Stop every running broker, so the next ``get`` of each of ``names`` starts it on a fresh
-        data directory; returns once ``names`` are all running again (start failures are left to ``get``)."""
-        self.close()
+    def ready(self, names: Sequence[str]) -> None:
+        """Start ``names`` for a case: a peer again, on an empty store (kfake and Tansu hold every record
+        in memory); Kafka and odradek keep running from earlier cases, as brokers in service do (a JVM
+        keeps what its JIT compiled; every run's topic is deleted and its files are gone before the next
+        run starts). Returns once ``names`` are all running (start failures are left to ``get``)."""
+        for name in [name for name in self._running if name in PEERS]:
+            self._running.pop(name)[0].close()
         for name in names:
             with contextlib.suppress(Exception):
                 self.get(name)
@@ -105,7 +111,9 @@ def _progress(case: Case, run: RunRecord, seconds: float) -> str:
     sample = run.sample or {}
     names = ("mb_s", "rec_s", "p99_ms", "e2e_p99_ms", "mb_per_cpu_s", "dirty_mib")
     shown = [f"{name}={sample[name]:.3g}" for name in names if name in sample]
-    shown.append(f"foreign={sample.get('foreign_cores', 0.0):.2f}")
+    shown.append(f"foreign={sample.get('foreign_cores', 0.0):.2f} steal={sample.get('steal_cores', 0.0):.2f}")
+    if sample.get("broker_compiler_share", 0.0) > 0:
+        shown.append(f"jit={sample['broker_compiler_share']:.3f}")
     return f"{head} {' '.join(shown)} ({seconds:.1f}s)"
 
 
@@ -156,8 +164,8 @@ class _Runs:
         return run
 
     def warm_up(self, name: str, given: Share) -> None:
-        """Warm-up runs until the pace figure stops improving or ``given.max_warmups`` were spent (a
-        failed run ends the warm-up)."""
+        """Warm-up runs until the pace figure stops improving and a JVM broker's JIT compiler has gone
+        quiet, or ``given.max_warmups`` were spent (a failed run ends the warm-up)."""
         figures: list[float] = []
         while True:
             started = time.monotonic()
@@ -168,14 +176,15 @@ class _Runs:
             if run.sample is None or self.case.pace not in run.sample:
                 return
             figures.append(run.sample[self.case.pace])
-            if warmed_up(figures, self.case.pace_higher_is_better, max_runs=given.max_warmups):
+            compiling = run.sample.get("broker_compiler_share", 0.0) > COMPILER_BUSY_SHARE
+            if warmed_up(figures, self.case.pace_higher_is_better, max_runs=given.max_warmups, compiling=compiling):
                 return
 
 
 def run_case(case: Case, ctx: Context, pool: BrokerPool, order: Sequence[str], pairs: int) -> CaseRecord:
-    """Fresh brokers; set up on each; warm each up; then alternating measured rounds, each broker taking
-    part in as many as its ``bench.method.share`` of ``pairs``; tear down. A peer that cannot run the
-    case gets its reason in the record's set-up instead of runs."""
+    """The case's brokers ready (`BrokerPool.ready`); set up on each; warm each up; then alternating
+    measured rounds, each broker taking part in as many as its ``bench.method.share`` of ``pairs``; tear
+    down. A peer that cannot run the case gets its reason in the record's set-up instead of runs."""
     record = CaseRecord(case)
     for name in order:
         if name in case.cannot_run:
@@ -183,7 +192,7 @@ def run_case(case: Case, ctx: Context, pool: BrokerPool, order: Sequence[str], p
     plan = planned(case, order, ctx.timing)
     brokers = list(plan.brokers)
     shares = {name: share(plan, name, pairs) for name in brokers}
-    pool.fresh(brokers)
+    pool.ready(brokers)
     setups: dict[str, Setup] = {}
     for name in brokers:
         try:
@@ -206,7 +215,6 @@ def run_case(case: Case, ctx: Context, pool: BrokerPool, order: Sequence[str], p
         for name, setup in setups.items():
             with contextlib.suppress(Exception):
                 case.teardown(pool.get(name), setup)
-    pool.close()
     return record
 
 

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 NOISY_SPREAD = 0.10
-#: CPU used by processes other than the broker and the load generator, in cores, above which a run
-#: counts as contended (the machine has 2 cores; the idle peer broker and the kernel stay well below).
+#: CPU taken from a run by others, in cores (processes other than the broker and the load generator,
+#: plus the hypervisor's steal), above which a run counts as contended (the machine has 2 cores; the
+#: idle peer broker and the kernel stay well below).
 CONTENDED_CORES = 0.15
 
 

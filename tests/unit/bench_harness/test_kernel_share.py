@@ -32,8 +32,10 @@ def _measured(cpu: float, kernel: float) -> Measured:
         wall_s=10.0,
         broker_cpu_s=cpu,
         broker_kernel_s=kernel,
+        broker_compiler_s=0.0,
         client_cpu_s=9.0,
         foreign_cores=0.0,
+        steal_cores=0.0,
         peak_rss_mib=30.0,
         dirty_mib=0.0,
     )

@@ -17,6 +17,7 @@ from bench.method import (
     PEER_LONG_RUN_S,
     PEER_MAX_RUNS,
     PLAN_S,
+    START_S,
     PlannedCase,
     Timing,
     cold_start_rounds,
@@ -49,8 +50,22 @@ def test_warm_up_for_a_latency_figure_waits_for_it_to_stop_falling() -> None:
 
 
 def test_warm_up_is_bounded() -> None:
-    assert warmed_up([1.0, 2.0, 4.0, 8.0, 16.0, 32.0])
-    assert not warmed_up([1.0, 2.0, 4.0, 8.0, 16.0], max_runs=6)
+    doubling = [2.0**n for n in range(MAX_WARMUP_RUNS)]
+    assert warmed_up(doubling)
+    assert not warmed_up(doubling[:-1])
+    assert warmed_up(doubling[:3], max_runs=3)
+
+
+def test_warm_up_goes_on_while_a_jvm_is_still_compiling() -> None:
+    # Kafka's W2-rdkafka warm-up on one core: flat figures while its JIT still took 11-38% of its CPU.
+    assert not warmed_up([62.5, 62.0], compiling=True)
+    assert not warmed_up([62.5, 62.0, 61.7, 56.6], compiling=True)
+    assert warmed_up([62.5, 62.0, 61.7, 56.6], compiling=False)
+
+
+def test_a_jvm_that_never_stops_compiling_still_ends_its_warm_up() -> None:
+    assert warmed_up([1.0] * MAX_WARMUP_RUNS, compiling=True)
+    assert not warmed_up([1.0] * (MAX_WARMUP_RUNS - 1), compiling=True)
 
 
 def test_a_run_is_sized_to_last_at_least_the_wanted_seconds() -> None:
@@ -82,6 +97,16 @@ def test_the_estimate_grows_with_pairs_brokers_and_java_tools() -> None:
     )
     # every measured run is paid in full
     assert estimate_seconds(one, 1, FULL_TIMING) >= FULL_TIMING.measured_s
+
+
+def test_kafka_and_odradek_start_once_and_a_peer_once_per_case() -> None:
+    pair = PlannedCase(["kafka", "odradek"], 10.0, False)
+    one = estimate_seconds([pair], 3, FULL_TIMING)
+    two = estimate_seconds([pair, pair], 3, FULL_TIMING)
+    assert two == pytest.approx(2 * one - START_S["kafka"] - START_S["odradek"])
+    with_peer = PlannedCase(["odradek", "kfake"], 10.0, False, peers=frozenset({"kfake"}))
+    once = estimate_seconds([with_peer], 3, FULL_TIMING)
+    assert estimate_seconds([with_peer, with_peer], 3, FULL_TIMING) == pytest.approx(2 * once - START_S["odradek"])
 
 
 def test_pairs_are_the_most_that_fit_the_budget() -> None:

@@ -12,7 +12,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 
 from bench.analysis import Figure, evaluate
-from bench.metrics import MB_S
+from bench.metrics import BROKER_COMPILER, MB_S, Metric
 from bench.report import newest_security, summary_markdown
 from bench.stats import Summary
 from bench.stored import StoredRow
@@ -133,6 +133,28 @@ def test_a_met_target_or_a_workload_the_budget_does_not_cover_gets_no_stages() -
     assert _target_rows(summary)["W7-start"].endswith("| **no** | odradek's core was saturated. |")
     without = summary_markdown(_document(0, SHARE), [], [_target("W3", "W3-pp", False)], chart=False)
     assert "Per request" not in without
+
+
+def _figure(metric: Metric, kafka: float, odradek: float) -> Figure:
+    row = StoredRow("W2-rdkafka", "W2", "small records", "librdkafka", (MB_S, BROKER_COMPILER))
+    per_broker: dict[str, Summary | None] = {"kafka": Summary(kafka, 0.01, 3), "odradek": Summary(odradek, 0.01, 3)}
+    return Figure(row, metric, per_broker, Summary(odradek / kafka, 0.01, 3), False, {})
+
+
+def _row_of(summary: str, label: str) -> str:
+    return next(line for line in summary.splitlines() if line.startswith("| W2-rdkafka |") and label in line)
+
+
+def test_a_jvm_still_compiling_in_its_measured_runs_is_named_beside_the_headline_figures() -> None:
+    compiling = {"kafka": Summary(0.12, 0.2, 3), "odradek": None}
+    jit = Figure(_figure(MB_S, 1, 1).row, BROKER_COMPILER, compiling, None, False, {})
+    summary = summary_markdown(_document(0, SHARE), [_figure(MB_S, 140.0, 150.0), jit], [], chart=False)
+    assert _row_of(summary, "throughput").endswith("| kafka still compiling (12% of its CPU in its JIT) |")
+    assert "| broker CPU in the JIT compiler (fraction) | 0.12 (±20%) | - |" in _row_of(summary, "JIT compiler")
+    quiet = {"kafka": Summary(0.03, 0.2, 3), "odradek": None}
+    settled = Figure(jit.row, BROKER_COMPILER, quiet, None, False, {})
+    calm = summary_markdown(_document(0, SHARE), [_figure(MB_S, 140.0, 150.0), settled], [], chart=False)
+    assert _row_of(calm, "throughput").endswith("| **1.07** | - |  |")
 
 
 def _security_json(path: Path, kafka: list[float], odradek: list[float], **arguments: Any) -> Path:
