@@ -26,7 +26,7 @@ import socket
 import ssl
 import time
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 from odradek.server.backpressure import RequestMemory, set_socket_buffers
 from odradek.server.connection import Connection, Dispatch, MayWait, Prepare
@@ -52,6 +52,35 @@ class Admission(Protocol):
     def release(self, host: str, listener: str) -> None: ...
 
     def over_total(self, listener: str) -> bool: ...
+
+
+async def _accept(listening: socket.socket) -> tuple[socket.socket, Any]:
+    """The next connection on the non-blocking ``listening`` socket. Unlike ``loop.sock_accept``, a
+    cancellation that arrives after the kernel handed a connection over (the listener stopping at that
+    moment) closes that connection's socket instead of dropping it, unclosed, with the cancelled await."""
+    loop = asyncio.get_running_loop()
+    accepted: asyncio.Future[tuple[socket.socket, Any]] = loop.create_future()
+    fd = listening.fileno()
+
+    def readable() -> None:
+        if accepted.done():
+            return
+        try:
+            accepted.set_result(listening.accept())
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError as exc:
+            accepted.set_exception(exc)
+
+    loop.add_reader(fd, readable)
+    try:
+        return await accepted
+    except asyncio.CancelledError:
+        if accepted.done() and not accepted.cancelled() and accepted.exception() is None:
+            accepted.result()[0].close()
+        raise
+    finally:
+        loop.remove_reader(fd)
 
 
 def _waker(slot: asyncio.Future[None]) -> Callable[[], None]:
@@ -175,7 +204,7 @@ class Listener:
         loop = asyncio.get_running_loop()
         while True:
             try:
-                sock, address = await loop.sock_accept(listening)
+                sock, address = await _accept(listening)
             except OSError as exc:  # out of file descriptors, a connection reset before it was accepted
                 log.warning("listener %s: accept failed: %s", self.name, exc)
                 await asyncio.sleep(0.1)

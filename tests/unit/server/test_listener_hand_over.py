@@ -4,13 +4,14 @@ at once, not left to a transport's close that a stopping loop may never run (a R
 from __future__ import annotations
 
 import asyncio
+import select
 import socket
 from typing import Any, cast
 
 import pytest
 
 from odradek.server.connection import Dispatch, MayWait
-from odradek.server.listener import Listener
+from odradek.server.listener import Listener, _accept
 
 
 def test_a_hand_over_cancelled_by_stop_closes_the_accepted_socket() -> None:
@@ -36,3 +37,33 @@ def test_a_hand_over_cancelled_by_stop_closes_the_accepted_socket() -> None:
             accepted.close()
 
     assert asyncio.run(scenario()) == -1
+
+
+def _pending(sock: socket.socket) -> bool:
+    """Whether a connection waits in ``sock``'s accept queue."""
+    return bool(select.select([sock], [], [], 0)[0])
+
+
+def test_a_connection_accepted_as_the_listener_stops_is_closed_not_dropped() -> None:
+    """The kernel hands a connection over, and the accept loop is cancelled before it resumes: the
+    accepted socket must be closed (the client sees the end of the stream), not left to the garbage
+    collector (a ResourceWarning) as when the accept's result dies with the cancelled await."""
+
+    async def scenario() -> bytes:
+        listening = socket.create_server(("127.0.0.1", 0))
+        listening.setblocking(False)
+        client = socket.create_connection(listening.getsockname()[:2])
+        try:
+            accept = asyncio.get_running_loop().create_task(_accept(listening))
+            while _pending(listening):  # until the accept has run, its task not yet resumed
+                await asyncio.sleep(0)
+            accept.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await accept
+            client.settimeout(5.0)
+            return client.recv(1)
+        finally:
+            client.close()
+            listening.close()
+
+    assert asyncio.run(scenario()) == b""
