@@ -57,7 +57,11 @@ class Admission(Protocol):
 async def _accept(listening: socket.socket) -> tuple[socket.socket, Any]:
     """The next connection on the non-blocking ``listening`` socket. Unlike ``loop.sock_accept``, a
     cancellation that arrives after the kernel handed a connection over (the listener stopping at that
-    moment) closes that connection's socket instead of dropping it, unclosed, with the cancelled await."""
+    moment) closes that connection's socket instead of dropping it, unclosed, with the cancelled await.
+    Like ``sock_accept`` it takes a connection already waiting at once, without yielding to the loop:
+    one listener accepts what its backlog holds before another listener's acceptor runs."""
+    with contextlib.suppress(BlockingIOError, InterruptedError):
+        return listening.accept()
     loop = asyncio.get_running_loop()
     accepted: asyncio.Future[tuple[socket.socket, Any]] = loop.create_future()
     fd = listening.fileno()

@@ -52,9 +52,10 @@ def test_a_connection_accepted_as_the_listener_stops_is_closed_not_dropped() -> 
     async def scenario() -> bytes:
         listening = socket.create_server(("127.0.0.1", 0))
         listening.setblocking(False)
+        accept = asyncio.get_running_loop().create_task(_accept(listening))
+        await asyncio.sleep(0)  # nothing to accept yet: the task waits for the socket to be readable
         client = socket.create_connection(listening.getsockname()[:2])
         try:
-            accept = asyncio.get_running_loop().create_task(_accept(listening))
             while _pending(listening):  # until the accept has run, its task not yet resumed
                 await asyncio.sleep(0)
             accept.cancel()
