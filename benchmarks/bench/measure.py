@@ -3,10 +3,10 @@
 Around the client process: flush dirty pages (``sync``) and pause so earlier runs' write-back does not
 land in this one, record the dirty page cache left at the start (/proc/meminfo ``Dirty``), reset the
 broker's peak RSS, then take deltas of the broker's CPU seconds, the client's
-CPU seconds (rusage of reaped children) and the whole machine's busy time. The machine's steal time
-(the hypervisor running other guests while this one had work) is reported on its own, in cores; what
-is left of the busy time is "foreign" CPU: other processes in this machine (and the idle peer
-broker), also in cores, so contended runs can be flagged.
+CPU seconds (rusage of reaped children) and the whole machine's busy time (its own work) and steal
+time (the hypervisor running other guests while this one had work). Steal is reported in cores; what
+is left of the busy time after the broker and the client is "foreign" CPU: other processes in this
+machine (and the idle peer broker), also in cores, so contended runs can be flagged.
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def run_client(
     if profiler is not None:
         _stop_profiler(profiler)
     steal = machine_after.steal_s - machine_before.steal_s
-    foreign = (machine_after.busy_s - machine_before.busy_s) - steal - broker_cpu - client_cpu
+    foreign = (machine_after.busy_s - machine_before.busy_s) - broker_cpu - client_cpu
     return Measured(
         returncode=returncode,
         stdout=stdout,

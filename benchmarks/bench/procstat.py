@@ -126,8 +126,9 @@ def reset_peak_rss(pid: int) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class MachineTicks:
-    """Busy and total CPU time of the whole machine (all cores), in seconds; ``steal_s`` is the part
-    of busy that the hypervisor gave to other guests while this one had work to run."""
+    """CPU time of the whole machine (all cores), in seconds: ``busy_s`` what this machine's own work
+    used, ``steal_s`` what the hypervisor gave to other guests while this one had work to run, and
+    ``total_s`` all of it, idle included."""
 
     busy_s: float
     total_s: float
@@ -135,10 +136,9 @@ class MachineTicks:
 
 
 def machine_ticks() -> MachineTicks:
-    """The aggregate ``cpu`` line of /proc/stat: busy = everything but idle and iowait."""
+    """The aggregate ``cpu`` line of /proc/stat: busy = everything but idle, iowait and steal."""
     with open("/proc/stat") as stat:
         fields = [int(value) for value in stat.readline().split()[1:]]
     total = sum(fields[:8])  # user nice system idle iowait irq softirq steal (guest is inside user)
-    idle = fields[3] + fields[4]
-    steal = fields[7]
-    return MachineTicks((total - idle) / CLOCK_TICKS, total / CLOCK_TICKS, steal / CLOCK_TICKS)
+    idle, steal = fields[3] + fields[4], fields[7]
+    return MachineTicks((total - idle - steal) / CLOCK_TICKS, total / CLOCK_TICKS, steal / CLOCK_TICKS)
