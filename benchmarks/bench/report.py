@@ -17,6 +17,7 @@ from bench.analysis import REFERENCE, SUBJECT, Figure
 from bench.brokers import PEERS
 from bench.budget import BUDGET_FILE
 from bench.method import COMPILER_BUSY_SHARE, MAX_WARMUP_RUNS
+from bench.metrics import BROKER_COMPILER
 from bench.stats import CONTENDED_CORES, NOISY_SPREAD, Summary
 
 CHART = "ratios.png"
@@ -273,7 +274,7 @@ def summary_markdown(
         f"| case | tool | figure | {' | '.join(columns)} | odradek / Kafka |{peer_header} notes |",
         "|---|---|---|" + "---|" * len(columns) + "---|" + ("---|" if peers else "") + "---|",
     ]
-    compiler = "broker_compiler_share"
+    compiler = BROKER_COMPILER.name
     shown_extra = (
         "peak_rss_mib",
         "broker_util",

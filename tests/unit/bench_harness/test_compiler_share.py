@@ -15,9 +15,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 
-from bench.measure import Measured
 from bench.metrics import finish
 from bench.procstat import compiler_seconds
+
+from tests.unit.bench_harness.runs import a_run
 
 # A program the JVM runs from source: compiling it and running its loop keep the JIT busy at start.
 _BUSY_JAVA = """
@@ -62,18 +63,9 @@ def test_a_jvm_starting_up_spends_cpu_in_its_compiler_threads(tmp_path: Path) ->
 
 
 def test_a_run_reports_the_compilers_part_of_the_broker_cpu() -> None:
-    measured = Measured(
-        returncode=0,
-        stdout="",
-        stderr="",
-        wall_s=10.0,
-        broker_cpu_s=2.0,
-        broker_kernel_s=0.5,
-        broker_compiler_s=0.1,
-        client_cpu_s=9.0,
-        foreign_cores=0.0,
-        steal_cores=0.0,
-        peak_rss_mib=300.0,
-        dirty_mib=0.0,
-    )
+    measured = a_run(cpu=2.0, kernel=0.5, compiler=0.1)
     assert finish(measured, {"mb_s": 100.0}, 1e9, 10.0)["broker_compiler_share"] == pytest.approx(0.05)
+
+
+def test_a_broker_that_is_not_a_jvm_has_no_compiler_share() -> None:
+    assert "broker_compiler_share" not in finish(a_run(cpu=2.0), {"mb_s": 100.0}, 1e9, 10.0)

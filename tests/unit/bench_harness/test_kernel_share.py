@@ -10,9 +10,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 
-from bench.measure import Measured
 from bench.metrics import finish
 from bench.procstat import cpu_times
+
+from tests.unit.bench_harness.runs import a_run
 
 # Reads 16 GiB of /dev/zero into one buffer: nearly all of it is the kernel clearing memory.
 _KERNEL_BOUND_CHILD = (
@@ -24,31 +25,14 @@ _KERNEL_BOUND_CHILD = (
 )
 
 
-def _measured(cpu: float, kernel: float) -> Measured:
-    return Measured(
-        returncode=0,
-        stdout="",
-        stderr="",
-        wall_s=10.0,
-        broker_cpu_s=cpu,
-        broker_kernel_s=kernel,
-        broker_compiler_s=0.0,
-        client_cpu_s=9.0,
-        foreign_cores=0.0,
-        steal_cores=0.0,
-        peak_rss_mib=30.0,
-        dirty_mib=0.0,
-    )
-
-
 def test_a_run_reports_the_kernel_part_of_the_broker_cpu() -> None:
-    sample = finish(_measured(cpu=2.0, kernel=1.5), {"mb_s": 100.0}, 1e9, 10.0)
+    sample = finish(a_run(cpu=2.0, kernel=1.5), {"mb_s": 100.0}, 1e9, 10.0)
     assert sample["broker_kernel_share"] == 0.75
     assert sample["mb_per_cpu_s"] == 500.0
 
 
 def test_no_share_when_the_broker_used_no_cpu() -> None:
-    sample = finish(_measured(cpu=0.0, kernel=0.0), {"mb_s": 100.0}, 1e9, 10.0)
+    sample = finish(a_run(cpu=0.0, kernel=0.0), {"mb_s": 100.0}, 1e9, 10.0)
     assert "broker_kernel_share" not in sample
 
 
