@@ -100,6 +100,22 @@ def _plan_text(keys: list[str], cases: list[PlannedCase], pairs: int, timing: Ti
     return "\n".join(lines)
 
 
+def _cpu_model() -> str:
+    """The processor as /proc/cpuinfo names it, with its family and model numbers: this VM's host
+    differs between days (and with it the kernel build), and runs are compared across them."""
+    fields: dict[str, str] = {}
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if not line.strip():
+                    break
+                key, _, value = line.partition(":")
+                fields[key.strip()] = value.strip()
+    except OSError:
+        return "?"
+    return f"{fields.get('model name', '?')} (family {fields.get('cpu family', '?')}, model {fields.get('model', '?')})"
+
+
 def _java_version() -> str:
     try:
         result = subprocess.run(["java", "-version"], capture_output=True, text=True, timeout=30, check=False)
@@ -249,6 +265,7 @@ def main(argv: list[str] | None = None) -> int:
             "cpus": os.cpu_count(),
             "pinning": pinning.describe(),
             "kernel": platform.release(),
+            "cpu": _cpu_model(),
             "python": platform.python_version(),
             "java": _java_version(),
         },

@@ -93,6 +93,14 @@ def _medians(figures: list[Figure], key: str, metric: str) -> dict[str, float]:
     return {}
 
 
+def _machine(machine: dict[str, Any]) -> str:
+    """Cores and pinning, then the CPU and kernel build where the run recorded them (older runs did
+    not record the CPU): the same code runs two to three times slower on some of this VM's hosts."""
+    described = f"{machine['cpus']} cores, {machine['pinning']}"
+    platform = [f"{key} {machine[key]}" for key in ("cpu", "kernel") if machine.get(key)]
+    return described + (f" ({', '.join(platform)})" if platform else "")
+
+
 def _peer_share_note(document: dict[str, Any], peers: list[str]) -> str:
     share = document.get("peer_share")
     shortened = [name for name in peers if name in PEERS]
@@ -234,7 +242,7 @@ def summary_markdown(
         "",
         f"Measured {document['date']} by `make bench` (`benchmarks/run.py{document['arguments']}`): "
         + ", ".join(f"{name} {brokers.get(name, '?')}" for name in order)
-        + f"; {document['machine']['cpus']} cores, {document['machine']['pinning']}; "
+        + f"; {_machine(document['machine'])}; "
         f"brokers started once (the peers once per case), per case a warm-up per broker until its figure "
         f"stopped rising and its JIT went quiet, then "
         f"{document['pairs']} measured runs per broker of at least {timing.get('measured_s', '?')} s, alternating "

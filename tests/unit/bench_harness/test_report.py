@@ -64,6 +64,16 @@ def test_results_from_before_the_peers_share_render_without_it() -> None:
     assert "as many runs as Kafka and odradek" in summary
 
 
+def test_the_header_names_the_cpu_and_kernel_the_run_recorded() -> None:
+    document = _document(0, SHARE)
+    document["machine"] |= {"cpu": "AMD EPYC (family 25, model 1)", "kernel": "6.18.44-fc-v657"}
+    summary = summary_markdown(document, [], [], chart=False)
+    assert "load generator on core 1 (cpu AMD EPYC (family 25, model 1), kernel 6.18.44-fc-v657);" in summary
+    older = summary_markdown(_document(0, SHARE), [], [], chart=False)
+    assert "load generator on core 1;" in older
+    assert "kernel" not in older
+
+
 # The budget table of profiles.md as the report reads it (bench.budget.table_from_profiles).
 BUDGET = {
     "source": "benchmarks/profiles.md",
