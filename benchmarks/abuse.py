@@ -31,8 +31,8 @@ from bench.abuse_load import KINDS
 from bench.admin import create_topic
 from bench.brokers import launcher
 from bench.pinning import Pinning, plan
-from bench.procstat import cpu_seconds, machine_ticks, peak_rss_mib, reset_peak_rss, rss_mib
-from bench.side_by_side import machine_at_start, store_results
+from bench.procstat import cpu_seconds, machine_cores, machine_ticks, peak_rss_mib, reset_peak_rss, rss_mib
+from bench.side_by_side import busy_cores_text, machine_at_start, store_results
 
 RESULTS = Path(__file__).resolve().parent / "results"
 BENCHMARKS = Path(__file__).resolve().parent
@@ -94,10 +94,9 @@ def measure_broker(name: str, args: argparse.Namespace, pinning: Pinning, workdi
             result["phases"][phase] = measured
             print(f"  {name} {phase}: {json.dumps(measured)[:300]}", flush=True)
             time.sleep(2.0)  # let closed connections go before the next phase
-    machine_after = machine_ticks()
-    busy = machine_after.busy_s - machine_before.busy_s
-    total = machine_after.total_s - machine_before.total_s
-    result["machine_busy_cores"] = round(busy / total * (os.cpu_count() or 1), 2) if total else None
+    machine = machine_cores(machine_before, machine_ticks())
+    result["machine_busy_cores"] = round(machine.busy, 2) if machine else None
+    result["machine_steal_cores"] = round(machine.steal, 2) if machine else None
     return result
 
 
@@ -122,7 +121,7 @@ def markdown(document: dict[str, Any]) -> str:
         f"**Machine load**: load average (1, 5, 15 min) {machine['load_start']} at the start, "
         f"{machine['load_end']} at the end, on {machine['cores']} cores; busy cores over each broker's run "
         "(every process): "
-        + ", ".join(f"{r['broker']} {r['machine_busy_cores']}" for r in document["runs"])
+        + busy_cores_text(document["runs"])
         + (f".  {document['settings']['load_note']}" if document["settings"].get("load_note") else ".")
         + "  Latencies on a loaded machine carry its scheduling delays: compare each broker's phases with "
         "its own quiet phase, and the broker's CPU seconds per phase, rather than milliseconds across runs.",

@@ -42,8 +42,8 @@ from typing import Any
 from bench.admin import create_topic
 from bench.brokers import launcher
 from bench.pinning import Pinning, plan
-from bench.procstat import cpu_seconds, machine_ticks, peak_rss_mib, rss_mib
-from bench.side_by_side import machine_at_start, store_results
+from bench.procstat import cpu_seconds, machine_cores, machine_ticks, peak_rss_mib, rss_mib
+from bench.side_by_side import busy_cores_text, machine_at_start, store_results
 
 RESULTS = Path(__file__).resolve().parent / "results"
 BENCHMARKS = Path(__file__).resolve().parent
@@ -185,10 +185,9 @@ def measure_broker(name: str, args: argparse.Namespace, pinning: Pinning, workdi
 
         result["broker_cpu_s"] = round(cpu_seconds(pid), 1)
         result["peak_rss_mib"] = round(peak_rss_mib(pid), 1)
-    machine_after = machine_ticks()
-    busy = machine_after.busy_s - machine_before.busy_s
-    total = machine_after.total_s - machine_before.total_s
-    result["machine_busy_cores"] = round(busy / total * (os.cpu_count() or 1), 2) if total else None
+    machine = machine_cores(machine_before, machine_ticks())
+    result["machine_busy_cores"] = round(machine.busy, 2) if machine else None
+    result["machine_steal_cores"] = round(machine.steal, 2) if machine else None
     return result
 
 
@@ -261,7 +260,7 @@ def markdown(document: dict[str, Any]) -> str:
         "",
         f"Load average (1, 5, 15 min) at the start {machine['load_start']}, at the end {machine['load_end']}; "
         f"{machine['cores']} cores.  Busy cores over each broker's run (every process, this one included): "
-        + ", ".join(f"{r['broker']} {r['machine_busy_cores']}" for r in runs)
+        + busy_cores_text(runs)
         + ".",
         "",
         "Busiest processes when the run started:",

@@ -142,3 +142,22 @@ def machine_ticks() -> MachineTicks:
     total = sum(fields[:8])  # user nice system idle iowait irq softirq steal (guest is inside user)
     idle, steal = fields[3] + fields[4], fields[7]
     return MachineTicks((total - idle - steal) / CLOCK_TICKS, total / CLOCK_TICKS, steal / CLOCK_TICKS)
+
+
+@dataclass(frozen=True, slots=True)
+class MachineCores:
+    """The machine between two ``machine_ticks`` readings, in cores on average: ``busy`` its own
+    work (every process), ``steal`` what the hypervisor gave its other guests."""
+
+    busy: float
+    steal: float
+
+
+def machine_cores(before: MachineTicks, after: MachineTicks, cores: int | None = None) -> MachineCores | None:
+    """Average busy and steal cores between ``before`` and ``after`` on a machine of ``cores``
+    (``os.cpu_count()`` by default); None when no time passed between them."""
+    total = after.total_s - before.total_s
+    if total <= 0:
+        return None
+    scale = (cores or os.cpu_count() or 1) / total
+    return MachineCores((after.busy_s - before.busy_s) * scale, (after.steal_s - before.steal_s) * scale)

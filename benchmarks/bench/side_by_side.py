@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["machine_at_start", "store_results"]
+__all__ = ["busy_cores_text", "machine_at_start", "store_results"]
 
 
 def _load_average() -> list[float]:
@@ -30,6 +30,16 @@ def machine_at_start() -> dict[str, Any]:
         "load_start": _load_average(),
         "busiest_at_start": [line.strip() for line in listing[1:11]],
     }
+
+
+def busy_cores_text(runs: list[dict[str, Any]]) -> str:
+    """Each broker's run with the machine's busy cores over it and, where the run recorded it (runs
+    before 2026-11-26 did not), the cores the hypervisor gave its other guests meanwhile."""
+    return ", ".join(
+        f"{run['broker']} {run['machine_busy_cores']}"
+        + (f" (steal {run['machine_steal_cores']})" if run.get("machine_steal_cores") is not None else "")
+        for run in runs
+    )
 
 
 def store_results(
