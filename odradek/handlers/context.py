@@ -28,7 +28,14 @@ from odradek.cluster.topics import TopicInfo
 from odradek.config import BrokerConfig
 from odradek.fetch_sessions import FetchSessionCache
 from odradek.partition.log_dirs import StoredReplica
-from odradek.partition.results import AppendResult, EpochEndOffset, Leadership, OffsetResult, ReadResult
+from odradek.partition.results import (
+    AppendResult,
+    EpochEndOffset,
+    Leadership,
+    OffsetResult,
+    ReadResult,
+    TopicLeadership,
+)
 from odradek.security.acl import AclOperation, ResourceType
 from odradek.security.principal import ClientIdentity
 from odradek.security.services import SecurityServices
@@ -86,6 +93,10 @@ class PartitionsView(Protocol):
     """Partition data; every answer carries its Kafka error as a value."""
 
     def leadership(self, topic: str, partition: int) -> Leadership: ...
+
+    def topic_leadership(self, topic: str, count: int) -> TopicLeadership:
+        """Partitions 0..``count``-1: the same object until one of their leaderships changes."""
+        ...
 
     def append(
         self,

@@ -27,12 +27,15 @@
 
 from __future__ import annotations
 
+from weakref import WeakKeyDictionary
+
 from odradek.cluster.topics import TopicError, TopicInfo, validate_topic_name
 from odradek.handlers.context import RequestContext
 from odradek.handlers.metadata_order import missing_topics_order_in_slices
 from odradek.handlers.registry import registry
 from odradek.handlers.slices import LoopShare, empty_in_slices, run_in_slices
 from odradek.java_order import scala_immutable_set_order_in_steps, scala_improved_hash, string_hash
+from odradek.partition.results import TopicLeadership
 from odradek.security.acl import AclOperation, ResourceType
 from odradek.wire.codec import SLICE_ELEMENTS
 from odradek.wire.errors import ErrorCode
@@ -78,10 +81,32 @@ def _error(request: MetadataRequestValue, code: ErrorCode) -> MetadataResponseVa
 def topic_metadata(
     ctx: RequestContext, info: TopicInfo, with_operations: bool
 ) -> MetadataResponseValue.MetadataResponseTopic:
-    partitions = []
-    for index in range(info.partitions):
-        leader = ctx.partitions.leadership(info.name, index)
-        partitions.append(
+    return _Topic(
+        error_code=ErrorCode.NONE,
+        name=info.name,
+        topic_id=info.topic_id,
+        is_internal=info.internal,
+        partitions=_partitions(ctx.partitions.topic_leadership(info.name, info.partitions)),
+        topic_authorized_operations=topic_operations(ctx, info.name)
+        if with_operations
+        else AUTHORIZED_OPERATIONS_OMITTED,
+    )
+
+
+_ANSWERED_PARTITIONS: WeakKeyDictionary[
+    TopicLeadership, list[MetadataResponseValue.MetadataResponseTopic.MetadataResponsePartition]
+] = WeakKeyDictionary()
+"""A topic's partitions as answered, while its `TopicLeadership` stands: fifty clients starting at
+once each ask for the same thousand partitions.  Every answer that lists the topic shares the list;
+nothing changes an answer's partitions after they are built (the encoder only reads them)."""
+
+
+def _partitions(
+    leadership: TopicLeadership,
+) -> list[MetadataResponseValue.MetadataResponseTopic.MetadataResponsePartition]:
+    answered = _ANSWERED_PARTITIONS.get(leadership)
+    if answered is None:
+        answered = _ANSWERED_PARTITIONS[leadership] = [
             _Partition(
                 error_code=ErrorCode.LEADER_NOT_AVAILABLE if leader.leader_id < 0 else ErrorCode.NONE,
                 partition_index=index,
@@ -91,17 +116,9 @@ def topic_metadata(
                 isr_nodes=list(leader.isr),
                 offline_replicas=list(leader.offline),
             )
-        )
-    return _Topic(
-        error_code=ErrorCode.NONE,
-        name=info.name,
-        topic_id=info.topic_id,
-        is_internal=info.internal,
-        partitions=partitions,
-        topic_authorized_operations=topic_operations(ctx, info.name)
-        if with_operations
-        else AUTHORIZED_OPERATIONS_OMITTED,
-    )
+            for index, leader in enumerate(leadership.partitions)
+        ]
+    return answered
 
 
 def _missing(

@@ -74,3 +74,15 @@ class Leadership:
     isr: tuple[int, ...]
     offline: tuple[int, ...] = ()
     """Replicas whose broker is gone (this node, once it unregistered itself)."""
+
+
+class TopicLeadership:
+    """The `Leadership` of partitions 0..n-1 of one topic, as of one state of this node and its
+    catalog.  `Partitions.topic_leadership` hands out the same object until something that decides
+    a partition's leader, epoch or replicas changes, so what a caller derives from it may be kept
+    beside it, weakly keyed by it (the Metadata handler keeps its answer's partitions so)."""
+
+    __slots__ = ("__weakref__", "partitions")
+
+    def __init__(self, partitions: tuple[Leadership, ...]) -> None:
+        self.partitions = partitions

@@ -27,7 +27,14 @@ from typing import Protocol
 from odradek.cluster.topics import TopicInfo
 from odradek.partition.partition import Partition
 from odradek.partition.produce_checks import check_produce
-from odradek.partition.results import AppendResult, EpochEndOffset, Leadership, OffsetResult, ReadResult
+from odradek.partition.results import (
+    AppendResult,
+    EpochEndOffset,
+    Leadership,
+    OffsetResult,
+    ReadResult,
+    TopicLeadership,
+)
 from odradek.scheduler import Scheduler
 from odradek.storage.errors import OffsetOutOfRange, StorageError
 from odradek.storage.filesystem import FileSystem
@@ -55,7 +62,10 @@ LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -1, -2, -3, -4,
 
 
 class TopicLookup(Protocol):
-    """The topic catalog as the partitions need it: a topic's configs and whether it is internal."""
+    """The topic catalog as the partitions need it: a topic's configs, whether it is internal, its
+    leader epochs, and a count of its changes (each one moves ``metadata_offset``)."""
+
+    metadata_offset: int
 
     def get(self, name: str) -> TopicInfo | None: ...
 
@@ -81,6 +91,12 @@ class Partitions:
         self._scheduler = scheduler
         self._partitions: dict[tuple[str, int], Partition] = {}
         self._fenced = False
+        self._leadership_changes = 0
+        """Moves whenever a leadership may change here: a partition opened or removed, the node fenced."""
+        self._leaderships_as_of: tuple[int, int] = (-1, -1)
+        self._leaderships: dict[str, TopicLeadership] = {}
+        """`topic_leadership`'s answers since ``_leaderships_as_of`` (the catalog's metadata offset,
+        ``_leadership_changes``) last moved; emptied when it moves."""
         logs.set_cleaning_hints(self.cleaning_hints)
         for log in logs.logs():
             self._adopt(log)
@@ -91,6 +107,7 @@ class Partitions:
         if partition is None or partition.log is not log:
             epoch = self._catalog_epoch(log.topic, log.partition)
             partition = self._partitions[key] = Partition.open(self._fs, log, leader_epoch=epoch)
+            self._leadership_changes += 1
         return partition
 
     def _catalog_epoch(self, topic: str, partition: int) -> int:
@@ -119,6 +136,7 @@ class Partitions:
         """Delete every partition of ``topic`` and its log."""
         for key in [key for key in self._partitions if key[0] == topic]:
             del self._partitions[key]
+        self._leadership_changes += 1
         self._logs.delete_topic(topic)
 
     def get(self, topic: str, partition: int) -> Partition | None:
@@ -145,6 +163,7 @@ class Partitions:
         as a fenced Kafka node: no leader, the epoch one up, the replica offline; appends and
         reads get NOT_LEADER_OR_FOLLOWER."""
         self._fenced = True
+        self._leadership_changes += 1
 
     def leadership(self, topic: str, partition: int) -> Leadership:
         node = self._node_id
@@ -153,6 +172,21 @@ class Partitions:
         if self._fenced:
             return Leadership(-1, epoch + 1, (node,), (), (node,))
         return Leadership(node, epoch, (node,), (node,))
+
+    def topic_leadership(self, topic: str, count: int) -> TopicLeadership:
+        """`leadership` of partitions 0..``count``-1 of ``topic``: the same object as the last call
+        while neither the catalog (its metadata offset) nor this node's partitions or fencing
+        changed, a new one after.  A partition's leadership depends on nothing else: its epoch is
+        the catalog's, or its `Partition`'s, fixed when the partition is opened."""
+        as_of = (self._topics.metadata_offset, self._leadership_changes)
+        if as_of != self._leaderships_as_of:
+            self._leaderships.clear()
+            self._leaderships_as_of = as_of
+        known = self._leaderships.get(topic)
+        if known is None or len(known.partitions) != count:
+            known = TopicLeadership(tuple([self.leadership(topic, index) for index in range(count)]))
+            self._leaderships[topic] = known
+        return known
 
     @staticmethod
     def _epoch_error(partition: Partition, current_leader_epoch: int) -> ErrorCode | None:
