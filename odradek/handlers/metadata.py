@@ -35,7 +35,7 @@ from odradek.handlers.metadata_order import missing_topics_order_in_slices
 from odradek.handlers.registry import registry
 from odradek.handlers.slices import LoopShare, empty_in_slices, run_in_slices
 from odradek.java_order import scala_immutable_set_order_in_steps, scala_improved_hash, string_hash
-from odradek.partition.results import TopicLeadership
+from odradek.partition.results import SHARED_LEADERSHIP_PARTITIONS, TopicLeadership
 from odradek.security.acl import AclOperation, ResourceType
 from odradek.wire.codec import SLICE_ELEMENTS
 from odradek.wire.errors import ErrorCode
@@ -96,17 +96,19 @@ def topic_metadata(
 _ANSWERED_PARTITIONS: WeakKeyDictionary[
     TopicLeadership, list[MetadataResponseValue.MetadataResponseTopic.MetadataResponsePartition]
 ] = WeakKeyDictionary()
-"""A topic's partitions as answered, while its `TopicLeadership` stands: fifty clients starting at
-once each ask for the same thousand partitions.  Every answer that lists the topic shares the list;
-nothing changes an answer's partitions after they are built (the encoder only reads them)."""
+"""A large topic's partitions as answered, while its `TopicLeadership` stands: two hundred producers
+starting at once each ask for the same thousand partitions (W6 of benchmarks/).  Every answer that
+lists the topic shares the list; nothing changes an answer's partitions after they are built (the
+encoder only reads them).  A topic of fewer than `SHARED_LEADERSHIP_PARTITIONS` is built per answer."""
 
 
 def _partitions(
     leadership: TopicLeadership,
 ) -> list[MetadataResponseValue.MetadataResponseTopic.MetadataResponsePartition]:
-    answered = _ANSWERED_PARTITIONS.get(leadership)
+    shared = len(leadership.partitions) >= SHARED_LEADERSHIP_PARTITIONS
+    answered = _ANSWERED_PARTITIONS.get(leadership) if shared else None
     if answered is None:
-        answered = _ANSWERED_PARTITIONS[leadership] = [
+        answered = [
             _Partition(
                 error_code=ErrorCode.LEADER_NOT_AVAILABLE if leader.leader_id < 0 else ErrorCode.NONE,
                 partition_index=index,
@@ -118,6 +120,8 @@ def _partitions(
             )
             for index, leader in enumerate(leadership.partitions)
         ]
+        if shared:
+            _ANSWERED_PARTITIONS[leadership] = answered
     return answered
 
 

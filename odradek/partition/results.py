@@ -76,11 +76,18 @@ class Leadership:
     """Replicas whose broker is gone (this node, once it unregistered itself)."""
 
 
+SHARED_LEADERSHIP_PARTITIONS = 64
+"""Topics of at least this many partitions get a `TopicLeadership` that is kept and shared; a
+smaller one is cheap to build again, and a catalog of a hundred thousand small topics would
+otherwise keep as many objects (and what callers derive from them) alive."""
+
+
 class TopicLeadership:
     """The `Leadership` of partitions 0..n-1 of one topic, as of one state of this node and its
-    catalog.  `Partitions.topic_leadership` hands out the same object until something that decides
-    a partition's leader, epoch or replicas changes, so what a caller derives from it may be kept
-    beside it, weakly keyed by it (the Metadata handler keeps its answer's partitions so)."""
+    catalog.  For a topic of `SHARED_LEADERSHIP_PARTITIONS` or more, `Partitions.topic_leadership`
+    hands out the same object until something that decides a partition's leader, epoch or replicas
+    changes, so what a caller derives from it may be kept beside it, weakly keyed by it (the
+    Metadata handler keeps its answer's partitions so)."""
 
     __slots__ = ("__weakref__", "partitions")
 

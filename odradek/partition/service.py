@@ -28,6 +28,7 @@ from odradek.cluster.topics import TopicInfo
 from odradek.partition.partition import Partition
 from odradek.partition.produce_checks import check_produce
 from odradek.partition.results import (
+    SHARED_LEADERSHIP_PARTITIONS,
     AppendResult,
     EpochEndOffset,
     Leadership,
@@ -174,10 +175,13 @@ class Partitions:
         return Leadership(node, epoch, (node,), (node,))
 
     def topic_leadership(self, topic: str, count: int) -> TopicLeadership:
-        """`leadership` of partitions 0..``count``-1 of ``topic``: the same object as the last call
-        while neither the catalog (its metadata offset) nor this node's partitions or fencing
-        changed, a new one after.  A partition's leadership depends on nothing else: its epoch is
+        """`leadership` of partitions 0..``count``-1 of ``topic``.  For ``count`` of at least
+        `SHARED_LEADERSHIP_PARTITIONS`, the same object as the last call while neither the catalog
+        (its metadata offset) nor this node's partitions or fencing changed, a new one after; for
+        fewer, a new one each call.  A partition's leadership depends on nothing else: its epoch is
         the catalog's, or its `Partition`'s, fixed when the partition is opened."""
+        if count < SHARED_LEADERSHIP_PARTITIONS:
+            return TopicLeadership(tuple([self.leadership(topic, index) for index in range(count)]))
         as_of = (self._topics.metadata_offset, self._leadership_changes)
         if as_of != self._leaderships_as_of:
             self._leaderships.clear()

@@ -99,3 +99,16 @@ def test_new_partitions_survive_a_restart(
         assert (low, high) == (0, 1)
     finally:
         broker.stop()
+
+
+def test_a_large_topics_metadata_follows_its_growth(broker: BrokerProcess, topic_name: str) -> None:
+    """A topic of 64 partitions or more is answered from partitions the broker keeps between
+    Metadata requests (`odradek.handlers.metadata`); growing it must show at once."""
+    admin = AdminClient({"bootstrap.servers": broker.bootstrap})
+    admin.create_topics([NewTopic(topic_name, 64, 1)])[topic_name].result(10)
+    assert _partition_count(admin, topic_name) == 64
+    assert _partition_count(admin, topic_name) == 64
+    admin.create_partitions([NewPartitions(topic_name, 70)])[topic_name].result(10)
+    described = admin.list_topics(topic_name, timeout=10).topics[topic_name].partitions
+    assert sorted(described) == list(range(70))
+    assert {partition.leader for partition in described.values()} == {1}
