@@ -57,14 +57,21 @@ def quorum(s: Session, names: dict[str, str]) -> None:
 @own_broker
 def unregister_itself(s: Session, names: dict[str, str]) -> None:
     """UnregisterBroker naming this very node, and what the node says afterwards (Kafka fences
-    itself until it restarts: no broker, no leaders, no coordinator)."""
-    topic = names["topic"]
+    itself until it restarts: no broker, no leaders, no coordinator).  A topic of 64 partitions is
+    described before and after too: odradek keeps such a topic's answered partitions between
+    Metadata requests (`odradek.handlers.metadata`), and fencing must show in them at once."""
+    topic, large = names["topic"], f"{names['topic']}-large"
     topic_with(s, topic, 1)
+    topic_with(s, large, 64)
+    s.call("metadata of 64 partitions before", ApiKey.METADATA, 12, topics=[{"name": large}],
+           allow_auto_topic_creation=False, include_topic_authorized_operations=False)  # fmt: skip
     s.call("unregister broker 1 (this node)", ApiKey.UNREGISTER_BROKER, 0, broker_id=1)
     s.call("describe cluster afterwards", ApiKey.DESCRIBE_CLUSTER, 2, include_cluster_authorized_operations=False,
            endpoint_type=1, include_fenced_brokers=True)  # fmt: skip
     s.call("metadata afterwards", ApiKey.METADATA, 12, topics=[{"name": topic}], allow_auto_topic_creation=False,
            include_topic_authorized_operations=False)  # fmt: skip
+    s.call("metadata of 64 partitions afterwards", ApiKey.METADATA, 12, topics=[{"name": large}],
+           allow_auto_topic_creation=False, include_topic_authorized_operations=False)  # fmt: skip
     produce_one(s, "produce afterwards", topic, 0, 0)
     parts = [{"partition_index": 0, "current_leader_epoch": -1, "timestamp": -1}]
     s.call("list offsets afterwards", ApiKey.LIST_OFFSETS, 9, replica_id=-1, isolation_level=0,

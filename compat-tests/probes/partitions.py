@@ -224,7 +224,22 @@ def elections_and_reassignments(s: Session, names: dict[str, str]) -> None:
     _list_reassignments(s, "list reassignments at the end", None)
 
 
+def metadata_of_a_large_topic(s: Session, names: dict[str, str]) -> None:
+    """Metadata of a topic of 100 partitions (odradek keeps the answered partitions of a topic of 64
+    or more between requests, `odradek.handlers.metadata`), asked twice, in an old version, and
+    after the topic grew."""
+    topic = names["topic"]
+    topic_with(s, topic, 100)
+    _metadata(s, "metadata of 100 partitions", topic)
+    _metadata(s, "metadata of 100 partitions again", topic)
+    s.call("metadata v1 of 100 partitions", ApiKey.METADATA, 1, topics=[{"name": topic}])
+    _grow(s, "grow 100 -> 102", [{"name": topic, "count": 102}])
+    partitions_ready(s, topic, 102)
+    _metadata(s, "metadata after growing to 102", topic)
+
+
 SEQUENCES: dict[str, Callable[[Session, dict[str, str]], None]] = {
     "partitions.create": create_partitions,
+    "partitions.metadata_large": metadata_of_a_large_topic,
     "partitions.elections_and_reassignments": elections_and_reassignments,
 }
