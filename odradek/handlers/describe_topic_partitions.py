@@ -16,6 +16,7 @@ from __future__ import annotations
 from odradek.cluster.topics import TopicInfo
 from odradek.handlers.context import RequestContext
 from odradek.handlers.metadata import topic_operations
+from odradek.handlers.partition_leaders import leader_fields
 from odradek.handlers.registry import registry
 from odradek.security.acl import AclOperation, ResourceType
 from odradek.wire.errors import ErrorCode
@@ -44,23 +45,11 @@ def _partitions(
 ) -> list[
     DescribeTopicPartitionsResponseValue.DescribeTopicPartitionsResponseTopic.DescribeTopicPartitionsResponsePartition
 ]:
-    partitions = []
-    for index in range(first, first + count):
-        leader = ctx.partitions.leadership(info.name, index)
-        partitions.append(
-            _Partition(
-                error_code=ErrorCode.LEADER_NOT_AVAILABLE if leader.leader_id < 0 else ErrorCode.NONE,
-                partition_index=index,
-                leader_id=leader.leader_id,
-                leader_epoch=leader.leader_epoch,
-                replica_nodes=list(leader.replicas),
-                isr_nodes=list(leader.isr),
-                eligible_leader_replicas=[],
-                last_known_elr=[],
-                offline_replicas=list(leader.offline),
-            )
-        )
-    return partitions
+    leaders = ctx.partitions.topic_leadership(info.name, info.partitions).partitions[first : first + count]
+    return [
+        _Partition(**leader_fields(index, leader), eligible_leader_replicas=[], last_known_elr=[])
+        for index, leader in enumerate(leaders, first)
+    ]
 
 
 @registry.api(DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse, "0", _error)

@@ -32,6 +32,7 @@ from weakref import WeakKeyDictionary
 from odradek.cluster.topics import TopicError, TopicInfo, validate_topic_name
 from odradek.handlers.context import RequestContext
 from odradek.handlers.metadata_order import missing_topics_order_in_slices
+from odradek.handlers.partition_leaders import leader_fields
 from odradek.handlers.registry import registry
 from odradek.handlers.slices import LoopShare, empty_in_slices, run_in_slices
 from odradek.java_order import scala_immutable_set_order_in_steps, scala_improved_hash, string_hash
@@ -108,18 +109,7 @@ def _partitions(
     shared = len(leadership.partitions) >= SHARED_LEADERSHIP_PARTITIONS
     answered = _ANSWERED_PARTITIONS.get(leadership) if shared else None
     if answered is None:
-        answered = [
-            _Partition(
-                error_code=ErrorCode.LEADER_NOT_AVAILABLE if leader.leader_id < 0 else ErrorCode.NONE,
-                partition_index=index,
-                leader_id=leader.leader_id,
-                leader_epoch=leader.leader_epoch,
-                replica_nodes=list(leader.replicas),
-                isr_nodes=list(leader.isr),
-                offline_replicas=list(leader.offline),
-            )
-            for index, leader in enumerate(leadership.partitions)
-        ]
+        answered = [_Partition(**leader_fields(index, leader)) for index, leader in enumerate(leadership.partitions)]
         if shared:
             _ANSWERED_PARTITIONS[leadership] = answered
     return answered
