@@ -227,12 +227,16 @@ def elections_and_reassignments(s: Session, names: dict[str, str]) -> None:
 def metadata_of_a_large_topic(s: Session, names: dict[str, str]) -> None:
     """Metadata of a topic of 100 partitions (odradek keeps the answered partitions of a topic of 64
     or more between requests, `odradek.handlers.metadata`), asked twice, in an old version, and
-    after the topic grew."""
+    after the topic grew; and a page of its partitions from DescribeTopicPartitions, which reads the
+    same kept leaderships."""
     topic = names["topic"]
     topic_with(s, topic, 100)
     _metadata(s, "metadata of 100 partitions", topic)
     _metadata(s, "metadata of 100 partitions again", topic)
     s.call("metadata v1 of 100 partitions", ApiKey.METADATA, 1, topics=[{"name": topic}])
+    s.call("describe topic partitions, 30 from partition 64", ApiKey.DESCRIBE_TOPIC_PARTITIONS, 0,
+           topics=[{"name": topic}], response_partition_limit=30,
+           cursor={"topic_name": topic, "partition_index": 64})  # fmt: skip
     _grow(s, "grow 100 -> 102", [{"name": topic, "count": 102}])
     partitions_ready(s, topic, 102)
     _metadata(s, "metadata after growing to 102", topic)
