@@ -2,7 +2,8 @@
 
 Several of Kafka's answers list topics and partitions in the order a hash table iterates them,
 not in request order: the topics of an AddPartitionsToTxn or WriteTxnMarkers result, the
-partitions of a transaction in DescribeTransactions, the producers of DescribeProducers.  To
+partitions of a transaction in DescribeTransactions, the producers of DescribeProducers, the
+topics of a Metadata answer (named ones and every topic).  To
 answer entry for entry as Kafka does, odradek lists them in the same order.  Two tables matter:
 
 - Java's ``HashMap``/``HashSet`` (and ``ConcurrentHashMap``, which spreads hashes the same way):
@@ -47,7 +48,9 @@ __all__ = [
     "scala_immutable_set_order",
     "scala_immutable_set_order_in_steps",
     "scala_improved_hash",
+    "scala_mutable_hash_capacity",
     "scala_mutable_hash_order",
+    "scala_mutable_hash_order_in_steps",
     "string_hash",
     "topic_partition_hash",
 ]
@@ -55,6 +58,7 @@ __all__ = [
 K = TypeVar("K")
 
 _MASK = 0xFFFFFFFF
+_SIGN_BIT = 0x80000000
 
 
 def _int32(value: int) -> int:
@@ -131,56 +135,79 @@ def java_hash_set_copy_order(remaining: Sequence[K], hash_of: Callable[[K], int]
     return _exhaust(java_bucket_order_in_steps(entries, capacity, len(entries) + 1))
 
 
-_GROUP_BITS = 8
-"""`java_bucket_order_in_steps` files keys into 2**8 groups of neighbouring buckets."""
-
-
 def java_bucket_order_in_steps(
     entries: Sequence[tuple[K, int]], capacity: int, step: int = 256
 ) -> Generator[None, None, list[K]]:
     """The order a Java hash table of ``capacity`` buckets (a power of two) iterates distinct keys
     given as (key, ``hashCode``) in the order they were put in: bucket by bucket, a bucket's keys
-    in that order.  A generator that stops after every ``step`` keys (its value is the order).
+    in that order.  A generator that stops after every ``step`` keys (its value is the order)."""
+    return _bucket_order_in_steps(entries, capacity, step, by_hash_within_bucket=False)
+
+
+def scala_mutable_hash_capacity(size: int) -> int:
+    """The table size of a Scala 2.13 ``mutable.HashMap``/``HashSet`` that received ``size``
+    distinct keys one by one: 16, doubled before an added key would bring the size to three
+    quarters of it."""
+    capacity = 16
+    while size >= capacity * 3 // 4:
+        capacity *= 2
+    return capacity
+
+
+def scala_mutable_hash_order(keys: Iterable[K], hash_of: Callable[[K], int]) -> list[K]:
+    """The order a Scala 2.13 ``mutable.HashMap`` (or ``HashSet``) holding ``keys`` iterates them."""
+    unique = list(dict.fromkeys(keys))
+    return _exhaust(scala_mutable_hash_order_in_steps([(key, hash_of(key)) for key in unique], len(unique) + 1))
+
+
+def scala_mutable_hash_order_in_steps(
+    entries: Sequence[tuple[K, int]], step: int = 256
+) -> Generator[None, None, list[K]]:
+    """`scala_mutable_hash_order` of distinct keys given as (key, ``hashCode``), as a generator
+    that stops after every ``step`` keys (its value is the order)."""
+    capacity = scala_mutable_hash_capacity(len(entries))
+    return _bucket_order_in_steps(entries, capacity, step, by_hash_within_bucket=True)
+
+
+_GROUP_BITS = 8
+"""`_bucket_order_in_steps` files keys into 2**8 groups of neighbouring buckets."""
+
+
+def _bucket_order_in_steps(
+    entries: Sequence[tuple[K, int]], capacity: int, step: int, *, by_hash_within_bucket: bool
+) -> Generator[None, None, list[K]]:
+    """Bucket by bucket (``capacity`` a power of two, a key's bucket its spread hash masked by it);
+    within a bucket by the spread hash as a signed int (Scala) or in the order the keys were put
+    in (Java).  Stops after every ``step`` keys; its value is the order.
 
     One sort of a hundred thousand keys would hold its caller for tens of milliseconds at once;
     the keys are filed into 256 groups of neighbouring buckets instead, a step at a time, and each
-    group is sorted by bucket on its own (the sort is stable: keys sharing a bucket keep their order)."""
+    group is sorted on its own (the sort is stable: keys sharing a bucket and, for Scala, a spread
+    hash keep their order)."""
     mask = capacity - 1
     shift = max(mask.bit_length() - _GROUP_BITS, 0)
-    groups: list[list[tuple[int, K]]] = [[] for _ in range((mask >> shift) + 1)]
+    groups: list[list[tuple[int, int, K]]] = [[] for _ in range((mask >> shift) + 1)]
     for start in range(0, len(entries), step):
         for key, hash_code in entries[start : start + step]:
             unsigned = hash_code & _MASK
-            bucket = (unsigned ^ (unsigned >> 16)) & mask
-            groups[bucket >> shift].append((bucket, key))
+            spread = unsigned ^ (unsigned >> 16)
+            bucket = spread & mask
+            # the spread hash with its sign bit flipped sorts as the signed int it is in Scala
+            groups[bucket >> shift].append((bucket, spread ^ _SIGN_BIT if by_hash_within_bucket else 0, key))
         yield
     order: list[K] = []
     since_stop = 0
-    by_bucket = itemgetter(0)
+    by_position = itemgetter(0, 1)
     for group in groups:
-        if shift:
-            group.sort(key=by_bucket)
-        order += [key for _, key in group]
+        if shift or by_hash_within_bucket:
+            group.sort(key=by_position)
+        order += [key for _, _, key in group]
         since_stop += len(group)
         group.clear()  # freed a group at a time, not all at once when the generator ends
         if since_stop >= step:
             since_stop = 0
             yield
     return order
-
-
-def scala_mutable_hash_order(keys: Iterable[K], hash_of: Callable[[K], int]) -> list[K]:
-    """The order a Scala 2.13 ``mutable.HashMap`` (or ``HashSet``) holding ``keys`` iterates them."""
-    unique = list(dict.fromkeys(keys))
-    capacity = 16
-    while len(unique) >= capacity * 3 // 4:
-        capacity *= 2
-
-    def position(key: K) -> tuple[int, int]:
-        spread = _spread(hash_of(key))
-        return spread & (capacity - 1), spread
-
-    return sorted(unique, key=position)
 
 
 def _improve(hash_code: int) -> int:

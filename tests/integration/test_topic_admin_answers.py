@@ -127,3 +127,37 @@ def test_metadata_by_id_ignores_names_and_unknown_names_carry_operations(conn: R
     )
     (answer,) = conn.request(ApiKey.METADATA, 12, unknown).topics
     assert (answer.error_code, answer.topic_authorized_operations) == (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 3576)
+
+
+#: Topics in the order they are created, and what Kafka 4.4.0 answered to Metadata v12 of every
+#: topic after the first twelve and after all thirty (raw requests to a fresh broker; the probe
+#: sequence metadata.every_topic_order checks the same rule with other names).
+_CREATED = [
+    "orders", "payments", "clicks", "views", "users", "carts", "refunds", "sessions", "audit-log", "metrics",
+    "alerts", "t-0", "t-1", "t-2", "t-3", "t-4", "t-5", "t-6", "t-7", "t-8", "t-9", "t-10", "t-11", "t-12",
+    "t-13", "Aa", "BB", "AaAa", "BBBB", "alpha",
+]  # fmt: skip
+_KAFKA_EVERY_TOPIC_OF_TWELVE = [
+    "sessions", "payments", "users", "refunds", "alerts", "carts", "t-0", "clicks", "orders", "metrics", "views",
+    "audit-log",
+]  # fmt: skip
+_KAFKA_EVERY_TOPIC_OF_THIRTY = [
+    "BB", "Aa", "payments", "refunds", "t-0", "alpha", "t-2", "t-1", "t-4", "t-3", "t-6", "t-5", "t-8", "views",
+    "t-7", "BBBB", "AaAa", "t-9", "sessions", "t-11", "t-10", "t-13", "users", "t-12", "alerts", "carts", "clicks",
+    "orders", "metrics", "audit-log",
+]  # fmt: skip
+
+
+def test_every_topic_is_listed_in_kafkas_hash_order_not_creation_order(tmp_path: Any) -> None:
+    """Kafka gathers the names in a Scala mutable hash set (16 buckets up to eleven names, 32 from
+    twelve); names of one hash ("Aa" and "BB", "AaAa" and "BBBB") come newest first."""
+    every = MetadataRequest(topics=None, allow_auto_topic_creation=False)
+    with raw_broker(tmp_path / "data") as (_, connection):
+        for name in _CREATED[:12]:
+            assert _create(connection, _topic(name)) == [(name, ErrorCode.NONE, None)]
+        twelve = [topic.name for topic in connection.request(ApiKey.METADATA, 12, every).topics]
+        for name in _CREATED[12:]:
+            assert _create(connection, _topic(name)) == [(name, ErrorCode.NONE, None)]
+        thirty = [topic.name for topic in connection.request(ApiKey.METADATA, 12, every).topics]
+    assert twelve == _KAFKA_EVERY_TOPIC_OF_TWELVE
+    assert thirty == _KAFKA_EVERY_TOPIC_OF_THIRTY

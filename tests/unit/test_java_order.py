@@ -10,6 +10,9 @@ from odradek.java_order import (
     scala_immutable_set_order,
     scala_immutable_set_order_in_steps,
     scala_improved_hash,
+    scala_mutable_hash_capacity,
+    scala_mutable_hash_order,
+    scala_mutable_hash_order_in_steps,
     string_hash,
 )
 
@@ -128,5 +131,36 @@ def test_a_large_set_is_ordered_in_steps_of_about_the_given_size() -> None:
             break
         stops += 1
     assert order == scala_immutable_set_order(names, string_hash)
+    assert sorted(order) == sorted(names)
+    assert stops >= len(names) // 100
+
+
+def test_a_scala_mutable_hash_set_doubles_before_the_key_that_reaches_three_quarters() -> None:
+    assert [scala_mutable_hash_capacity(size) for size in (0, 11, 12, 23, 24, 47, 48)] == [16, 16, 32, 32, 64, 64, 128]
+
+
+def test_a_scala_mutable_hash_set_orders_a_bucket_by_hash_not_by_insertion() -> None:
+    # "Aa" and "BB" share one hash (2112, bucket 0 of 16) and keep the order they came in; "x" (120)
+    # and "h" (104) share bucket 8 and are listed by hash, whatever the order they came in.
+    assert scala_mutable_hash_order(["x", "BB", "h", "Aa"], string_hash) == ["BB", "Aa", "h", "x"]
+    assert scala_mutable_hash_order(["h", "Aa", "x", "BB"], string_hash) == ["Aa", "BB", "h", "x"]
+
+
+def test_a_large_scala_mutable_hash_set_is_ordered_in_steps_of_about_the_given_size() -> None:
+    names = [f"topic-{i}" for i in range(5000)]
+    steps = scala_mutable_hash_order_in_steps([(name, string_hash(name)) for name in names], 100)
+    stops = 0
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            order = done.value
+            break
+        stops += 1
+    capacity = scala_mutable_hash_capacity(len(names))
+    spread = [(h & 0xFFFFFFFF) ^ ((h & 0xFFFFFFFF) >> 16) for h in map(string_hash, order)]
+    positions = [(s & (capacity - 1), s - (1 << 32) if s & 0x80000000 else s) for s in spread]
+    assert positions == sorted(positions)
+    assert order == scala_mutable_hash_order(names, string_hash)
     assert sorted(order) == sorted(names)
     assert stops >= len(names) // 100
