@@ -1,13 +1,14 @@
 """Probe sequences: what DescribeConfigs reports of a secured broker's own security settings, and
-in which order Metadata answers topics when a request names some twice or more than a few."""
+in which order Metadata answers topics when a request names some twice or more than a few, or
+asks for every topic."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from odradek.wire.api import ApiKey
-from probes.groups import topic_with
-from probes.session import Session
+from probes.groups import coordinator_ready, topic_with
+from probes.session import Session, own_broker
 
 __all__ = ["SECURED_CONFIG_SEQUENCES", "SEQUENCES"]
 
@@ -135,9 +136,32 @@ def metadata_topic_order(s: Session, names: dict[str, str]) -> None:
     )
 
 
+@own_broker
+def metadata_every_topic_order(s: Session, names: dict[str, str]) -> None:
+    """Metadata of every topic as the catalog grows past the sizes where a hash table doubles
+    (12 and 24 names), with two names of one hash, then with the internal offsets topic: Kafka lists
+    every topic in a hash order of the names it holds, not in creation order.  On a broker of its
+    own, so that the topics of other sequences do not change the table the order comes from."""
+    run = names["topic"]
+    made: list[str] = []
+    for count in (3, 11, 12, 23, 24, 30):
+        while len(made) < count:
+            made.append(f"{run}-{len(made):02d}")
+            topic_with(s, made[-1], 1)
+        for version in (1, 12):
+            s.call(f"metadata v{version} of every topic: {count} topics", ApiKey.METADATA, version, topics=None)
+    # Two names with one String.hashCode (as "AaAa" and "BBBB"): Kafka lists the newer first.
+    for suffix in ("AaAa", "BBBB"):
+        topic_with(s, f"{run}-{suffix}", 1)
+    s.call("metadata v12 of every topic: two names share a hash", ApiKey.METADATA, 12, topics=None)
+    coordinator_ready(s, names["group"])  # creates __consumer_offsets
+    s.call("metadata v0 of every topic, with the offsets topic", ApiKey.METADATA, 0, topics=[])
+
+
 SECURED_CONFIG_SEQUENCES: dict[str, Callable[[Session, dict[str, str]], None]] = {
     "secured.broker_security_configs": broker_security_configs,
 }
 SEQUENCES: dict[str, Callable[[Session, dict[str, str]], None]] = {
     "metadata.topic_order": metadata_topic_order,
+    "metadata.every_topic_order": metadata_every_topic_order,
 }
