@@ -186,18 +186,21 @@ class Dispatcher:
             if header.api_key == ApiKey.API_VERSIONS:
                 return self._unsupported_api_versions(header.correlation_id)
             raise ProtocolViolation(f"{handler.request.name} version {version} is not supported")
-        if len(body) < LARGE_REQUEST_BYTES and header.api_key != ApiKey.METADATA:
+        small = len(body) < LARGE_REQUEST_BYTES
+        if small:
             try:
                 request: StructValue = decode_from(handler.request, version, reader)
             except (DecodeError, ValueError) as exc:
                 raise ProtocolViolation(f"unparsable {handler.request.name} v{version}: {exc}") from None
-            return await self._answer(header, handler, request, connection, len(body), None)
+            if header.api_key != ApiKey.METADATA:  # a small Metadata request may still have a huge answer
+                return await self._answer(header, handler, request, connection, len(body), None)
         share = LoopShare()
         try:
-            try:
-                request = await run_in_slices(decode_in_slices(handler.request, version, reader), share)
-            except (DecodeError, ValueError) as exc:
-                raise ProtocolViolation(f"unparsable {handler.request.name} v{version}: {exc}") from None
+            if not small:
+                try:
+                    request = await run_in_slices(decode_in_slices(handler.request, version, reader), share)
+                except (DecodeError, ValueError) as exc:
+                    raise ProtocolViolation(f"unparsable {handler.request.name} v{version}: {exc}") from None
             frame = await self._answer(header, handler, request, connection, len(body), share)
             if share.steps and self.interceptor is None:  # an interceptor (the journal) may keep it
                 await release_in_slices(request, share)

@@ -72,6 +72,12 @@ _Partition = MetadataResponse.MetadataResponseTopic.MetadataResponsePartition
 _EVERY_TOPIC_ATTEMPTS = 3
 
 
+def _name_shards(names: int) -> int:
+    """How many sets to file ``names`` names in: `_NAME_SHARDS` beyond a slice of names, else one
+    (a set of a few names costs less than making and emptying 64)."""
+    return _NAME_SHARDS if names > SLICE_ELEMENTS else 1
+
+
 def cluster_operations(ctx: RequestContext) -> int:
     """The cluster operations this request's principal may do, as Kafka's bitfield."""
     return ctx.authorized_operations(ResourceType.CLUSTER, "kafka-cluster", CLUSTER_OPERATIONS)
@@ -234,12 +240,13 @@ async def _by_names(
     here are emptied the same way before it returns: each is a hundred thousand entries long for
     a request naming as many topics, and one pass (or one free) over them at once would hold the
     loop for milliseconds (`odradek.handlers.slices`)."""
-    seen: list[set[str | None]] = [set() for _ in range(_NAME_SHARDS)]
+    shards = _name_shards(len(requested))
+    seen: list[set[str | None]] = [set() for _ in range(shards)]
     improved: list[tuple[tuple[str | None, int], int]] = []
     for start in range(0, len(requested), SLICE_ELEMENTS):
         for wanted in requested[start : start + SLICE_ELEMENTS]:
             name = wanted.name
-            shard = seen[hash(name) % _NAME_SHARDS]
+            shard = seen[hash(name) % shards]
             if name not in shard:
                 shard.add(name)
                 hash_code = string_hash(name)
@@ -289,10 +296,11 @@ async def _by_names(
         else:
             answered += [_not_found(ctx, name, with_ops) for name in missing_names[start : start + SLICE_ELEMENTS]]
         await share.share()
-    for done in (improved, order, known, missing, missing_names):
-        await empty_in_slices(done, share)
-    for shard in seen:
-        await empty_in_slices(shard, share)
+    if len(requested) > SLICE_ELEMENTS:  # shorter ones are freed on return as quickly
+        for done in (improved, order, known, missing, missing_names):
+            await empty_in_slices(done, share)
+        for shard in seen:
+            await empty_in_slices(shard, share)
     answered += refused_create
     answered += refused_describe
     return answered
@@ -329,14 +337,15 @@ async def _by_ids(
     (UNKNOWN_TOPIC_ID, no name), then those the principal may not describe, then the known ones,
     each group in request order.  A slice of ids at a time, as `_by_names`."""
     catalog = ctx.topics
-    seen: list[set[bytes]] = [set() for _ in range(_NAME_SHARDS)]
+    shards = _name_shards(len(requested))
+    seen: list[set[bytes]] = [set() for _ in range(shards)]
     unknown: list[MetadataResponseValue.MetadataResponseTopic] = []
     refused: list[MetadataResponseValue.MetadataResponseTopic] = []
     known: list[MetadataResponseValue.MetadataResponseTopic] = []
     for start in range(0, len(requested), SLICE_ELEMENTS):
         for wanted in requested[start : start + SLICE_ELEMENTS]:
             topic_id = wanted.topic_id
-            shard = seen[hash(topic_id) % _NAME_SHARDS]
+            shard = seen[hash(topic_id) % shards]
             if topic_id == ZERO_UUID or topic_id in shard:
                 continue
             shard.add(topic_id)
@@ -348,8 +357,9 @@ async def _by_ids(
             else:
                 known.append(topic_metadata(ctx, info, with_ops))
         await share.share()
-    for shard in seen:
-        await empty_in_slices(shard, share)
+    if len(requested) > SLICE_ELEMENTS:
+        for shard in seen:
+            await empty_in_slices(shard, share)
     unknown += refused
     unknown += known
     return unknown

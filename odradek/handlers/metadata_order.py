@@ -63,6 +63,8 @@ async def missing_topics_order_in_slices(
     """`missing_topics_order` sharing the loop (a request may name a hundred thousand missing
     topics): ``missing`` are the names with their ``String.hashCode``, and every pass over them
     goes a slice at a time (`odradek.java_order.java_bucket_order_in_steps`)."""
+    if not missing:
+        return []
     copy_capacity = java_hash_set_copy_capacity(set_size)
     if not may_create:
         return await run_in_slices(java_bucket_order_in_steps(missing, copy_capacity, SLICE_ELEMENTS), share)
