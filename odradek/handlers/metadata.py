@@ -187,11 +187,10 @@ async def _every_topic(
     31 topics and at the table's doublings, probe metadata.every_topic_order).  Names that share
     their whole hash keep the order Kafka's metadata image iterates them in, newest first
     (there a topic whose partitions change also moves to the front of its few namesakes by hash;
-    odradek keeps creation order for them).  The answer
-    is built a slice of topics at a time, and when the catalog changed meanwhile (its metadata
-    offset moved: a topic created, deleted, grown or reconfigured) it is built again, up to
-    `_EVERY_TOPIC_ATTEMPTS` times (then the last one stands: a catalog that changes during every
-    attempt cannot hold the answer back forever)."""
+    odradek keeps creation order for them).  The answer is built a slice of topics at a time,
+    and when the catalog changed meanwhile (its metadata offset moved: a topic created, deleted,
+    grown or reconfigured) it is built again, up to `_EVERY_TOPIC_ATTEMPTS` times (then the last
+    one stands: a catalog that changes during every attempt cannot hold the answer back forever)."""
     topics: list[MetadataResponseValue.MetadataResponseTopic] = []
     for _ in range(_EVERY_TOPIC_ATTEMPTS):
         offset = ctx.cluster.metadata_offset
