@@ -9,6 +9,7 @@ checkout's, and the two are measured in alternating rounds (A B A B ...) after o
 
     .venv/bin/python benchmarks/request_cost.py --mode produce1 --requests 20000 --rounds 7 --base /tmp/base
     .venv/bin/python benchmarks/request_cost.py --mode metadata-many --requests 4 --window 1 --base /tmp/base
+    .venv/bin/python benchmarks/request_cost.py --mode metadata-one --partitions 1 --window 1 --base /tmp/base
 
 Modes: ``produce1`` one 100-byte record per Produce v9 request (W3's shape); ``produce-many`` one
 record batch for each of ``--partitions`` partitions per request (W6's shape); ``fetch-many`` a
@@ -18,6 +19,8 @@ client's consumers send): one full Fetch opens it on each connection, then every
 incremental Fetch v12 naming no partition, answered with the partitions that have news (none here);
 ``metadata-many`` a Metadata v12 naming ``--topics`` topics that do not exist (the abuse run's
 100,000-name request: decoding the names, the unknown-topic entries, the encoding of the answer);
+``metadata-one`` a Metadata v12 naming the one topic of ``--partitions`` partitions (what scale.py's
+1,000 connections ask, with ``--partitions 1 --window 1``);
 ``fetch-large`` W4-rdkafka's shape: one partition prefilled with ``--prefill-batches`` batches of
 1,000 records of 1 KiB (about 1 MiB each, like W4's prefill), then Fetch v16 requests of 1 MiB
 (``max_bytes`` and ``partition_max_bytes``) at successive batches, wrapping to the log start at the
@@ -267,7 +270,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
         "--mode",
-        choices=("produce1", "produce-many", "fetch-many", "fetch-session", "metadata-many", "fetch-large"),
+        choices=(
+            "produce1",
+            "produce-many",
+            "fetch-many",
+            "fetch-session",
+            "metadata-many",
+            "metadata-one",
+            "fetch-large",
+        ),
         default="produce1",
     )
     parser.add_argument("--requests", type=int, help="per round: 20,000, or 2,000 for fetch-large")
@@ -284,6 +295,8 @@ def main(argv: list[str] | None = None) -> int:
     partitions = 1 if args.mode in ("produce1", "metadata-many", "fetch-large") else args.partitions
     if args.mode == "metadata-many":
         frame = metadata_frame(args.topics)
+    elif args.mode == "metadata-one":
+        frame = metadata_frame_for([TOPIC])
     else:
         frame = produce_frame(partitions) if args.mode.startswith("produce") else fetch_frame(partitions)
     if args.mode == "fetch-session":
