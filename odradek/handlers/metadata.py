@@ -35,7 +35,7 @@ from odradek.handlers.context import RequestContext
 from odradek.handlers.metadata_order import missing_topics_order_in_slices
 from odradek.handlers.partition_leaders import leader_fields
 from odradek.handlers.registry import registry
-from odradek.handlers.slices import LoopShare, empty_in_slices, run_in_slices
+from odradek.handlers.slices import LoopShare, empty_all_in_slices, empty_in_slices, run_in_slices
 from odradek.java_order import (
     scala_immutable_set_order_in_steps,
     scala_improved_hash,
@@ -295,11 +295,7 @@ async def _by_names(
         else:
             answered += [_not_found(ctx, name, with_ops) for name in missing_names[start : start + SLICE_ELEMENTS]]
         await share.share()
-    if len(requested) > SLICE_ELEMENTS:  # shorter ones are freed on return as quickly
-        for done in (improved, order, known, missing, missing_names):
-            await empty_in_slices(done, share)
-        for shard in seen:
-            await empty_in_slices(shard, share)
+    await empty_all_in_slices(share, improved, order, known, missing, missing_names, *seen)
     answered += refused_create
     answered += refused_describe
     return answered
@@ -356,9 +352,7 @@ async def _by_ids(
             else:
                 known.append(topic_metadata(ctx, info, with_ops))
         await share.share()
-    if len(requested) > SLICE_ELEMENTS:
-        for shard in seen:
-            await empty_in_slices(shard, share)
+    await empty_all_in_slices(share, *seen)
     unknown += refused
     unknown += known
     return unknown

@@ -16,6 +16,7 @@ from odradek.handlers.slices import (
     SLICE_SECONDS,
     CollectorPause,
     LoopShare,
+    empty_all_in_slices,
     empty_in_slices,
     release_in_slices,
     run_in_slices,
@@ -150,3 +151,22 @@ def test_a_handlers_long_lists_and_maps_are_emptied() -> None:
 
     asyncio.run(scenario())
     assert (names, by_name, short) == ([], {}, [])
+
+
+def test_several_containers_are_emptied_in_one_call_the_long_one_in_slices(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(slices, "SLICE_SECONDS", -1.0)  # every slice boundary gives the loop back
+    names = [f"t{i}" for i in range(3 * SLICE_ELEMENTS + 1)]
+    seen, by_name, short = {"t"}, {"t": 0}, ["t"]
+    ran_between: list[int] = []
+
+    async def other() -> None:
+        ran_between.append(len(names))
+
+    async def scenario() -> None:
+        task = asyncio.get_running_loop().create_task(other())
+        await empty_all_in_slices(LoopShare(), short, seen, names, by_name)
+        await task
+
+    asyncio.run(scenario())
+    assert (names, seen, by_name, short) == ([], set(), {}, [])
+    assert ran_between and 0 < ran_between[0] < 3 * SLICE_ELEMENTS + 1  # the loop was given back midway
