@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Generator
+
 from odradek.java_hash import java_string_hash
 from odradek.java_order import (
     java_hash_order,
@@ -15,6 +17,18 @@ from odradek.java_order import (
     scala_mutable_hash_order_in_steps,
     string_hash,
 )
+
+
+def _run_counting_stops(steps: Generator[None, None, list[str]]) -> tuple[list[str], int]:
+    """A stepped order run to its end: its value and how many times it stopped on the way."""
+    stops = 0
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            order: list[str] = done.value
+            return order, stops
+        stops += 1
 
 
 def test_a_hash_set_of_strings_iterates_as_java_does() -> None:
@@ -121,15 +135,7 @@ def test_keys_with_one_hash_keep_the_order_they_were_added_in() -> None:
 def test_a_large_set_is_ordered_in_steps_of_about_the_given_size() -> None:
     names = [f"topic-{i}" for i in range(5000)]
     improved = [(name, scala_improved_hash(string_hash(name))) for name in names]
-    steps = scala_immutable_set_order_in_steps(improved, 100)
-    stops = 0
-    while True:
-        try:
-            next(steps)
-        except StopIteration as done:
-            order = done.value
-            break
-        stops += 1
+    order, stops = _run_counting_stops(scala_immutable_set_order_in_steps(improved, 100))
     assert order == scala_immutable_set_order(names, string_hash)
     assert sorted(order) == sorted(names)
     assert stops >= len(names) // 100
@@ -148,15 +154,9 @@ def test_a_scala_mutable_hash_set_orders_a_bucket_by_hash_not_by_insertion() -> 
 
 def test_a_large_scala_mutable_hash_set_is_ordered_in_steps_of_about_the_given_size() -> None:
     names = [f"topic-{i}" for i in range(5000)]
-    steps = scala_mutable_hash_order_in_steps([(name, string_hash(name)) for name in names], 100)
-    stops = 0
-    while True:
-        try:
-            next(steps)
-        except StopIteration as done:
-            order = done.value
-            break
-        stops += 1
+    order, stops = _run_counting_stops(
+        scala_mutable_hash_order_in_steps([(name, string_hash(name)) for name in names], 100)
+    )
     capacity = scala_mutable_hash_capacity(len(names))
     spread = [(h & 0xFFFFFFFF) ^ ((h & 0xFFFFFFFF) >> 16) for h in map(string_hash, order)]
     positions = [(s & (capacity - 1), s - (1 << 32) if s & 0x80000000 else s) for s in spread]
