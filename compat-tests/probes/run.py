@@ -172,28 +172,47 @@ def run_broker(
 ) -> dict[str, list[dict[str, Any]]]:
     """Every chosen sequence against a fresh broker, normalised; the secured ones (probes/secured.py)
     against a second fresh broker running ``profile``, with its SCRAM users created first; a sequence
-    marked `probes.session.own_broker` against a fresh broker of its own.  ``run_names`` gives each
-    sequence its names (the same on both brokers: Kafka lists some answers in the hash order of topic
-    and group names, so only the same names compare); missing ones are made up."""
+    marked `probes.session.own_broker` against a fresh broker of its own (a secured one for a secured
+    sequence).  ``run_names`` gives each sequence its names (the same on both brokers: Kafka lists
+    some answers in the hash order of topic and group names, so only the same names compare); missing
+    ones are made up."""
     results: dict[str, list[dict[str, Any]]] = {}
     own = [name for name in sequences if getattr(SEQUENCES[name], "own_broker", False)]
     plain = [name for name in sequences if name not in SECURED_SEQUENCES and name not in own]
-    secured = [name for name in sequences if name in SECURED_SEQUENCES]
+    secured = [name for name in sequences if name in SECURED_SEQUENCES and name not in own]
     if plain:
         with launchers()[broker](workdir, workdir / f"{broker}.log") as running:
             results.update(_run_sequences(running, plain, {}, run_names))
     if secured:
-        assert profile is not None
-        launch: Any = launchers()[broker]
-        with launch(workdir, workdir / f"{broker}-secured.log", profile=profile) as running:
-            create_scram_users(running.bootstrap)
-            addresses = {f"addr:{name}": address for name, address in running.listeners.items()}
-            results.update(_run_sequences(running, secured, addresses, run_names))
+        results.update(_run_secured(broker, secured, workdir / f"{broker}-secured.log", profile, run_names))
     for name in own:
         settings = SEQUENCES[name].own_broker  # type: ignore[attr-defined]
-        with launchers()[broker](workdir, workdir / f"{broker}-{name}.log", **settings) as running:
+        log = workdir / f"{broker}-{name}.log"
+        if name in SECURED_SEQUENCES:
+            results.update(_run_secured(broker, [name], log, profile, run_names, settings))
+            continue
+        with launchers()[broker](workdir, log, **settings) as running:
             results.update(_run_sequences(running, [name], {}, run_names))
     return results
+
+
+def _run_secured(
+    broker: str,
+    sequences: list[str],
+    log: Path,
+    profile: SecuredProfile | None,
+    run_names: dict[str, dict[str, str]] | None,
+    settings: dict[str, Any] | None = None,
+) -> dict[str, list[dict[str, Any]]]:
+    """``sequences`` against a fresh broker running ``profile`` (started in ``log``'s directory with
+    the launcher's ``settings``), its SCRAM users created first; each sequence also gets the address
+    of every listener, as ``addr:<LISTENER>``."""
+    assert profile is not None
+    launch: Any = launchers()[broker]
+    with launch(log.parent, log, profile=profile, **(settings or {})) as running:
+        create_scram_users(running.bootstrap)
+        addresses = {f"addr:{name}": address for name, address in running.listeners.items()}
+        return _run_sequences(running, sequences, addresses, run_names)
 
 
 def _run_sequences(
