@@ -1,13 +1,14 @@
 """Probe sequences: what DescribeConfigs reports of a secured broker's own security settings, and
 in which order Metadata answers topics when a request names some twice or more than a few, or
-asks for every topic."""
+asks for every topic (also as a user who may describe only some of them)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from odradek.wire.api import ApiKey
-from probes.groups import coordinator_ready, topic_with
+from probes.groups import coordinator_ready, topic_with, until
+from probes.secured import ALLOW, ANY, DESCRIBE, PREFIXED, TOPIC, _acl, _authenticated, _filter
 from probes.session import Session, own_broker
 
 __all__ = ["SECURED_CONFIG_SEQUENCES", "SEQUENCES"]
@@ -158,8 +159,67 @@ def metadata_every_topic_order(s: Session, names: dict[str, str]) -> None:
     s.call("metadata v0 of every topic, with the offsets topic", ApiKey.METADATA, 0, topics=[])
 
 
+def _every_topic_as(s: Session, label: str) -> None:
+    """Metadata of every topic in v12 and v1 (``topics`` null) and v0 (an empty list)."""
+    for version in (12, 1, 0):
+        s.call(f"metadata v{version} of every topic: {label}", ApiKey.METADATA, version,
+               topics=[] if version == 0 else None)  # fmt: skip
+
+
+def _describe_prefix(s: Session, prefix: str, acls: int) -> None:
+    """Let alice describe the topics starting with ``prefix``; wait until alice holds ``acls`` ACLs."""
+    s.call(f"create acls: alice describes {prefix[-2:]}*", ApiKey.CREATE_ACLS, 3,
+           creations=[_acl(TOPIC, prefix, PREFIXED, "User:alice", DESCRIBE, ALLOW)])  # fmt: skip
+
+    def applied() -> bool:
+        found = s.call("describe", ApiKey.DESCRIBE_ACLS, 3, **_filter(ANY, None, ANY, "User:alice"))
+        return sum(len(r["acls"]) for r in found["resources"]) == acls
+
+    until(s, applied, "the ACLs to apply")
+
+
+#: Suffixes of the secured every-topic probe's names, by prefix: words of several lengths, so that
+#: the names' hashes differ in many bits and the orders of tables of 16, 32 and 64 buckets differ
+#: (names that differ only in a last digit keep one order in tables of any size).
+_WORDS = {
+    "a": ("kiwi", "fig", "mango", "Aa", "BB"),
+    "b": ("oak", "elm", "birch", "cedar", "pine", "ash", "yew", "maple"),
+    "c": ("red", "blue", "green", "amber", "teal", "navy", "gold", "jade", "ruby", "onyx", "opal"),
+}
+
+
+@own_broker
+def secured_every_topic_order(s: Session, names: dict[str, str]) -> None:
+    """Metadata of every topic asked by alice, who may describe only the topics of one prefix and
+    then of two (5, then 13 and 15 of 24 and 27 topics: Kafka's hash tables double at 12 and 24
+    names), and by the super user, who sees every topic: which names the order is a hash order of,
+    and how many the table holding them is sized for.  Two names of one ``String.hashCode`` ("Aa"
+    and "BB" after one prefix) are among alice's.  On a secured broker of its own: the order
+    depends on every topic present."""
+    run = names["topic"]
+    for prefix, words in _WORDS.items():
+        for word in words:
+            topic_with(s, f"{run}-{prefix}-{word}", 1)
+    alice = _authenticated(s, names, "alice")
+    try:
+        _every_topic_as(alice, "alice, no ACL")
+        _describe_prefix(s, f"{run}-a-", 1)
+        _every_topic_as(alice, "alice describes 5 of 24")
+        _every_topic_as(s, "super user, 24 topics")
+        _describe_prefix(s, f"{run}-b-", 2)
+        _every_topic_as(alice, "alice describes 13 of 24")
+        for topic in ("a-plum", "b-larch", "c-pearl"):
+            topic_with(s, f"{run}-{topic}", 1)
+        _every_topic_as(alice, "alice describes 15 of 27")
+        _every_topic_as(s, "super user, 27 topics")
+    finally:
+        alice.close()
+    s.call("delete the ACLs", ApiKey.DELETE_ACLS, 3, filters=[_filter(ANY, None, ANY, "User:alice")])
+
+
 SECURED_CONFIG_SEQUENCES: dict[str, Callable[[Session, dict[str, str]], None]] = {
     "secured.broker_security_configs": broker_security_configs,
+    "secured.every_topic_order": secured_every_topic_order,
 }
 SEQUENCES: dict[str, Callable[[Session, dict[str, str]], None]] = {
     "metadata.topic_order": metadata_topic_order,
