@@ -47,6 +47,7 @@ from bench.method import (
     pairs_within,
     share,
 )
+from bench.method_wording import CURRENT_METHOD
 from bench.pinning import plan
 from bench.report import CHART, load_budget, newest_security, summary_markdown, write_chart, write_json
 from bench.runner import BrokerPool, CaseRecord, RunRecord, failed_runs, planned, run_case
@@ -261,6 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     document: dict[str, Any] = {
         "date": date,
         "arguments": "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:])),
+        "method": CURRENT_METHOD,
         "machine": {
             "cpus": os.cpu_count(),
             "pinning": pinning.describe(),

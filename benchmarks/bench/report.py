@@ -16,7 +16,8 @@ from typing import Any
 from bench.analysis import REFERENCE, SUBJECT, Figure
 from bench.brokers import PEERS
 from bench.budget import BUDGET_FILE
-from bench.method import COMPILER_BUSY_SHARE, MAX_WARMUP_RUNS
+from bench.method import COMPILER_BUSY_SHARE
+from bench.method_wording import wording
 from bench.metrics import BROKER_COMPILER
 from bench.stats import CONTENDED_CORES, NOISY_SPREAD, Summary
 
@@ -159,6 +160,15 @@ def stage_budget(workload: str, budget: dict[str, Any] | None) -> str:
     return f"Per request (the budget of {budget['measured']}): " + "; ".join(parts) + "."
 
 
+def verdict(target: dict[str, Any]) -> str:
+    """The targets table's "met" cell: a target is claimed ("yes") only on a figure that is not noisy;
+    a noisy figure on the right side of the bound says so without claiming it (issue 19: no figure
+    marked noisy is used to claim a target).  A miss is a miss either way."""
+    if not target["met"]:
+        return "**no**"
+    return "not claimed (⚠ noisy)" if target["noisy"] else "yes"
+
+
 def _why_not(target: dict[str, Any], budget: dict[str, Any] | None) -> str:
     if target["met"]:
         return str(target["reason"])
@@ -237,18 +247,18 @@ def summary_markdown(
     order: list[str] = document["order"]
     timing = document.get("timing", {})
     peers = [name for name in order if name not in (REFERENCE, SUBJECT)]
+    method = wording(document)
     lines = [
         "# odradek against Apache Kafka and the look-alikes",
         "",
         f"Measured {document['date']} by `make bench` (`benchmarks/run.py{document['arguments']}`): "
         + ", ".join(f"{name} {brokers.get(name, '?')}" for name in order)
         + f"; {_machine(document['machine'])}; "
-        f"brokers started once (the peers once per case), per case a warm-up per broker until its figure "
-        f"stopped rising and its JIT went quiet, then "
+        f"{method.start_and_warmup}, then "
         f"{document['pairs']} measured runs per broker of at least {timing.get('measured_s', '?')} s, alternating "
         f"{' / '.join(order)}{_peer_share_note(document, peers)}. "
         "Median (± interquartile spread); the ratios are medians of per-pair ratios. "
-        f"⚠ = noisy: spread above {NOISY_SPREAD * 100:.0f}% or other processes and steal taking more than "
+        f"⚠ = noisy: spread above {NOISY_SPREAD * 100:.0f}% or {method.contention} taking more than "
         f"{CONTENDED_CORES} cores meanwhile.",
         "",
     ]
@@ -256,14 +266,13 @@ def summary_markdown(
     if quiet and quiet["contended_runs"]:
         lines += [
             f"**This run could not be quiet:** {quiet['contended_runs']} of {quiet['measured_runs']} measured runs "
-            "ran while other processes or the hypervisor's other guests (steal) took CPU; no figure marked ⚠ may "
-            "be used to claim a target.",
+            f"ran while {method.contention} took CPU; no figure marked ⚠ may be used to claim a target.",
             "",
         ]
     elif quiet:
         lines += [
-            f"**A quiet run:** in none of the {quiet['measured_runs']} measured runs did other processes and the "
-            f"hypervisor's steal take more than {CONTENDED_CORES} cores; a figure marked ⚠ is noisy by its own spread.",
+            f"**A quiet run:** in none of the {quiet['measured_runs']} measured runs did {method.contention} take "
+            f"more than {CONTENDED_CORES} cores; a figure marked ⚠ is noisy by its own spread.",
             "",
         ]
     contended = sorted({f.row.key for f in figures if f.contended})
@@ -311,7 +320,7 @@ def summary_markdown(
     ]
     lines.append("|---|---|---|---|---|---|")
     for target in targets:
-        mark = "yes" if target["met"] else "**no**"
+        mark = verdict(target)
         noisy = " ⚠" if target["noisy"] else ""
         lines.append(
             f"| {target['target']} | {target['case']} | {target['tool']} | {target['ratio']:.3g}{noisy} | "
@@ -335,19 +344,8 @@ def summary_markdown(
         "passes, where librdkafka waits out a 500 ms long poll at the end of the log). EndToEndLatency "
         "sends one record at a time and prints whole-millisecond percentiles; the librdkafka probe sends at a "
         "fixed rate and measures in microseconds.",
-        "- Kafka and odradek start once on fresh data directories and serve every case, as brokers in service "
-        "do (a JVM keeps what its JIT compiled); the in-memory peers start again for every case. Each run writes "
-        "a fresh topic, deleted afterwards, and the next run starts only once the broker's files for it are gone "
-        "(W4's two cases share one prefilled log). Before every run the harness calls `sync` and pauses "
-        f"{timing.get('pause_s', '?')} s, and records the dirty page cache (/proc/meminfo `Dirty`) at the start "
-        "of the run ('dirty page cache at run start').",
-        "- Warm-up: runs of about the warm-up length repeat until the broker's figure improves by no more than 5% "
-        "on its best earlier run and, for a JVM, its JIT compiler threads used at most "
-        f"{COMPILER_BUSY_SHARE * 100:.0f}% of its CPU in the last run (at least 2, at most {MAX_WARMUP_RUNS}; "
-        "kept in the JSON as `warmup` runs with their `round`). 'broker CPU in the JIT compiler' is that share "
-        "in the measured runs; where it is above the same limit, the notes say the broker was still compiling. "
-        "Measured runs are sized from the rate of the broker's previous run so each lasts at least the measured "
-        "length; ConsumerPerformance cannot read a log twice, so W4-cp runs last one pass over the prefilled log.",
+        method.brokers_bullet,
+        method.warmup_bullet,
         "- Peers: kfake (franz-go's in-memory fake cluster) and Tansu (in-memory storage) run the librdkafka cases "
         "and get less of each (to keep `make bench` within 45 minutes): "
         + _peer_share_method(document)

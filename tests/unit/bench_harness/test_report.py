@@ -12,6 +12,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 
 from bench.analysis import Figure, evaluate
+from bench.method_wording import CURRENT_METHOD
 from bench.metrics import BROKER_COMPILER, MB_S, Metric
 from bench.report import newest_security, summary_markdown
 from bench.stats import Summary
@@ -22,6 +23,7 @@ def _document(contended_runs: int, peer_share: dict[str, float] | None) -> dict[
     document: dict[str, Any] = {
         "date": "2026-11-25",
         "arguments": "",
+        "method": CURRENT_METHOD,
         "machine": {"cpus": 2, "pinning": "broker on core 0, load generator on core 1"},
         "brokers": {"kafka": "4.4.0", "odradek": "0.1.0", "kfake": "1", "tansu": "2"},
         "order": ["kafka", "odradek", "kfake", "tansu"],
@@ -56,6 +58,22 @@ def test_the_method_says_what_the_peers_got() -> None:
     assert "1 warm-up run" in summary
     assert "at most 2 measured runs per case, one measured run of 20 s" in summary
     assert "3 W7 cold starts" in summary
+
+
+def test_a_run_of_the_method_before_brokers_were_kept_is_described_as_measured() -> None:
+    older = _document(1, SHARE)
+    del older["method"]
+    summary = summary_markdown(older, [], [], chart=False)
+    assert "per case, fresh brokers, a warm-up per broker until its figure stopped rising, then 3 measured" in summary
+    assert "- Every case starts every broker again on a fresh data directory;" in summary
+    assert "(at least 2, at most 6;" in summary
+    assert "ran while other processes took CPU" in summary
+    for current in ("start once", "JIT went quiet", "JIT compiler", "steal"):
+        assert current not in summary
+    kept = summary_markdown(_document(1, SHARE), [], [], chart=False)
+    assert "brokers started once (the peers once per case)" in kept
+    assert "- Kafka and odradek start once on fresh data directories" in kept
+    assert "ran while other processes or the hypervisor's other guests (steal) took CPU" in kept
 
 
 def test_results_from_before_the_peers_share_render_without_it() -> None:
@@ -143,6 +161,16 @@ def test_a_met_target_or_a_workload_the_budget_does_not_cover_gets_no_stages() -
     assert _target_rows(summary)["W7-start"].endswith("| **no** | odradek's core was saturated. |")
     without = summary_markdown(_document(0, SHARE), [], [_target("W3", "W3-pp", False)], chart=False)
     assert "Per request" not in without
+
+
+def test_a_target_is_claimed_only_on_a_figure_that_is_not_noisy() -> None:
+    met_noisy, missed_noisy = _target("W4", "W4-cp", True), _target("W4", "W4-rdkafka", False)
+    met_noisy["noisy"] = missed_noisy["noisy"] = True
+    targets = [_target("W3", "W3-rdkafka", True), met_noisy, missed_noisy]
+    rows = _target_rows(summary_markdown(_document(1, SHARE), [], targets, chart=False))
+    assert "| 1.2 | yes |" in rows["W3-rdkafka"]
+    assert "| 1.2 ⚠ | not claimed (⚠ noisy) |" in rows["W4-cp"]
+    assert "| 0.5 ⚠ | **no** |" in rows["W4-rdkafka"]
 
 
 def _figure(metric: Metric, kafka: float, odradek: float) -> Figure:
