@@ -1,6 +1,7 @@
 """Topic administration answers whose wording and order were checked against Apache Kafka 4.3.1
 with the raw probes (compat-tests/probes/topics.py): auto-creation's first answer, CreateTopics'
-refusals, DeleteTopics' messages, the cluster's authorized operations."""
+refusals, DeleteTopics' messages, the cluster's authorized operations; and the order of every
+topic in Metadata, also for a user who may describe only some (Kafka 4.4.0)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,13 @@ import pytest
 from inprocess import raw_broker
 from rawclient import RawConnection
 
+from odradek.security.acl import AclOperation, PatternType, Permission, ResourceType
 from odradek.wire.api import ApiKey
 from odradek.wire.errors import ErrorCode
-from odradek.wire.messages.cluster import DescribeClusterRequest
+from odradek.wire.messages.acls import CreateAclsRequest
+from odradek.wire.messages.cluster import DescribeClusterRequest, SaslHandshakeRequest
 from odradek.wire.messages.metadata import MetadataRequest
+from odradek.wire.messages.security import SaslAuthenticateRequest
 from odradek.wire.messages.topics import CreateTopicsRequest, DeleteTopicsRequest
 
 _MANUAL = "The manual partition assignment includes "
@@ -161,3 +165,91 @@ def test_every_topic_is_listed_in_kafkas_hash_order_not_creation_order(tmp_path:
         thirty = [topic.name for topic in connection.request(ApiKey.METADATA, 12, every).topics]
     assert twelve == _KAFKA_EVERY_TOPIC_OF_TWELVE
     assert thirty == _KAFKA_EVERY_TOPIC_OF_THIRTY
+
+
+#: The secured probe's topics (compat-tests/probes/configs_and_order.py, secured.every_topic_order,
+#: run with the fixed name "order"), in creation order: words of several lengths, so that the orders
+#: of tables of 16, 32 and 64 buckets differ; "a-Aa" and "a-BB" share a String.hashCode.
+_SECURED_CREATED = [
+    "order-a-kiwi", "order-a-fig", "order-a-mango", "order-a-Aa", "order-a-BB",
+    "order-b-oak", "order-b-elm", "order-b-birch", "order-b-cedar", "order-b-pine", "order-b-ash", "order-b-yew",
+    "order-b-maple",
+    "order-c-red", "order-c-blue", "order-c-green", "order-c-amber", "order-c-teal", "order-c-navy", "order-c-gold",
+    "order-c-jade", "order-c-ruby", "order-c-onyx", "order-c-opal",
+]  # fmt: skip
+#: What Kafka 4.4.0 answered to Metadata v12, v1 and v0 of every topic (the same list in each) as
+#: alice, who may describe "order-a-*" and then also "order-b-*", and as the super user.
+_KAFKA_ALICE_DESCRIBES_5_OF_24 = ["order-a-BB", "order-a-Aa", "order-a-kiwi", "order-a-fig", "order-a-mango"]
+_KAFKA_ALICE_DESCRIBES_13_OF_24 = [
+    "order-a-BB", "order-a-Aa", "order-a-kiwi", "order-b-elm", "order-b-maple", "order-a-mango", "order-b-birch",
+    "order-b-pine", "order-b-cedar", "order-a-fig", "order-b-oak", "order-b-ash", "order-b-yew",
+]  # fmt: skip
+_KAFKA_SUPER_USER_24 = [
+    "order-a-BB", "order-a-Aa", "order-a-kiwi", "order-c-blue", "order-b-elm", "order-b-maple", "order-c-teal",
+    "order-b-birch", "order-c-gold", "order-c-ruby", "order-b-cedar", "order-b-oak", "order-c-navy", "order-c-amber",
+    "order-c-red", "order-c-green", "order-c-jade", "order-a-mango", "order-b-pine", "order-c-onyx", "order-a-fig",
+    "order-b-ash", "order-b-yew", "order-c-opal",
+]  # fmt: skip
+_ALICE_JAAS = 'org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="alice-secret";'
+
+
+def _every_topic_names(connection: RawConnection) -> list[str]:
+    """Metadata of every topic in v12 and v1 (``topics`` null) and v0 (an empty list): the names,
+    which must be the same list in each version."""
+    answers = [
+        [topic.name for topic in connection.request(ApiKey.METADATA, version, request).topics]
+        for version, request in (
+            (12, MetadataRequest(topics=None, allow_auto_topic_creation=False)),
+            (1, MetadataRequest(topics=None)),
+            (0, MetadataRequest(topics=[])),
+        )
+    ]
+    assert answers[1] == answers[0] and answers[2] == answers[0], answers
+    return answers[0]
+
+
+def _allow_describe(admin: RawConnection, prefix: str) -> None:
+    creation = CreateAclsRequest.AclCreation(
+        resource_type=ResourceType.TOPIC,
+        resource_name=prefix,
+        resource_pattern_type=PatternType.PREFIXED,
+        principal="User:alice",
+        host="*",
+        operation=AclOperation.DESCRIBE,
+        permission_type=Permission.ALLOW,
+    )
+    (result,) = admin.request(ApiKey.CREATE_ACLS, 3, CreateAclsRequest(creations=[creation])).results
+    assert result.error_code == ErrorCode.NONE, result.error_message
+
+
+def test_every_topic_answer_lists_only_described_topics_in_the_order_kafka_sizes_by_them(tmp_path: Any) -> None:
+    """Kafka gathers the topics the principal may describe in a Scala mutable hash set sized from
+    how many they are (16 buckets for 5, 32 for 13, 64 for all 24): the order is not the super
+    user's order with the others left out, nor creation order."""
+    overrides = [
+        "listeners=PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0",
+        "sasl.enabled.mechanisms=PLAIN",
+        f"listener.name.sasl_plaintext.plain.sasl.jaas.config={_ALICE_JAAS}",
+        "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+        "super.users=User:ANONYMOUS",
+        "allow.everyone.if.no.acl.found=false",
+    ]
+    with raw_broker(tmp_path / "data", overrides) as (broker, _):
+        ports = broker.broker.listener_ports
+        admin = RawConnection(f"127.0.0.1:{ports['PLAINTEXT']}")
+        alice = RawConnection(f"127.0.0.1:{ports['SASL_PLAINTEXT']}")
+        try:
+            for name in _SECURED_CREATED:
+                admin.create_topic(name)
+            assert alice.request(ApiKey.SASL_HANDSHAKE, 1, SaslHandshakeRequest(mechanism="PLAIN")).error_code == 0
+            login = SaslAuthenticateRequest(auth_bytes=b"\0alice\0alice-secret")
+            assert alice.request(ApiKey.SASL_AUTHENTICATE, 2, login).error_code == 0
+            assert _every_topic_names(alice) == []
+            _allow_describe(admin, "order-a-")
+            assert _every_topic_names(alice) == _KAFKA_ALICE_DESCRIBES_5_OF_24
+            assert _every_topic_names(admin) == _KAFKA_SUPER_USER_24
+            _allow_describe(admin, "order-b-")
+            assert _every_topic_names(alice) == _KAFKA_ALICE_DESCRIBES_13_OF_24
+        finally:
+            alice.close()
+            admin.close()
