@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from odradek.wire.api import ApiKey
+from probes.groups import until
 from probes.session import Session, own_broker
 
 __all__ = ["SEQUENCES"]
@@ -41,6 +42,21 @@ def _levels(s: Session, label: str) -> None:
     }
 
 
+def _applied(s: Session, levels: dict[str, int]) -> None:
+    """Wait until ApiVersions reports each feature at its level (0: not finalized).  Kafka answers
+    UpdateFeatures once the controller has committed the change, and its broker's image may publish
+    it a moment later: an ApiVersions sent at once has read the level before (seen in a full
+    `make probes`); when the new level shows is timing, what it is, is behaviour."""
+
+    def reported() -> bool:
+        answer = s.call("finalized levels", ApiKey.API_VERSIONS, 3, client_software_name="probe",
+                        client_software_version="1")  # fmt: skip
+        finalized = {f["name"]: f["max_version_level"] for f in answer["finalized_features"]}
+        return all(finalized.get(name, 0) == level for name, level in levels.items())
+
+    until(s, reported, f"the levels {levels}")
+
+
 @own_broker
 def update_features(s: Session, names: dict[str, str]) -> None:
     _levels(s, "levels at the start")
@@ -68,8 +84,10 @@ def update_features(s: Session, names: dict[str, str]) -> None:
     _levels(s, "levels after the refusals")
     _update(s, "transaction.version safe downgrade", [("transaction.version", 1, SAFE)])
     _update(s, "share.version off", [("share.version", 0, SAFE)], version=2)
+    _applied(s, {"transaction.version": 1, "share.version": 0})
     _levels(s, "levels after the downgrades")
     _update(s, "transaction.version back up", [("transaction.version", 2, UPGRADE)], version=0)
+    _applied(s, {"transaction.version": 2})
     _levels(s, "levels at the end")
     s.restart("graceful restart", kill=False)
     _levels(s, "levels after a restart")
