@@ -45,6 +45,7 @@ from odradek.java_order import (
 from odradek.partition.results import SHARED_LEADERSHIP_PARTITIONS, TopicLeadership
 from odradek.security.acl import AclOperation, ResourceType
 from odradek.wire.codec import SLICE_ELEMENTS
+from odradek.wire.encoded_once import EncodedOnce
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.metadata import (
     MetadataRequest,
@@ -111,19 +112,23 @@ _ANSWERED_PARTITIONS: WeakKeyDictionary[
 ] = WeakKeyDictionary()
 """A large topic's partitions as answered, while its `TopicLeadership` stands: two hundred producers
 starting at once each ask for the same thousand partitions (W6 of benchmarks/).  Every answer that
-lists the topic shares the list; nothing changes an answer's partitions after they are built (the
-encoder only reads them).  A topic of fewer than `SHARED_LEADERSHIP_PARTITIONS` is built per answer."""
+lists the topic shares the list, and each version's encoding of it (`EncodedOnce`); nothing changes
+an answer's partitions after they are built (the encoder only reads them).  A topic of fewer than
+`SHARED_LEADERSHIP_PARTITIONS` is built per answer."""
 
 
 def _partitions(
     leadership: TopicLeadership,
 ) -> list[MetadataResponseValue.MetadataResponseTopic.MetadataResponsePartition]:
     shared = len(leadership.partitions) >= SHARED_LEADERSHIP_PARTITIONS
-    answered = _ANSWERED_PARTITIONS.get(leadership) if shared else None
+    if not shared:
+        return [_Partition(**leader_fields(index, leader)) for index, leader in enumerate(leadership.partitions)]
+    answered = _ANSWERED_PARTITIONS.get(leadership)
     if answered is None:
-        answered = [_Partition(**leader_fields(index, leader)) for index, leader in enumerate(leadership.partitions)]
-        if shared:
-            _ANSWERED_PARTITIONS[leadership] = answered
+        answered = EncodedOnce(
+            _Partition(**leader_fields(index, leader)) for index, leader in enumerate(leadership.partitions)
+        )
+        _ANSWERED_PARTITIONS[leadership] = answered
     return answered
 
 

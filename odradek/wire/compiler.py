@@ -59,6 +59,7 @@ from odradek.wire.codegen import (
     is_default_expr,
     type_name,
 )
+from odradek.wire.encoded_once import EncodedOnce, encode_once
 from odradek.wire.schema import ArrayOf, Field, Message, Primitive, Struct
 
 __all__ = ["SLICE_ELEMENTS", "Compiled", "compiled_message", "compiled_struct"]
@@ -488,6 +489,19 @@ class _CodecWriter:
                 src.emit(f"{w}.payload({x})  # large payloads are referenced, not copied")
                 src.emit(f"{buf} = {w}.buf")
 
+    def _write_encoded_once(self, encode: str, x: str, w: str, buf: str) -> None:
+        """The elements of an array of structs that never set a payload aside: an `EncodedOnce`
+        list as the bytes its first encoding kept, any other list element by element."""
+        src = self.src
+        shared, once = src.bind("_EncodedOnce", EncodedOnce), src.bind("_encode_once", encode_once)
+        with src.block(f"if {x}.__class__ is {shared}:"):
+            src.emit(f"data = {x}.encodings.get({encode})")
+            with src.block("if data is None:"):
+                src.emit(f"data = {once}({x}, {encode})")
+            src.emit(f"{buf} += data")
+        with src.block("else:"), src.block(f"for item in {x}:"):
+            src.emit(f"{encode}({w}, item)")
+
     def _write_array(self, element: Primitive | Struct, nullable: bool, x: str, w: str, buf: str) -> None:
         src = self.src
         with src.block(f"if {x} is None:"):
@@ -499,12 +513,14 @@ class _CodecWriter:
                 src.emit(f"{buf} += _pack_i32(len({x}))")
             if isinstance(element, Struct):
                 _, encode, spills = self._nested_names(element)
+                if not (spills or self.sliced):
+                    self._write_encoded_once(encode, x, w, buf)
+                    return
                 with src.block(f"for {'index, item in enumerate(' + x + ')' if self.sliced else 'item in ' + x}:"):
                     src.emit(f"{encode}({w}, item)")
                     if self.sliced:
                         self._slice_end("index")
-                if spills or self.sliced:  # a slice boundary may set the buffer aside
-                    src.emit(f"{buf} = {w}.buf")
+                src.emit(f"{buf} = {w}.buf")  # a payload or a slice boundary may set the buffer aside
             elif element is Primitive.UUID:
                 with src.block(f"for item in {x}:"):
                     self._check_uuid("item")
