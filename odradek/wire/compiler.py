@@ -18,7 +18,9 @@ Shape of the generated code:
 - consecutive fixed-size fields (bool, int8/16/32/64, uint16, float64, uuid) are read with one
   precompiled ``struct.Struct.unpack_from`` at the running position and written with one ``pack``;
 - the common one-byte uvarint is inlined; longer ones go through a helper;
-- nested structs and arrays of structs call the nested struct's own generated functions;
+- nested structs and arrays of structs call the nested struct's own generated functions; an array
+  of structs that never sets a payload aside is written from its kept bytes when it is an
+  `odradek.wire.encoded_once.EncodedOnce` (a list many answers share), element by element otherwise;
   fixed-size primitive arrays are read and written with one ``struct`` call for the whole array.
 
 Invariants:
