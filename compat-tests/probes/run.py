@@ -9,7 +9,9 @@ Normalised before comparing: the run's unique names (back to placeholders), brok
 ids (any string holding a UUID, aliased by order of first appearance, so "the leader is the
 second member" still compares), addresses and ports, throttle times, cluster ids, and the
 order of per-group answers in batched group requests (Kafka's follows its shards).
-Reports: compat-tests/report/probes.json and probes.md.
+Reports: compat-tests/report/probes.json and probes.md (``--out DIR`` elsewhere: a run of a few
+sequences then leaves the committed full report alone).  ``--run-id ID`` fixes the names' unique
+part, so answers that depend on the names (Kafka's hash orders) repeat from run to run.
 """
 
 from __future__ import annotations
@@ -109,8 +111,9 @@ _PROCESS_BOUND_CONFIGS = {
 }
 
 
-def _names() -> dict[str, str]:
-    run = uuid.uuid4().hex[:8]
+def _names(run_id: str | None = None) -> dict[str, str]:
+    """A sequence's run-unique names; ``run_id`` fixes their unique part (``--run-id``)."""
+    run = run_id or uuid.uuid4().hex[:8]
     return {key: f"probe-{key}-{run}" for key in ("group", "topic", "other", "missing")}
 
 
@@ -339,13 +342,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sequences", default=",".join(SEQUENCES), help="comma-separated sequence names")
     parser.add_argument("--reference", default="kafka")
     parser.add_argument("--candidate", default="odradek")
+    parser.add_argument(
+        "--run-id",
+        help="the unique part of every sequence's names (probe-topic-<ID>, ...), the same on every run: for "
+        "recording answers that depend on names (hash orders) to assert verbatim in a test",
+    )
+    parser.add_argument(
+        "--out", type=Path, default=REPORT_DIR, help="where probes.json and probes.md go (default: %(default)s)"
+    )
     args = parser.parse_args(argv)
     sequences = [s for s in args.sequences.split(",") if s]
     unknown = [s for s in sequences if s not in SEQUENCES]
     if unknown:
         parser.error(f"unknown sequences {unknown}; known: {sorted(SEQUENCES)}")
     with tempfile.TemporaryDirectory(prefix="probes-") as tmp:
-        run_names = {name: _names() for name in sequences}
+        run_names = {name: _names(args.run_id) for name in sequences}
         profile = SecuredProfile(Path(tmp)) if any(s in SECURED_SEQUENCES for s in sequences) else None
         runs = {
             broker: run_broker(broker, sequences, Path(tmp), profile, run_names)
@@ -366,9 +377,9 @@ def main(argv: list[str] | None = None) -> int:
             lines += [f"    - {line}" for line in found]
         lines.append("")
     lines.insert(1, f"{total} request(s) answered differently.")
-    REPORT_DIR.mkdir(exist_ok=True)
-    (REPORT_DIR / "probes.json").write_text(json.dumps(runs, indent=1, sort_keys=True))
-    (REPORT_DIR / "probes.md").write_text("\n".join(lines) + "\n")
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "probes.json").write_text(json.dumps(runs, indent=1, sort_keys=True))
+    (args.out / "probes.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 1 if total else 0
 
