@@ -35,7 +35,7 @@ from odradek.handlers.context import RequestContext
 from odradek.handlers.metadata_order import missing_topics_order_in_slices
 from odradek.handlers.partition_leaders import leader_fields
 from odradek.handlers.registry import registry
-from odradek.handlers.slices import LoopShare, empty_all_in_slices, empty_in_slices, run_in_slices
+from odradek.handlers.slices import LoopShare, empty_in_slices, run_in_slices
 from odradek.java_order import (
     scala_immutable_set_order_in_steps,
     scala_improved_hash,
@@ -199,7 +199,7 @@ async def _every_topic(
     topics: list[MetadataResponseValue.MetadataResponseTopic] = []
     for _ in range(_EVERY_TOPIC_ATTEMPTS):
         offset = ctx.cluster.metadata_offset
-        await empty_in_slices(topics, share)
+        await empty_in_slices(share, topics)
         every = list(ctx.topics)
         every.reverse()  # newest first: where names share a hash, Kafka lists the newest first
         described: list[tuple[TopicInfo, int]] = []
@@ -210,13 +210,13 @@ async def _every_topic(
                 if ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, info.name)
             ]
             await share.share()
-        await empty_in_slices(every, share)
+        await empty_in_slices(share, every)
         ordered = await run_in_slices(scala_mutable_hash_order_in_steps(described, SLICE_ELEMENTS), share)
-        await empty_in_slices(described, share)
+        await empty_in_slices(share, described)
         for start in range(0, len(ordered), SLICE_ELEMENTS):
             topics += [topic_metadata(ctx, info, with_ops) for info in ordered[start : start + SLICE_ELEMENTS]]
             await share.share()
-        await empty_in_slices(ordered, share)
+        await empty_in_slices(share, ordered)
         if ctx.cluster.metadata_offset == offset:
             break
     return topics
@@ -300,7 +300,7 @@ async def _by_names(
         else:
             answered += [_not_found(ctx, name, with_ops) for name in missing_names[start : start + SLICE_ELEMENTS]]
         await share.share()
-    await empty_all_in_slices(share, improved, order, known, missing, missing_names, *seen)
+    await empty_in_slices(share, improved, order, known, missing, missing_names, *seen)
     answered += refused_create
     answered += refused_describe
     return answered
@@ -357,7 +357,7 @@ async def _by_ids(
             else:
                 known.append(topic_metadata(ctx, info, with_ops))
         await share.share()
-    await empty_all_in_slices(share, *seen)
+    await empty_in_slices(share, *seen)
     unknown += refused
     unknown += known
     return unknown

@@ -15,7 +15,7 @@ Two costs of such a request are not in any slice of its own work, and are handle
 - Freeing it: the request's and the answer's hundreds of thousands of values would all be
   freed at once when the request is done; `release_in_slices` drops the elements of their long
   lists a slice at a time instead, and a handler empties its own long lists and maps the same
-  way before it returns (`empty_in_slices`, `empty_all_in_slices` for several at once).
+  way before it returns (`empty_in_slices`).
 - Python's cyclic garbage collector: the values a huge request allocates make a full collection
   come due while they are alive, and a full collection traverses all of them in one go (tens of
   milliseconds).  Those values hold no reference cycles and are freed when the request is done,
@@ -42,7 +42,6 @@ __all__ = [
     "CollectorPause",
     "LoopShare",
     "collector_pause",
-    "empty_all_in_slices",
     "empty_in_slices",
     "release_in_slices",
     "run_in_slices",
@@ -113,38 +112,30 @@ async def release_in_slices(value: StructValue, share: LoopShare) -> None:
     for field in value._schema.fields:
         items = getattr(value, field.name, None)
         if isinstance(items, list) and len(items) > SLICE_ELEMENTS:
-            await empty_in_slices(items, share)
+            await empty_in_slices(share, items)
 
 
-async def empty_in_slices(items: list[Any] | dict[Any, Any] | set[Any], share: LoopShare) -> None:
-    """Empty ``items`` a slice of elements at a time (a handler's own long lists, maps and sets,
-    before it returns: dropping a hundred thousand references at once holds the loop for
-    milliseconds)."""
-    if isinstance(items, dict):
-        while len(items) > SLICE_ELEMENTS:
-            for _ in range(SLICE_ELEMENTS):
-                items.popitem()
-            await share.share()
-    elif isinstance(items, set):
-        while len(items) > SLICE_ELEMENTS:
-            for _ in range(SLICE_ELEMENTS):
-                items.pop()
-            await share.share()
-    else:
-        while len(items) > SLICE_ELEMENTS:
-            del items[-SLICE_ELEMENTS:]
-            await share.share()
-    items.clear()
-
-
-async def empty_all_in_slices(share: LoopShare, *containers: list[Any] | dict[Any, Any] | set[Any]) -> None:
-    """`empty_in_slices` of each of ``containers`` in one coroutine: those of a slice or less (all of
-    a small request's) are cleared at once, without a coroutine of their own each."""
+async def empty_in_slices(share: LoopShare, *containers: list[Any] | dict[Any, Any] | set[Any]) -> None:
+    """Empty each of ``containers`` a slice of elements at a time (a handler's own long lists, maps
+    and sets, before it returns: dropping a hundred thousand references at once holds the loop for
+    milliseconds).  One call empties them all, so a small request's short containers cost one
+    coroutine, not one each; a container of a slice or less is just cleared."""
     for items in containers:
-        if len(items) > SLICE_ELEMENTS:
-            await empty_in_slices(items, share)
+        if isinstance(items, dict):
+            while len(items) > SLICE_ELEMENTS:
+                for _ in range(SLICE_ELEMENTS):
+                    items.popitem()
+                await share.share()
+        elif isinstance(items, set):
+            while len(items) > SLICE_ELEMENTS:
+                for _ in range(SLICE_ELEMENTS):
+                    items.pop()
+                await share.share()
         else:
-            items.clear()
+            while len(items) > SLICE_ELEMENTS:
+                del items[-SLICE_ELEMENTS:]
+                await share.share()
+        items.clear()
 
 
 class CollectorPause:

@@ -16,7 +16,6 @@ from odradek.handlers.slices import (
     SLICE_SECONDS,
     CollectorPause,
     LoopShare,
-    empty_all_in_slices,
     empty_in_slices,
     release_in_slices,
     run_in_slices,
@@ -147,7 +146,7 @@ def test_a_handlers_long_lists_and_maps_are_emptied() -> None:
     async def scenario() -> None:
         share = LoopShare()
         for items in (names, by_name, short):
-            await empty_in_slices(items, share)
+            await empty_in_slices(share, items)
 
     asyncio.run(scenario())
     assert (names, by_name, short) == ([], {}, [])
@@ -164,7 +163,7 @@ def test_several_containers_are_emptied_in_one_call_the_long_one_in_slices(monke
 
     async def scenario() -> None:
         task = asyncio.get_running_loop().create_task(other())
-        await empty_all_in_slices(LoopShare(), short, seen, names, by_name)
+        await empty_in_slices(LoopShare(), short, seen, names, by_name)
         await task
 
     asyncio.run(scenario())
