@@ -121,14 +121,12 @@ def _partitions(
     leadership: TopicLeadership,
 ) -> list[MetadataResponseValue.MetadataResponseTopic.MetadataResponsePartition]:
     shared = len(leadership.partitions) >= SHARED_LEADERSHIP_PARTITIONS
-    if not shared:
-        return [_Partition(**leader_fields(index, leader)) for index, leader in enumerate(leadership.partitions)]
-    answered = _ANSWERED_PARTITIONS.get(leadership)
+    answered = _ANSWERED_PARTITIONS.get(leadership) if shared else None
     if answered is None:
-        answered = EncodedOnce(
-            _Partition(**leader_fields(index, leader)) for index, leader in enumerate(leadership.partitions)
-        )
-        _ANSWERED_PARTITIONS[leadership] = answered
+        built = (_Partition(**leader_fields(index, leader)) for index, leader in enumerate(leadership.partitions))
+        if not shared:
+            return list(built)
+        answered = _ANSWERED_PARTITIONS[leadership] = EncodedOnce(built)
     return answered
 
 

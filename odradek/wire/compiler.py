@@ -61,7 +61,7 @@ from odradek.wire.codegen import (
     is_default_expr,
     type_name,
 )
-from odradek.wire.encoded_once import EncodedOnce, encode_once
+from odradek.wire.encoded_once import EncodedOnce
 from odradek.wire.schema import ArrayOf, Field, Message, Primitive, Struct
 
 __all__ = ["SLICE_ELEMENTS", "Compiled", "compiled_message", "compiled_struct"]
@@ -495,12 +495,8 @@ class _CodecWriter:
         """The elements of an array of structs that never set a payload aside: an `EncodedOnce`
         list as the bytes its first encoding kept, any other list element by element."""
         src = self.src
-        shared, once = src.bind("_EncodedOnce", EncodedOnce), src.bind("_encode_once", encode_once)
-        with src.block(f"if {x}.__class__ is {shared}:"):
-            src.emit(f"data = {x}.encodings.get({encode})")
-            with src.block("if data is None:"):
-                src.emit(f"data = {once}({x}, {encode})")
-            src.emit(f"{buf} += data")
+        with src.block(f"if {x}.__class__ is {src.bind('_EncodedOnce', EncodedOnce)}:"):
+            src.emit(f"{buf} += {x}.encoded({encode})")
         with src.block("else:"), src.block(f"for item in {x}:"):
             src.emit(f"{encode}({w}, item)")
 

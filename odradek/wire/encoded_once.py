@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 from odradek.wire.primitives import Writer
 
-__all__ = ["EncodedOnce", "encode_once"]
+__all__ = ["EncodedOnce"]
 
 T = TypeVar("T")
 
@@ -41,13 +41,14 @@ class EncodedOnce(list[T]):
         super().__init__(items)
         self.encodings: dict[ElementEncoder, bytes] = {}
 
-
-def encode_once(items: EncodedOnce[Any], encode: ElementEncoder) -> bytes:
-    """The elements of ``items`` encoded one after the other by ``encode``, kept for next time.
-    Two threads encoding the same list at once both compute it; either result is the same bytes."""
-    w = Writer()
-    for item in items:
-        encode(w, item)
-    data = bytes(w.buf)
-    items.encodings[encode] = data
-    return data
+    def encoded(self, encode: ElementEncoder) -> bytes:
+        """The elements encoded one after the other by ``encode``: the first time by encoding them,
+        then from the kept bytes.  Two threads encoding the same list at once both compute it;
+        either result is the same bytes."""
+        data = self.encodings.get(encode)
+        if data is None:
+            w = Writer()
+            for item in self:
+                encode(w, item)
+            data = self.encodings[encode] = bytes(w.buf)
+        return data
