@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from odradek.wire.api import ApiKey
-from probes.groups import coordinator_ready, topic_with, until
-from probes.secured import ALLOW, ANY, DESCRIBE, PREFIXED, TOPIC, _acl, _authenticated, _filter
+from probes.groups import coordinator_ready, topic_with
+from probes.secured import ALLOW, ANY, DESCRIBE, PREFIXED, TOPIC, _acl, _authenticated, _filter, _until_acls
 from probes.session import Session, own_broker
 
 __all__ = ["SECURED_CONFIG_SEQUENCES", "SEQUENCES"]
@@ -170,12 +170,7 @@ def _describe_prefix(s: Session, prefix: str, acls: int) -> None:
     """Let alice describe the topics starting with ``prefix``; wait until alice holds ``acls`` ACLs."""
     s.call(f"create acls: alice describes {prefix[-2:]}*", ApiKey.CREATE_ACLS, 3,
            creations=[_acl(TOPIC, prefix, PREFIXED, "User:alice", DESCRIBE, ALLOW)])  # fmt: skip
-
-    def applied() -> bool:
-        found = s.call("describe", ApiKey.DESCRIBE_ACLS, 3, **_filter(ANY, None, ANY, "User:alice"))
-        return sum(len(r["acls"]) for r in found["resources"]) == acls
-
-    until(s, applied, "the ACLs to apply")
+    _until_acls(s, "User:alice", acls)
 
 
 #: Suffixes of the secured every-topic probe's names, by prefix: words of several lengths, so that

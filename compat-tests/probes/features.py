@@ -34,8 +34,12 @@ def _update(
     return s.call(label, ApiKey.UPDATE_FEATURES, version, **fields)
 
 
+def _api_versions(s: Session, label: str) -> Any:
+    return s.call(label, ApiKey.API_VERSIONS, 3, client_software_name="probe", client_software_version="1")
+
+
 def _levels(s: Session, label: str) -> None:
-    answer = s.call(label, ApiKey.API_VERSIONS, 3, client_software_name="probe", client_software_version="1")
+    answer = _api_versions(s, label)
     s.observations[-1].response = {
         "finalized": sorted((f["name"], f["max_version_level"]) for f in answer["finalized_features"]),
         "epoch_set": answer["finalized_features_epoch"] >= 0,
@@ -49,8 +53,7 @@ def _applied(s: Session, levels: dict[str, int]) -> None:
     `make probes`); when the new level shows is timing, what it is, is behaviour."""
 
     def reported() -> bool:
-        answer = s.call("finalized levels", ApiKey.API_VERSIONS, 3, client_software_name="probe",
-                        client_software_version="1")  # fmt: skip
+        answer = _api_versions(s, "finalized levels")
         finalized = {f["name"]: f["max_version_level"] for f in answer["finalized_features"]}
         return all(finalized.get(name, 0) == level for name, level in levels.items())
 

@@ -221,6 +221,17 @@ def _filter(
     }
 
 
+def _until_acls(s: Session, principal: str, count: int) -> None:
+    """Wait until ``principal`` holds ``count`` ACLs (a readiness request, not recorded: Kafka applies
+    CreateAcls through its metadata log, a moment after answering)."""
+
+    def applied() -> bool:
+        found = s.call("describe", ApiKey.DESCRIBE_ACLS, 3, **_filter(ANY, None, ANY, principal))
+        return sum(len(r["acls"]) for r in found["resources"]) == count
+
+    until(s, applied, "the ACLs to apply")
+
+
 def acl_apis(s: Session, names: dict[str, str]) -> None:
     topic, group = names["topic"], names["group"]
     s.call(
@@ -416,19 +427,7 @@ def acl_matrix(s: Session, names: dict[str, str]) -> None:
         _acl(GROUP, group, LITERAL, "User:alice", READ, ALLOW),
     ]
     s.call("create acls", ApiKey.CREATE_ACLS, 3, creations=acls)
-    until(
-        s,
-        lambda: (
-            sum(
-                len(r["acls"])
-                for r in s.call("describe", ApiKey.DESCRIBE_ACLS, 3, **_filter(ANY, None, ANY, "User:alice"))[
-                    "resources"
-                ]
-            )
-            == 5
-        ),
-        "the ACLs to apply",
-    )
+    _until_acls(s, "User:alice", 5)
     alice = _authenticated(s, names, "alice")
     try:
         every = alice.call(

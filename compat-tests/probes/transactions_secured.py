@@ -13,7 +13,7 @@ from typing import Any
 
 from odradek.wire.api import ApiKey
 from probes.groups import coordinator_ready, topic_with, until
-from probes.secured import _acl, _authenticated, _filter
+from probes.secured import _acl, _authenticated, _filter, _until_acls
 from probes.session import Session
 from probes.transactions import Txn, _batch, _mask_times
 
@@ -59,19 +59,7 @@ def transaction_acls(s: Session, names: dict[str, str]) -> None:
         _acl(GROUP, group, LITERAL, "User:alice", READ, ALLOW),
     ]
     s.call("create acls", ApiKey.CREATE_ACLS, 3, creations=acls)
-    until(
-        s,
-        lambda: (
-            sum(
-                len(r["acls"])
-                for r in s.call("describe", ApiKey.DESCRIBE_ACLS, 3, **_filter(ANY, None, ANY, "User:alice"))[
-                    "resources"
-                ]
-            )
-            == len(acls)
-        ),
-        "the ACLs to apply",
-    )
+    _until_acls(s, "User:alice", len(acls))
     admin_readable = Txn(s, readable)
     admin_readable.find()
     admin_readable.init_ready()
