@@ -344,7 +344,12 @@ class Connection(asyncio.BufferedProtocol):
                         continue
                 try:
                     try:
-                        response = await self._dispatch(body, self)
+                        # What the dispatcher answers without waiting skips the coroutine and its await.
+                        response = None if self._answer_now is None else self._answer_now(body, self)
+                        if response is None:
+                            response = await self._dispatch(body, self)
+                        elif not response:
+                            response = None  # answered, and no answer is due (acks=0)
                     finally:
                         self._answered()
                 except Exception as exc:
