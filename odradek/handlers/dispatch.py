@@ -142,7 +142,7 @@ class Dispatcher:
     @staticmethod
     def may_wait(body: bytearray) -> bool:
         """Whether this request's answer may be held back (long poll, rebalance barrier)."""
-        return len(body) < 2 or int.from_bytes(body[:2], "big", signed=True) in _MAY_WAIT
+        return len(body) < 2 or (body[0] == 0 and body[1] in _MAY_WAIT)  # each of them below 256
 
     def answer_now(self, body: bytearray, connection: ClientConnection) -> Frame | None:
         """The answer of a request that needs no waiting and no coroutine: a Produce of the fast
