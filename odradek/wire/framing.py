@@ -174,14 +174,17 @@ class FrameDecoder:
     def _start_frame(self, data: memoryview, position: int, frames: list[bytearray]) -> int:
         """Read the size prefix at ``position`` (with any partial prefix kept from before); return
         the position after it, or the end of ``data`` when the prefix is still incomplete."""
-        needed = 4 - len(self._carry)
+        carry = self._carry
+        needed = 4 - len(carry)
         if len(data) - position < needed:
-            self._carry += data[position:]
+            carry += data[position:]
             return len(data)
-        prefix = bytes(self._carry) + bytes(data[position : position + needed])
-        self._carry = bytearray()
+        if carry:
+            size = int(_SIZE.unpack(bytes(carry) + bytes(data[position : position + needed]))[0])
+            self._carry = bytearray()
+        else:  # the common case: the whole prefix in this read, read in place
+            size = int(_SIZE.unpack_from(data, position)[0])
         position += needed
-        size = int(_SIZE.unpack(prefix)[0])
         if size < 0 or size > self.max_frame_bytes:
             raise FrameError(f"frame size {size} outside 0..{self.max_frame_bytes}")
         self._size, self._filled = size, 0
