@@ -61,15 +61,24 @@ TABLE = """# Profiles
 def test_the_budget_table_keeps_each_shapes_newest_row_and_its_sections_date() -> None:
     table = table_from_profiles(TABLE)
     assert table["measured"] == "2026-11-25"
-    assert table["workloads"] == {"W3": ["produce1"], "W6": ["produce-many", "fetch-many"]}
+    assert table["workloads"] == {"W3": ["produce1"], "W6": ["produce1"]}
     produce1 = table["shapes"]["produce1"]
     assert produce1["when"] == "after" and produce1["total_us"] == 51.7
     assert produce1["stages_us"] == dict(zip(STAGES, (6.5, 6.9, 7.2, 15.1, 3.9, 7.3, 4.8), strict=True))
 
 
+def test_a_row_that_names_its_date_dates_the_budget() -> None:
+    """A row added to the table later says when in its ``when`` cell; the section's date is older."""
+    dated = TABLE.replace("| produce1 | after |", "| produce1 | after (2026-11-27, fc-v657) |")
+    assert table_from_profiles(dated)["measured"] == "2026-11-27"
+    # A newer date on a shape no workload reads does not date the budget.
+    other = TABLE.replace("| fetch-many | after |", "| fetch-many | after (2026-11-28) |")
+    assert table_from_profiles(other)["measured"] == "2026-11-25"
+
+
 def test_a_budget_table_without_a_shape_a_workload_needs_is_refused() -> None:
-    with pytest.raises(ValueError, match="no row for fetch-many"):
-        table_from_profiles(TABLE.replace("| fetch-many |", "| fetch-one |"))
+    with pytest.raises(ValueError, match="no row for produce1"):
+        table_from_profiles(TABLE.replace("| produce1 |", "| produce2 |"))
     with pytest.raises(ValueError, match="no budget table"):
         table_from_profiles(TABLE.replace("| write | loop |", "| loop | write |"))
 
