@@ -16,8 +16,9 @@ awaited around the handler; when there is none, the hot path pays one attribute 
 Produce frames of the common shape take `odradek.handlers.produce_fast` (no value objects, no
 handler coroutine) while there is no interceptor, no emulated release and no client quota; it
 answers them as the generic path would, byte for byte, or hands them back untouched.  A
-connection with nothing queued calls `Dispatcher.answer_now` straight from its read callback, so
-such a frame is answered without a task or an await (`odradek.server.connection`).
+connection calls `Dispatcher.answer_now` straight from its read callback when nothing is queued,
+and from its worker before this coroutine otherwise, so such a frame is answered without an await
+(`odradek.server.connection`); a frame handed back is not read twice.
 
 A handler may answer with a `PreparedAnswer` (Fetch does: no value object per partition): its own
 frame is sent, unless an interceptor, an emulated release or a client quota needs the answer as a

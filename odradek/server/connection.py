@@ -20,7 +20,9 @@ on another connection lets it go first.
 A dispatcher that can answer some frames without waiting (`AnswersAtOnce`: a Produce of the fast
 path's shape) answers them from the read callback itself while the connection is idle (nothing
 queued or in hand, no mute, no gate, writable): in arrival order, for one `Turn` at most, their
-answers sent together; the first frame it does not take and all after it go to the queue.
+answers sent together; the first frame it does not take and all after it go to the queue.  The
+worker asks the dispatcher the same way before awaiting its coroutine, so a pipelined Produce of
+that shape is answered without an await either.
 
 Security sits in front of the dispatcher: the listener's ``prepare`` hook runs once the connection
 is made (after the TLS handshake on a TLS listener) and sets the connection's `identity` and its
