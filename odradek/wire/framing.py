@@ -177,7 +177,7 @@ class FrameDecoder:
         carry = self._carry
         needed = 4 - len(carry)
         if len(data) - position < needed:
-            carry += data[position:]
+            self._carry += data[position:]
             return len(data)
         if carry:
             size = int(_SIZE.unpack(bytes(carry) + bytes(data[position : position + needed]))[0])
