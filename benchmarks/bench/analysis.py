@@ -162,6 +162,11 @@ def explain(target: Target, case_figures: list[Figure]) -> str:
             f"odradek's core was saturated (broker CPU / active time {subject_util:.2f}"
             + (f"; Kafka's {reference_util:.2f})" if reference_util is not None else ")")
         )
+        missed = by_metric.get(target.metric)
+        if target.at_least and missed is not None and missed.ratio is not None and missed.ratio.median > 0:
+            # On a saturated core the rate is the core over the CPU each unit of work costs.
+            needed = 1 - missed.ratio.median / target.bound
+            reasons.append(f"closing it takes {needed:.0%} less broker CPU for the same work")
     subject_client = _median(by_metric, "client_util", SUBJECT)
     if subject_util is not None and subject_util < 0.85 and subject_client is not None and subject_client < 0.85:
         reasons.append(

@@ -11,9 +11,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 
-from bench.analysis import Figure, evaluate
+from bench.analysis import TARGETS, Figure, evaluate, explain
 from bench.method_wording import CURRENT_METHOD
-from bench.metrics import BROKER_COMPILER, MB_S, Metric
+from bench.metrics import BROKER_COMPILER, BROKER_UTIL, CLIENT_UTIL, MB_S, Metric
 from bench.report import newest_security, summary_markdown
 from bench.stats import Summary
 from bench.stored import StoredRow
@@ -263,3 +263,19 @@ def test_a_paced_case_keeps_its_throughput_target_within_the_pacing_s_jitter_and
     ]
     unpaced = evaluate([_throughput_figure({}, 0.9999)])
     assert [row["met"] for row in unpaced] == [False]
+
+
+def _w6_figure(metric: Metric, kafka: float, odradek: float) -> Figure:
+    row = StoredRow("W6-rdkafka", "W6", "many partitions", "librdkafka", (MB_S, BROKER_UTIL, CLIENT_UTIL))
+    per_broker: dict[str, Summary | None] = {"kafka": Summary(kafka, 0.01, 3), "odradek": Summary(odradek, 0.01, 3)}
+    return Figure(row, metric, per_broker, Summary(odradek / kafka, 0.01, 3), False, {})
+
+
+def test_a_throughput_missed_on_a_saturated_core_says_how_much_less_cpu_would_close_it() -> None:
+    w6 = next(target for target in TARGETS if target.workload == "W6")
+    busy = [_w6_figure(BROKER_UTIL, 1.05, 0.99), _w6_figure(CLIENT_UTIL, 0.96, 0.80)]
+    reason = explain(w6, [_w6_figure(MB_S, 14.8, 11.7), *busy])
+    assert "odradek's core was saturated" in reason
+    assert "closing it takes 21% less broker CPU for the same work" in reason
+    idle = [_w6_figure(BROKER_UTIL, 1.05, 0.40), _w6_figure(CLIENT_UTIL, 0.96, 0.50)]
+    assert "closing it" not in explain(w6, [_w6_figure(MB_S, 14.8, 11.7), *idle])
