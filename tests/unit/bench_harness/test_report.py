@@ -173,8 +173,10 @@ def test_a_target_is_claimed_only_on_a_figure_that_is_not_noisy() -> None:
     assert "| 0.5 ⚠ | **no** |" in rows["W4-rdkafka"]
 
 
-def _figure(metric: Metric, kafka: float, odradek: float) -> Figure:
-    row = StoredRow("W2-rdkafka", "W2", "small records", "librdkafka", (MB_S, BROKER_COMPILER))
+W2_ROW = StoredRow("W2-rdkafka", "W2", "small records", "librdkafka", (MB_S, BROKER_COMPILER))
+
+
+def _figure(metric: Metric, kafka: float, odradek: float, row: StoredRow = W2_ROW) -> Figure:
     per_broker: dict[str, Summary | None] = {"kafka": Summary(kafka, 0.01, 3), "odradek": Summary(odradek, 0.01, 3)}
     return Figure(row, metric, per_broker, Summary(odradek / kafka, 0.01, 3), False, {})
 
@@ -185,7 +187,7 @@ def _row_of(summary: str, label: str) -> str:
 
 def test_a_jvm_still_compiling_in_its_measured_runs_is_named_beside_the_headline_figures() -> None:
     compiling = {"kafka": Summary(0.12, 0.2, 3), "odradek": None}
-    jit = Figure(_figure(MB_S, 1, 1).row, BROKER_COMPILER, compiling, None, False, {})
+    jit = Figure(W2_ROW, BROKER_COMPILER, compiling, None, False, {})
     summary = summary_markdown(_document(0, SHARE), [_figure(MB_S, 140.0, 150.0), jit], [], chart=False)
     assert _row_of(summary, "throughput").endswith("| kafka still compiling (12% of its CPU in its JIT) |")
     assert "| broker CPU in the JIT compiler (fraction) | 0.12 (±20%) | - |" in _row_of(summary, "JIT compiler")
@@ -265,10 +267,11 @@ def test_a_paced_case_keeps_its_throughput_target_within_the_pacing_s_jitter_and
     assert [row["met"] for row in unpaced] == [False]
 
 
+W6_ROW = StoredRow("W6-rdkafka", "W6", "many partitions", "librdkafka", (MB_S, BROKER_UTIL, CLIENT_UTIL))
+
+
 def _w6_figure(metric: Metric, kafka: float, odradek: float) -> Figure:
-    row = StoredRow("W6-rdkafka", "W6", "many partitions", "librdkafka", (MB_S, BROKER_UTIL, CLIENT_UTIL))
-    per_broker: dict[str, Summary | None] = {"kafka": Summary(kafka, 0.01, 3), "odradek": Summary(odradek, 0.01, 3)}
-    return Figure(row, metric, per_broker, Summary(odradek / kafka, 0.01, 3), False, {})
+    return _figure(metric, kafka, odradek, W6_ROW)
 
 
 def test_a_throughput_missed_on_a_saturated_core_says_how_much_less_cpu_would_close_it() -> None:
