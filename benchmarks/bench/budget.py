@@ -122,11 +122,11 @@ def table_from_profiles(text: str) -> dict[str, Any]:
             "total_us": float(total),
             "stages_us": {stage: float(value) for stage, value in zip(STAGES, stages, strict=True)},
         }
-    wanted = {shape for shapes_read in SHAPES_BY_WORKLOAD.values() for shape in shapes_read}
-    missing = sorted(wanted - set(shapes))
+    read = {shape for shapes_read in SHAPES_BY_WORKLOAD.values() for shape in shapes_read}
+    missing = sorted(read - set(shapes))
     if missing:
         raise ValueError(f"the budget table has no row for {', '.join(missing)}")
-    row_dates = [found.group() for shape in wanted if (found := _DATE.search(shapes[shape]["when"]))]
+    row_dates = [found.group() for shape in read if (found := _DATE.search(shapes[shape]["when"]))]
     return {
         "source": "benchmarks/profiles.md",
         "measured": max(row_dates) if row_dates else (date.group() if date else None),
