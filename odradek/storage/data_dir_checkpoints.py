@@ -96,18 +96,25 @@ class DataDirCheckpoints:
 
     def write_log_start_offsets(self, data_dir: str, *, now: bool = False) -> None:
         """Rewrite ``data_dir``'s log start offset checkpoint when it no longer matches its logs."""
-        offsets = {
-            key: log.log_start_offset
-            for key, log in self._logs_in(data_dir).items()
-            if log.log_start_offset > log.segments[0].base_offset
-        }
+        self._write_log_start_offsets(data_dir, self._moved_starts(), now=now)
+
+    def write_all_log_start_offsets(self, *, now: bool = False) -> None:
+        moved = self._moved_starts()
+        for data_dir in self._data_dirs:
+            self._write_log_start_offsets(data_dir, moved, now=now)
+
+    def _moved_starts(self) -> list[tuple[PartitionKey, PartitionLog]]:
+        """The logs whose start moved past their first segment: the only ones the checkpoint names
+        (usually none, so a retention pass over many logs asks each for two numbers only)."""
+        return [(key, log) for key, log in self._logs.items() if log.log_start_offset > log.oldest_base_offset]
+
+    def _write_log_start_offsets(
+        self, data_dir: str, moved: list[tuple[PartitionKey, PartitionLog]], *, now: bool
+    ) -> None:
+        offsets = {key: log.log_start_offset for key, log in moved if posixpath.dirname(log.directory) == data_dir}
         if offsets != self._checkpointed.get(data_dir):
             self._write(f"{data_dir}/{LOG_START_OFFSET_CHECKPOINT}", offsets, now=now)
             self._checkpointed[data_dir] = offsets
-
-    def write_all_log_start_offsets(self, *, now: bool = False) -> None:
-        for data_dir in self._data_dirs:
-            self.write_log_start_offsets(data_dir, now=now)
 
     def first_dirty_offset(self, key: PartitionKey) -> int:
         """Where the next compaction pass over the log ``key`` starts."""

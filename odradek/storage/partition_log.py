@@ -222,6 +222,11 @@ class PartitionLog:
     def segments(self) -> tuple[LogSegment, ...]:
         return tuple(self._segments)
 
+    @property
+    def oldest_base_offset(self) -> int:
+        """The base offset of the oldest segment (a log always holds at least one)."""
+        return self._base_offsets[0]
+
     def batch_headers(self, start_offset: int = 0) -> Iterator[BatchHeader]:
         """Every batch header from the batch holding ``start_offset`` (or the first after it) to
         the end, without reading any records; the segments before it are not read at all."""

@@ -22,7 +22,7 @@ so Kafka's "not beyond the high watermark" rule never holds a segment back here.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Sequence
 from enum import Enum
 
 from odradek.storage.partition_log import PartitionLog
@@ -31,8 +31,6 @@ from odradek.storage.segment import LogSegment
 __all__ = ["DeletionReason", "delete_old_segments", "largest_timestamp"]
 
 _log = logging.getLogger(__name__)
-
-_Predicate = Callable[[LogSegment, LogSegment | None], bool]
 
 
 class DeletionReason(Enum):
@@ -48,48 +46,59 @@ def largest_timestamp(segment: LogSegment) -> int:
 
 
 def delete_old_segments(log: PartitionLog, now_ms: int) -> int:
-    """Apply the log's retention settings once; return the number of segments deleted."""
-    deleted = _delete(log, now_ms, DeletionReason.LOG_START_OFFSET, _log_start_offset_breached(log))
+    """Apply the log's retention settings once; return the number of segments deleted.  Each
+    rule counts its deletable segments over the log as the rule before it left it."""
+    below_start = _below_log_start(log.segments, log.log_start_offset)
+    deleted = _delete(log, now_ms, DeletionReason.LOG_START_OFFSET, below_start)
     config = log.config
     if config.delete:
-        if config.retention_bytes >= 0 and log.size_bytes >= config.retention_bytes:
-            deleted += _delete(
-                log, now_ms, DeletionReason.RETENTION_SIZE, _size_breached(log.size_bytes - config.retention_bytes)
-            )
+        if config.retention_bytes >= 0:
+            size = log.size_bytes
+            if size >= config.retention_bytes:
+                excess = size - config.retention_bytes
+                deleted += _delete(log, now_ms, DeletionReason.RETENTION_SIZE, _over_size(log.segments, excess))
         if config.retention_ms >= 0:
-            deleted += _delete(log, now_ms, DeletionReason.RETENTION_TIME, _time_breached(now_ms, config.retention_ms))
+            cutoff_ms = now_ms - config.retention_ms
+            deleted += _delete(log, now_ms, DeletionReason.RETENTION_TIME, _expired(log.segments, cutoff_ms))
     return deleted
 
 
-def _log_start_offset_breached(log: PartitionLog) -> _Predicate:
-    return lambda _segment, following: following is not None and following.base_offset <= log.log_start_offset
-
-
-def _size_breached(excess: int) -> _Predicate:
-    left = excess
-
-    def breached(segment: LogSegment, _following: LogSegment | None) -> bool:
-        nonlocal left
-        if left - segment.size < 0:
-            return False
-        left -= segment.size
-        return True
-
-    return breached
-
-
-def _time_breached(now_ms: int, retention_ms: int) -> _Predicate:
-    return lambda segment, _following: now_ms - largest_timestamp(segment) > retention_ms
-
-
-def _delete(log: PartitionLog, now_ms: int, reason: DeletionReason, predicate: _Predicate) -> int:
-    segments = log.segments
+def _below_log_start(segments: Sequence[LogSegment], log_start_offset: int) -> int:
+    """How many leading segments the next segment's base offset puts at or below the log start."""
     count = 0
-    for index, segment in enumerate(segments):
-        following = segments[index + 1] if index + 1 < len(segments) else None
-        if (following is None and segment.size == 0) or not predicate(segment, following):
+    for following in segments[1:]:
+        if following.base_offset > log_start_offset:
             break
         count += 1
+    return count
+
+
+def _over_size(segments: Sequence[LogSegment], excess: int) -> int:
+    """How many leading segments fit, together, in ``excess`` bytes (an empty last one never)."""
+    count = 0
+    last = len(segments) - 1
+    for index, segment in enumerate(segments):
+        size = segment.size
+        if size > excess or (index == last and size == 0):
+            break
+        excess -= size
+        count += 1
+    return count
+
+
+def _expired(segments: Sequence[LogSegment], cutoff_ms: int) -> int:
+    """How many leading segments have a largest timestamp before ``cutoff_ms`` (an empty last one never)."""
+    count = 0
+    last = len(segments) - 1
+    for index, segment in enumerate(segments):
+        if (index == last and segment.size == 0) or largest_timestamp(segment) >= cutoff_ms:
+            break
+        count += 1
+    return count
+
+
+def _delete(log: PartitionLog, now_ms: int, reason: DeletionReason, count: int) -> int:
+    """Delete the log's ``count`` oldest segments (none when 0), with one log line."""
     if count == 0:
         return 0
     _log.info(
@@ -97,7 +106,7 @@ def _delete(log: PartitionLog, now_ms: int, reason: DeletionReason, predicate: _
         count,
         log.topic,
         log.partition,
-        segments[0].base_offset,
+        log.segments[0].base_offset,
         reason.value,
     )
     return log.delete_oldest_segments(count, now_ms)
