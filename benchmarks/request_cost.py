@@ -10,6 +10,7 @@ checkout's, and the two are measured in alternating rounds (A B A B ...) after o
     .venv/bin/python benchmarks/request_cost.py --mode produce1 --requests 20000 --rounds 7 --base /tmp/base
     .venv/bin/python benchmarks/request_cost.py --mode metadata-many --requests 4 --window 1 --base /tmp/base
     .venv/bin/python benchmarks/request_cost.py --mode metadata-one --partitions 1 --window 1 --base /tmp/base
+    .venv/bin/python benchmarks/request_cost.py --mode produce-spread --partitions 1000 --connections 8 --base /tmp/base
 
 Modes: ``produce1`` one 100-byte record per Produce v9 request (W3's shape); ``produce-many`` one
 record batch for each of ``--partitions`` partitions per request (W6's shape); ``fetch-many`` a
@@ -21,6 +22,10 @@ incremental Fetch v12 naming no partition, answered with the partitions that hav
 100,000-name request: decoding the names, the unknown-topic entries, the encoding of the answer);
 ``metadata-one`` a Metadata v12 naming the one topic of ``--partitions`` partitions (what scale.py's
 1,000 connections ask, with ``--partitions 1 --window 1``);
+``produce-spread`` W6-rdkafka's shape: one one-record Produce v9 of 1 KiB per request, each to the
+next of ``--partitions`` partitions (W6: 1,000), over ``--connections`` connections each keeping
+``--window`` in flight (librdkafka pipelines), so the broker reads several frames at a time, queues
+them behind its connection's worker and appends to a different partition file each time;
 ``fetch-large`` W4-rdkafka's shape: one partition prefilled with ``--prefill-batches`` batches of
 1,000 records of 1 KiB (about 1 MiB each, like W4's prefill), then Fetch v16 requests of 1 MiB
 (``max_bytes`` and ``partition_max_bytes``) at successive batches, wrapping to the log start at the
@@ -39,6 +44,7 @@ import statistics
 import struct
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -81,6 +87,21 @@ def produce_frame(partitions: int) -> bytes:
     topic = ProduceRequest.TopicProduceData(name=TOPIC, partition_data=data)
     request = ProduceRequest(transactional_id=None, acks=1, timeout_ms=30_000, topic_data=[topic])
     return _frame(0, 9, ProduceRequest, request)
+
+
+SPREAD_RECORD_BYTES = 1024
+_PARTITION_MARK = 0x0DDA_5EED
+
+
+def spread_frame() -> tuple[bytes, int]:
+    """A Produce v9 (acks=1) of one `SPREAD_RECORD_BYTES` record, and where its partition index is
+    in the frame (`drive` writes each request's partition there; the batch's CRC does not cover it)."""
+    batch = build_batch([Record(0, 0, None, b"x" * SPREAD_RECORD_BYTES)], base_timestamp=int(time.time() * 1000))
+    data = [ProduceRequest.TopicProduceData.PartitionProduceData(index=_PARTITION_MARK, records=batch)]
+    topic = ProduceRequest.TopicProduceData(name=TOPIC, partition_data=data)
+    request = ProduceRequest(transactional_id=None, acks=1, timeout_ms=30_000, topic_data=[topic])
+    frame = _frame(0, 9, ProduceRequest, request)
+    return frame, frame.index(_CORRELATION.pack(_PARTITION_MARK))
 
 
 def fetch_frame(partitions: int, session_id: int = 0, session_epoch: int = -1) -> bytes:
@@ -243,11 +264,20 @@ def _open_session(sock: socket.socket, full_fetch: bytes) -> int:
 
 
 def _round(
-    broker: Broker, frame: bytes, requests: int, window: int, mode: str, large: tuple[bytes, int, int] | None
+    broker: Broker,
+    frame: bytes,
+    requests: int,
+    window: int,
+    mode: str,
+    large: tuple[bytes, int, int] | None,
+    spread: tuple[int, int, int] | None = None,
 ) -> tuple[float, float]:
-    """One measured round on a fresh connection: the broker's CPU µs per request, and the part of it
+    """One measured round on fresh connections: the broker's CPU µs per request, and the part of it
     in user mode (Python; the rest is mostly the kernel sending).  ``large`` is fetch-large's frame,
-    the place of its fetch offset and the batches prefilled."""
+    the place of its fetch offset and the batches prefilled; ``spread`` is produce-spread's place of
+    the partition index, partitions and connections."""
+    if spread is not None:
+        return _spread_round(broker, frame, requests, window, *spread)
     host, port = broker.bootstrap.rsplit(":", 1)
     with socket.create_connection((host, int(port))) as sock:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -266,6 +296,46 @@ def _round(
         return spent.total / requests * 1e6, spent.user / requests * 1e6
 
 
+def _spread_round(
+    broker: Broker, frame: bytes, requests: int, window: int, at: int, partitions: int, connections: int
+) -> tuple[float, float]:
+    """produce-spread's round: ``requests`` over ``connections`` connections at once, one client
+    thread each; connection ``i`` starts at partition ``i * partitions // connections``."""
+    host, port = broker.bootstrap.rsplit(":", 1)
+    each = max(1, requests // connections)
+    with ExitStack() as stack:
+        socks = [stack.enter_context(socket.create_connection((host, int(port)))) for _ in range(connections)]
+        lanes = [
+            Successive(at, (p % partitions for p in count(i * partitions // connections))) for i in range(connections)
+        ]
+
+        def run(count_each: int) -> None:
+            errors: list[BaseException] = []
+
+            def one(sock: socket.socket, lane: Successive) -> None:
+                try:
+                    drive(sock, frame, count_each, window, lane)
+                except BaseException as exc:  # re-raised below, on the caller's thread
+                    errors.append(exc)
+
+            threads = [threading.Thread(target=one, args=pair) for pair in zip(socks, lanes, strict=True)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            if errors:
+                raise errors[0]
+
+        for sock in socks:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        run(min(1000, each))  # the connections' own start-up is not counted
+        before = cpu_times(broker.pid)
+        run(each)
+        spent = cpu_times(broker.pid) - before
+        total = each * connections
+        return spent.total / total * 1e6, spent.user / total * 1e6
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
@@ -278,6 +348,7 @@ def main(argv: list[str] | None = None) -> int:
             "metadata-many",
             "metadata-one",
             "fetch-large",
+            "produce-spread",
         ),
         default="produce1",
     )
@@ -285,6 +356,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5, help="measured rounds per broker after one warm-up")
     parser.add_argument("--window", type=int, default=16, help="requests in flight")
     parser.add_argument("--partitions", type=int, default=100)
+    parser.add_argument("--connections", type=int, default=8, help="produce-spread's connections")
     parser.add_argument("--topics", type=int, default=100_000, help="names in a metadata-many request")
     parser.add_argument("--prefill-batches", type=int, default=150, help="1-MiB batches before a fetch-large run")
     parser.add_argument("--base", type=Path, help="source tree of the odradek to compare with")
@@ -301,6 +373,10 @@ def main(argv: list[str] | None = None) -> int:
         frame = produce_frame(partitions) if args.mode.startswith("produce") else fetch_frame(partitions)
     if args.mode == "fetch-session":
         frame = fetch_frame(partitions, session_epoch=0)
+    spread = None
+    if args.mode == "produce-spread":
+        frame, at = spread_frame()
+        spread = (at, partitions, args.connections)
     pinning = plan(True)
     results: dict[str, list[float]] = {}
     user_results: dict[str, list[float]] = {}
@@ -323,7 +399,9 @@ def main(argv: list[str] | None = None) -> int:
             stack.callback(_stop_profiler, profiler)
         for index in range(args.rounds + 1):
             for broker in brokers:
-                cost, user = _round(broker, frame, args.requests, args.window, args.mode, large.get(broker.name))
+                cost, user = _round(
+                    broker, frame, args.requests, args.window, args.mode, large.get(broker.name), spread
+                )
                 label = "warm-up" if index == 0 else f"round {index}"
                 print(f"{broker.name:<13} {label:<8} {cost:8.1f} CPU µs/request ({user:.1f} user)", flush=True)
                 if index:
