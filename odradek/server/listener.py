@@ -307,4 +307,9 @@ class Listener:
             sock.close()
         for conn in list(self.connections):
             conn.close()
+            if conn.transport is not None:
+                conn.transport.abort()  # unsent answers are dropped: a close would wait to send them
         self._acceptors, self._sockets = [], []
+        # A transport closes its socket in a callback of the next loop turn; an embedding may close
+        # the loop right after this returns, leaving the sockets to the garbage collector.
+        await asyncio.sleep(0)
