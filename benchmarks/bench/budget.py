@@ -39,7 +39,7 @@ STAGES = ("decode", "dispatch", "handler", "storage", "encode", "write", "loop")
 #: The request shapes of the budget table each workload's figures depend on: W3 and W6 send one record
 #: per request, to one partition (the test double's journal over a W6-rdkafka run: 40,000 Produce
 #: requests of one partition and one record each, from 200 producers and no consumer).
-SHAPES_BY_WORKLOAD: dict[str, tuple[str, ...]] = {"W3": ("produce1",), "W6": ("produce1",)}
+SHAPES_BY_WORKLOAD: dict[str, tuple[str, ...]] = {"W3": ("produce1",), "W6": ("produce-spread",)}
 BUDGET_FILE = "budget.json"
 _RESULTS = Path(__file__).resolve().parents[1] / "results"
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")

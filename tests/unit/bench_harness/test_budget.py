@@ -53,6 +53,7 @@ TABLE = """# Profiles
 | produce1 | after | 51.7 | 6.5 | 6.9 | 7.2 | 15.1 | 3.9 | 7.3 | 4.8 |
 | produce-many | after | 1667 | 88 | 34 | 221 | 1193 | 49 | 66 | 15 |
 | fetch-many | after | 690 | 46 | 41 | 367 | 115 | 78 | 29 | 13 |
+| produce-spread | after | 74.0 | 9.0 | 7.0 | 5.0 | 30.0 | 3.0 | 12.0 | 8.0 |
 
 | shape | something else |
 """
@@ -61,7 +62,7 @@ TABLE = """# Profiles
 def test_the_budget_table_keeps_each_shapes_newest_row_and_its_sections_date() -> None:
     table = table_from_profiles(TABLE)
     assert table["measured"] == "2026-11-25"
-    assert table["workloads"] == {"W3": ["produce1"], "W6": ["produce1"]}
+    assert table["workloads"] == {"W3": ["produce1"], "W6": ["produce-spread"]}
     produce1 = table["shapes"]["produce1"]
     assert produce1["when"] == "after" and produce1["total_us"] == 51.7
     assert produce1["stages_us"] == dict(zip(STAGES, (6.5, 6.9, 7.2, 15.1, 3.9, 7.3, 4.8), strict=True))
@@ -79,6 +80,8 @@ def test_a_row_that_names_its_date_dates_the_budget() -> None:
 def test_a_budget_table_without_a_shape_a_workload_needs_is_refused() -> None:
     with pytest.raises(ValueError, match="no row for produce1"):
         table_from_profiles(TABLE.replace("| produce1 |", "| produce2 |"))
+    with pytest.raises(ValueError, match="no row for produce-spread"):
+        table_from_profiles(TABLE.replace("| produce-spread |", "| produce-wide |"))
     with pytest.raises(ValueError, match="no budget table"):
         table_from_profiles(TABLE.replace("| write | loop |", "| loop | write |"))
 
