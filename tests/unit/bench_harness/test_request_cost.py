@@ -1,5 +1,6 @@
-"""request_cost.py's fetch-large frames: the fetch offset it rewrites before each request is the
-partition's ``fetch_offset`` field, and the prefill batch holds the records it says."""
+"""request_cost.py's frames: the fetch offset fetch-large rewrites before each request is the
+partition's ``fetch_offset`` field, the partition index produce-spread rewrites is the partition's
+``index``, and the prefill batch holds the records it says."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ from request_cost import (
     LARGE_BATCH_RECORDS,
     LARGE_FETCH_BYTES,
     LARGE_RECORD_BYTES,
+    SPREAD_RECORD_BYTES,
     Successive,
     large_fetch_frame,
     large_produce_frame,
+    spread_frame,
 )
 
 from odradek.wire.api import decode_request_header
@@ -56,3 +59,19 @@ def test_the_prefill_request_carries_one_batch_of_the_large_records() -> None:
     ((_, batch),) = list(iter_batches(data.records))
     assert batch.records_count == LARGE_BATCH_RECORDS
     assert len(data.records) > LARGE_BATCH_RECORDS * LARGE_RECORD_BYTES
+
+
+def test_successive_partitions_land_in_the_spread_frames_partition_index() -> None:
+    """produce-spread rewrites the partition index before each request; the record batch (and its
+    CRC, which does not cover the index) stays as built."""
+    frame, at = spread_frame()
+    template = bytearray(frame)
+    for expected in (0, 999):
+        Successive(at, iter([expected])).write(template)
+        request = _body(template, 9, ProduceRequest)
+        (topic,) = request.topic_data  # type: ignore[attr-defined]
+        (data,) = topic.partition_data
+        ((_, batch),) = list(iter_batches(data.records))
+        assert data.index == expected
+        assert batch.records_count == 1
+        assert len(data.records) > SPREAD_RECORD_BYTES
