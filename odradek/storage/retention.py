@@ -73,13 +73,17 @@ def _below_log_start(segments: Sequence[LogSegment], log_start_offset: int) -> i
     return count
 
 
+def _deletable(segments: Sequence[LogSegment]) -> Sequence[LogSegment]:
+    """The segments the size and time rules may count: all but an empty last one."""
+    return segments[:-1] if segments and segments[-1].size == 0 else segments
+
+
 def _over_size(segments: Sequence[LogSegment], excess: int) -> int:
-    """How many leading segments fit, together, in ``excess`` bytes (an empty last one never)."""
+    """How many leading segments fit, together, in ``excess`` bytes."""
     count = 0
-    last = len(segments) - 1
-    for index, segment in enumerate(segments):
+    for segment in _deletable(segments):
         size = segment.size
-        if size > excess or (index == last and size == 0):
+        if size > excess:
             break
         excess -= size
         count += 1
@@ -87,11 +91,10 @@ def _over_size(segments: Sequence[LogSegment], excess: int) -> int:
 
 
 def _expired(segments: Sequence[LogSegment], cutoff_ms: int) -> int:
-    """How many leading segments have a largest timestamp before ``cutoff_ms`` (an empty last one never)."""
+    """How many leading segments have a largest timestamp before ``cutoff_ms``."""
     count = 0
-    last = len(segments) - 1
-    for index, segment in enumerate(segments):
-        if (index == last and segment.size == 0) or largest_timestamp(segment) >= cutoff_ms:
+    for segment in _deletable(segments):
+        if largest_timestamp(segment) >= cutoff_ms:
             break
         count += 1
     return count
