@@ -434,13 +434,18 @@ class Connection(asyncio.BufferedProtocol):
         log.warning("closing connection from %s: %s", self.peer, reason)
         self.close()
 
-    def close(self) -> None:
+    def close(self, *, drop_unsent: bool = False) -> None:
+        """Close the connection; its transport sends what it holds first unless ``drop_unsent``
+        (the broker stopping: Kafka's selector closes its channels without flushing them)."""
         if self.closed:
             return
         self.closed = True
         self._stop_drain()
         if self.transport is not None:
-            self.transport.close()
+            if drop_unsent:
+                self.transport.abort()
+            else:
+                self.transport.close()
 
     def _stop_drain(self) -> None:
         """Drop what a drain still holds (its duplicate of the socket would keep it open)."""

@@ -306,9 +306,7 @@ class Listener:
         for sock in self._sockets:
             sock.close()
         for conn in list(self.connections):
-            conn.close()
-            if conn.transport is not None:
-                conn.transport.abort()  # unsent answers are dropped: a close would wait to send them
+            conn.close(drop_unsent=True)  # a close that sends first would leave the socket open meanwhile
         self._acceptors, self._sockets = [], []
         # A transport closes its socket in a callback of the next loop turn; an embedding may close
         # the loop right after this returns, leaving the sockets to the garbage collector.
