@@ -130,9 +130,13 @@ def build(out: Path = DEFAULT_OUT, source_root: Path = REPO_ROOT, modules: Itera
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    _copy_package(source_root, out)
-    with tempfile.TemporaryDirectory(prefix="mypyc-", dir=out.parent) as work:
-        _compile(out, modules, Path(work))
+    try:
+        _copy_package(source_root, out)
+        with tempfile.TemporaryDirectory(prefix="mypyc-", dir=out.parent) as work:
+            _compile(out, modules, Path(work))
+    except BaseException:
+        shutil.rmtree(out, ignore_errors=True)  # no half-built overlay: `make run` falls back to the sources
+        raise
     (out / STAMP_NAME).write_text(digest + "\n")
     print(f"{out}: {len(modules)} modules compiled with mypyc {mypy.version.__version__}")
     return True

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -131,3 +132,20 @@ def test_an_up_to_date_overlay_is_not_rebuilt(tmp_path: Path, capsys: pytest.Cap
     assert compile_tool.build(out, tmp_path, ("odradek.sub.mod",)) is False
     assert (out / "kept").exists()
     assert "is up to date" in capsys.readouterr().out
+
+
+def test_a_failed_compile_leaves_no_overlay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`make run` puts the overlay first on the path and the checkout's sources second: a half-built
+    overlay (a copied package, some extensions) must not be found there; nothing at all falls back."""
+    _package(tmp_path)
+    out = tmp_path / "compiled"
+    out.mkdir()
+    (out / compile_tool.STAMP_NAME).write_text("an older digest\n")
+
+    def refused(*_: object) -> None:
+        raise subprocess.CalledProcessError(1, ["mypyc"])
+
+    monkeypatch.setattr(compile_tool, "_compile", refused)
+    with pytest.raises(subprocess.CalledProcessError):
+        compile_tool.build(out, tmp_path, ("odradek.sub.mod",))
+    assert not out.exists()
