@@ -6,6 +6,8 @@ identical requests over one connection (``--window`` in flight) and divides the 
 CPU time (utime + stime from /proc) by the count. With ``--base DIR`` a second odradek, started from
 the source tree DIR (e.g. ``git archive`` of the commit before a change), runs beside this
 checkout's, and the two are measured in alternating rounds (A B A B ...) after one warm-up round each.
+Both run their sources as pure Python (this checkout's broker is ``odradek-pure``); ``--base
+build/compiled`` puts the mypyc build that ``make run`` runs beside them.
 
     .venv/bin/python benchmarks/request_cost.py --mode produce1 --requests 20000 --rounds 7 --base /tmp/base
     .venv/bin/python benchmarks/request_cost.py --mode metadata-many --requests 4 --window 1 --base /tmp/base
@@ -53,7 +55,7 @@ from itertools import count, cycle
 from pathlib import Path
 
 from bench.admin import create_topic
-from bench.brokers import BASELINE_ENV, Broker, odradek, odradek_base
+from bench.brokers import BASELINE_ENV, Broker, odradek_base, odradek_pure
 from bench.measure import _start_profiler, _stop_profiler
 from bench.pinning import plan
 from bench.procstat import cpu_times
@@ -381,7 +383,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, list[float]] = {}
     user_results: dict[str, list[float]] = {}
     with ExitStack() as stack, tempfile.TemporaryDirectory(prefix="request-cost-") as tmp:
-        brokers = [stack.enter_context(odradek(Path(tmp), pinning))]
+        brokers = [stack.enter_context(odradek_pure(Path(tmp), pinning))]
         if args.base is not None:
             os.environ[BASELINE_ENV] = str(args.base)
             brokers.append(stack.enter_context(odradek_base(Path(tmp), pinning)))
@@ -414,7 +416,7 @@ def main(argv: list[str] | None = None) -> int:
         if len(figures) == 2:
             ours, base = figures.values()
             ratios = [a / b for a, b in zip(ours, base, strict=True) if b > 0]
-            print(f"odradek / odradek-base {label}per round: median {statistics.median(ratios):.3f} "
+            print(f"odradek-pure / odradek-base {label}per round: median {statistics.median(ratios):.3f} "
                   f"(range {min(ratios):.3f}-{max(ratios):.3f}, n={len(ratios)})")  # fmt: skip
     return 0
 

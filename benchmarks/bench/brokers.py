@@ -102,11 +102,14 @@ def _odradek_from(
     configs: Mapping[str, str] | None,
     stall_log: Path | None = None,
     stall_ms: float = 200.0,
+    *,
+    build: str,
 ) -> Iterator[Broker]:
     """Start odradek from ``source`` (its ``odradek`` package first on the path) on a fresh data dir
-        under ``workdir``; always stop it.  With ``stall_log``, under `bench.stall_watch`, which appends
-        every stall of the event loop longer than ``stall_ms`` to that file, and the broker's log is copied
-    beside it (``.broker.log``) when it stops."""
+    under ``workdir``; always stop it.  ``build`` says which build ``source`` is, beside the version in
+    the results.  With ``stall_log``, under `bench.stall_watch`, which appends every stall of the event
+    loop longer than ``stall_ms`` to that file, and the broker's log is copied beside it
+    (``.broker.log``) when it stops."""
     _compile_bytecode(source)
     env = {**os.environ, "PYTHONPATH": str(source)}
     with tempfile.TemporaryDirectory(prefix=f"{name}-", dir=workdir) as tmp:
@@ -120,36 +123,19 @@ def _odradek_from(
         proc = procs.spawn(argv, log_path=Path(tmp) / f"{name}.log", cwd=source, env=env)
         try:
             ready = wait_ready(port, proc, START_TIMEOUT_S)
-            yield Broker(
-                name, odradek_launcher._version(), f"{HOST}:{port}", proc, ready - started, 0.0, Path(tmp) / "data"
-            )
+            version = f"{odradek_launcher._version()} ({build})"
+            yield Broker(name, version, f"{HOST}:{port}", proc, ready - started, 0.0, Path(tmp) / "data")
         finally:
             procs.stop(proc)
             if stall_log is not None:  # the broker's own log beside the stall log, for the same moments
                 shutil.copyfile(Path(tmp) / f"{name}.log", stall_log.with_suffix(".broker.log"))
 
 
-def odradek(
-    workdir: Path, pinning: Pinning, configs: Mapping[str, str] | None = None, stall_log: Path | None = None
-) -> Any:
-    """This checkout's odradek."""
-    return _odradek_from("odradek", odradek_launcher.REPO_ROOT, workdir, pinning, configs, stall_log)
-
-
-def odradek_base(
-    workdir: Path, pinning: Pinning, configs: Mapping[str, str] | None = None, stall_log: Path | None = None
-) -> Any:
-    """The odradek of the source tree named by ``$ODRADEK_BASELINE_SRC`` (e.g. a worktree of the
-    commit before a change)."""
-    source = os.environ.get(BASELINE_ENV)
-    if not source:
-        raise RuntimeError(f"odradek-base needs ${BASELINE_ENV}: the source tree of the build to compare with")
-    return _odradek_from("odradek-base", Path(source).resolve(), workdir, pinning, configs, stall_log)
-
-
-#: This checkout's mypyc-compiled build (``make compiled``), run as ``odradek-compiled``: an overlay
-#: tree of the package with the hot modules compiled, never part of the default plan.
+#: The build ``make run`` runs, and so the one measured as ``odradek``: this checkout's package with the
+#: hot modules of tools/compile.py compiled by mypyc, an overlay tree beside the sources.
 COMPILE_TOOL = odradek_launcher.REPO_ROOT / "tools" / "compile.py"
+COMPILED_BUILD = "hot path compiled with mypyc"
+PURE_BUILD = "pure Python"
 
 
 @functools.cache
@@ -161,11 +147,31 @@ def _compiled_overlay() -> Path:
     return out
 
 
-def odradek_compiled(
+def odradek(
     workdir: Path, pinning: Pinning, configs: Mapping[str, str] | None = None, stall_log: Path | None = None
 ) -> Any:
-    """This checkout's odradek with the modules of tools/compile.py compiled by mypyc."""
-    return _odradek_from("odradek-compiled", _compiled_overlay(), workdir, pinning, configs, stall_log)
+    """This checkout's odradek as ``make run`` runs it: the mypyc build."""
+    overlay = _compiled_overlay()
+    return _odradek_from("odradek", overlay, workdir, pinning, configs, stall_log, build=COMPILED_BUILD)
+
+
+def odradek_pure(
+    workdir: Path, pinning: Pinning, configs: Mapping[str, str] | None = None, stall_log: Path | None = None
+) -> Any:
+    """This checkout's sources as they are, uncompiled (``make run-pure``, what ``pip install`` installs)."""
+    source = odradek_launcher.REPO_ROOT
+    return _odradek_from("odradek-pure", source, workdir, pinning, configs, stall_log, build=PURE_BUILD)
+
+
+def odradek_base(
+    workdir: Path, pinning: Pinning, configs: Mapping[str, str] | None = None, stall_log: Path | None = None
+) -> Any:
+    """The odradek of the source tree named by ``$ODRADEK_BASELINE_SRC`` (e.g. a worktree of the
+    commit before a change), run as pure Python: compare it with ``odradek-pure``."""
+    source = os.environ.get(BASELINE_ENV)
+    if not source:
+        raise RuntimeError(f"odradek-base needs ${BASELINE_ENV}: the source tree of the build to compare with")
+    return _odradek_from("odradek-base", Path(source).resolve(), workdir, pinning, configs, stall_log, build=PURE_BUILD)
 
 
 @contextmanager
@@ -242,13 +248,13 @@ def tansu(workdir: Path, pinning: Pinning, configs: Mapping[str, str] | None = N
 
 
 def launcher(name: str) -> Any:
-    """``kafka``, ``odradek``, ``odradek-base``, ``odradek-compiled``, ``kfake`` or ``tansu``: the
+    """``kafka``, ``odradek``, ``odradek-pure``, ``odradek-base``, ``kfake`` or ``tansu``: the
     context manager factory."""
     return {
         "kafka": kafka,
         "odradek": odradek,
+        "odradek-pure": odradek_pure,
         "odradek-base": odradek_base,
-        "odradek-compiled": odradek_compiled,
         "kfake": kfake,
         "tansu": tansu,
     }[name]

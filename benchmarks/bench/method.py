@@ -126,7 +126,7 @@ def share(case: PlannedCase, broker: str, pairs: int) -> Share:
 
 #: Rough cost of starting each broker on a fresh data directory (Kafka formats storage first); Kafka
 #: and odradek start once per ``make bench``, a peer once per case (``runner.BrokerPool.ready``).
-START_S = {"kafka": 12.0, "odradek": 2.0, "odradek-base": 2.0, "odradek-compiled": 2.0, "kfake": 1.0, "tansu": 1.0}
+START_S = {"kafka": 12.0, "odradek": 2.0, "odradek-pure": 2.0, "odradek-base": 2.0, "kfake": 1.0, "tansu": 1.0}
 #: Expected warm-up runs per broker: Kafka's JIT needs more than the others' minimum.
 EXPECTED_WARMUPS = {"kafka": 6.0}
 RUN_OVERHEAD_S = 1.0  # topic create/delete, client start, result parsing (0.2-0.7 s measured)

@@ -60,7 +60,7 @@ def test_subclassed_modules_stay_python() -> None:
 
 
 def test_a_process_started_in_the_checkout_runs_the_compiled_build() -> None:
-    """What ``make run-compiled`` starts: odradek from the checkout's directory (whose ``odradek/``
+    """What ``make run`` starts: odradek from the checkout's directory (whose ``odradek/``
     is the pure-Python source), with the overlay first on the path and the current directory off it."""
     env = {**os.environ, "PYTHONSAFEPATH": "1", "PYTHONPATH": str(OVERLAY)}
     shown = subprocess.run(
