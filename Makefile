@@ -59,14 +59,25 @@ typecheck: $(STAMP) $(SPARK_STAMP)
 compiled: $(STAMP)
 	$(BIN)/python tools/compile.py --out $(COMPILED)
 
-# A subset of the suite against the compiled build (`make test` runs it after the pure-Python suite):
-# the overlay's own checks, the server, wire, storage, partition and handler units, and real clients
-# producing, fetching, in groups, idempotent and transactional. Deselected: tests that replace a method
-# of a compiled class (compiled callers call the original directly, or the class refuses the patch).
+# A subset of the suite against the compiled build, the one `make run` runs (`make test` runs it after
+# the pure-Python suite): the overlay's own checks, the server, wire, storage, partition and handler
+# units, real clients producing, fetching, in groups, idempotent and transactional, and the request
+# path's edges (bad input, every version, TLS and SASL, quotas, crashes and restarts, storage faults,
+# retention). Deselected: tests that replace a method of a compiled class (compiled callers call the
+# original directly, or the class refuses the patch).
 COMPILED_TESTS := tests/compiled tests/unit/server tests/unit/wire tests/unit/storage tests/unit/partition \
 	tests/unit/handlers tests/integration/test_roundtrip_clients.py tests/integration/test_idempotent_produce.py \
 	tests/integration/test_transactions.py tests/integration/test_groups.py \
 	tests/integration/test_fetch_sendfile.py tests/integration/test_fetch_answers.py \
+	tests/integration/test_bad_input.py tests/integration/test_record_validation.py \
+	tests/integration/test_version_sweep.py tests/integration/test_golden_client_bytes.py \
+	tests/integration/test_security_listeners.py tests/integration/test_security_reauth.py \
+	tests/integration/test_security_quotas.py tests/integration/test_security_acls.py \
+	tests/integration/test_crash.py tests/integration/test_restart.py tests/integration/test_storage_faults.py \
+	tests/integration/test_retention_delete_records.py tests/integration/test_fetch_sessions.py \
+	tests/integration/test_leader_epochs.py tests/integration/test_producer_snapshots.py \
+	tests/integration/test_topic_admin_answers.py tests/integration/test_partition_admin.py \
+	tests/integration/test_abuse.py \
 	--deselect tests/unit/partition/test_partition.py::test_opening_a_large_log_reads_only_the_snapshot_and_the_tail \
 	--deselect tests/unit/handlers/test_produce_fast_path.py::test_an_append_that_raises_is_answered_with_unknown_server_error
 
