@@ -48,7 +48,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from itertools import count, cycle
@@ -272,14 +272,10 @@ def _round(
     window: int,
     mode: str,
     large: tuple[bytes, int, int] | None,
-    spread: tuple[int, int, int] | None = None,
 ) -> tuple[float, float]:
-    """One measured round on fresh connections: the broker's CPU µs per request, and the part of it
+    """One measured round on a fresh connection: the broker's CPU µs per request, and the part of it
     in user mode (Python; the rest is mostly the kernel sending).  ``large`` is fetch-large's frame,
-    the place of its fetch offset and the batches prefilled; ``spread`` is produce-spread's place of
-    the partition index, partitions and connections."""
-    if spread is not None:
-        return _spread_round(broker, frame, requests, window, *spread)
+    the place of its fetch offset and the batches prefilled."""
     host, port = broker.bootstrap.rsplit(":", 1)
     with socket.create_connection((host, int(port))) as sock:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -291,11 +287,22 @@ def _round(
             frame, at, batches = large
             offsets = (batch * LARGE_BATCH_RECORDS for batch in cycle(range(batches)))
             successive = Successive(at, offsets, wide=True)
-        drive(sock, frame, min(1000, requests), window, successive)  # the connection's own start-up is not counted
-        before = cpu_times(broker.pid)
-        drive(sock, frame, requests, window, successive)
-        spent = cpu_times(broker.pid) - before
-        return spent.total / requests * 1e6, spent.user / requests * 1e6
+
+        def one_connection(count: int) -> int:
+            drive(sock, frame, count, window, successive)
+            return count
+
+        return _per_request(broker, one_connection, min(1000, requests), requests)
+
+
+def _per_request(broker: Broker, run: Callable[[int], int], warm: int, measured: int) -> tuple[float, float]:
+    """``run(warm)`` unmeasured (the connections' own start-up), then ``run(measured)``: the broker's
+    CPU µs per request ``run`` says it sent, and the part of it in user mode."""
+    run(warm)
+    before = cpu_times(broker.pid)
+    sent = run(measured)
+    spent = cpu_times(broker.pid) - before
+    return spent.total / sent * 1e6, spent.user / sent * 1e6
 
 
 def _spread_round(
@@ -311,7 +318,7 @@ def _spread_round(
             Successive(at, (p % partitions for p in count(i * partitions // connections))) for i in range(connections)
         ]
 
-        def run(count_each: int) -> None:
+        def run(count_each: int) -> int:
             errors: list[BaseException] = []
 
             def one(sock: socket.socket, lane: Successive) -> None:
@@ -327,15 +334,11 @@ def _spread_round(
                 thread.join()
             if errors:
                 raise errors[0]
+            return count_each * connections
 
         for sock in socks:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        run(min(1000, each))  # the connections' own start-up is not counted
-        before = cpu_times(broker.pid)
-        run(each)
-        spent = cpu_times(broker.pid) - before
-        total = each * connections
-        return spent.total / total * 1e6, spent.user / total * 1e6
+        return _per_request(broker, run, min(1000, each), each)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -401,9 +404,10 @@ def main(argv: list[str] | None = None) -> int:
             stack.callback(_stop_profiler, profiler)
         for index in range(args.rounds + 1):
             for broker in brokers:
-                cost, user = _round(
-                    broker, frame, args.requests, args.window, args.mode, large.get(broker.name), spread
-                )
+                if spread is None:
+                    cost, user = _round(broker, frame, args.requests, args.window, args.mode, large.get(broker.name))
+                else:
+                    cost, user = _spread_round(broker, frame, args.requests, args.window, *spread)
                 label = "warm-up" if index == 0 else f"round {index}"
                 print(f"{broker.name:<13} {label:<8} {cost:8.1f} CPU µs/request ({user:.1f} user)", flush=True)
                 if index:
