@@ -112,8 +112,14 @@ def _quiet_p99(run: dict[str, Any], what: str) -> float | None:
     return min(found) if found else None
 
 
+def _label(broker: str) -> str:
+    return "Kafka" if broker == "kafka" else broker
+
+
 def markdown(document: dict[str, Any]) -> str:
+    """The summary: one column group per broker that ran, Kafka's last."""
     runs = {run["broker"]: run for run in document["runs"]}
+    brokers = sorted(runs, key=lambda broker: broker == "kafka")
     machine = document["machine"]
     lines = [
         "# Abuse: a well-behaved client's p99 and the broker's memory while others misbehave",
@@ -131,9 +137,13 @@ def markdown(document: dict[str, Any]) -> str:
         + "queued.max.request.bytes 400 MiB on both brokers.  p99 in ms, and in brackets against the same "
         "broker's quiet p99 (the lower of its two quiet phases); CPU: the broker's CPU seconds during the phase.",
         "",
-        "| phase | odradek Metadata p99 | odradek Produce p99 | odradek CPU s | odradek peak RSS (MiB) "
-        "| Kafka Metadata p99 | Kafka Produce p99 | Kafka CPU s | Kafka peak RSS (MiB) |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| phase | "
+        + " | ".join(
+            f"{label} Metadata p99 | {label} Produce p99 | {label} CPU s | {label} peak RSS (MiB)"
+            for label in map(_label, brokers)
+        )
+        + " |",
+        "|---|" + "---|" * (4 * len(brokers)),
     ]
 
     def cell(broker: str, phase: str, what: str) -> str:
@@ -147,7 +157,7 @@ def markdown(document: dict[str, Any]) -> str:
 
     for phase in REPORTED:
         row = [phase]
-        for broker in ("odradek", "kafka"):
+        for broker in brokers:
             row += [cell(broker, phase, "metadata_ms"), cell(broker, phase, "produce_ms")]
             run = runs.get(broker)
             measured = run["phases"].get(phase, {}) if run else {}
@@ -156,8 +166,8 @@ def markdown(document: dict[str, Any]) -> str:
     lines += ["", "## What the abusers did", ""]
     for phase in REPORTED:
         did = []
-        for broker in ("odradek", "kafka"):
-            abuser = runs[broker]["phases"].get(phase, {}).get("abuser", {}) if broker in runs else {}
+        for broker in brokers:
+            abuser = runs[broker]["phases"].get(phase, {}).get("abuser", {})
             work = ", ".join(
                 f"{key} {value}" for key, value in abuser.items() if key.endswith(("_calls", "_connections"))
             )
