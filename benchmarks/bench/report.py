@@ -332,6 +332,9 @@ def summary_markdown(
         "",
         "- Both brokers single-node, data on the same filesystem, no fsync per append (one row sets "
         "`flush.messages=1` on both); Kafka in KRaft combined mode with `-Xmx1g -XX:+UseG1GC`.",
+        "- odradek is the build `make run` runs: this checkout with the request path's modules compiled by mypyc "
+        "(`tools/compile.py`; the header's version names the build); `--brokers ...,odradek-pure` measures the "
+        "same sources as pure Python, which is what `pip install` installs.",
         "- The same client tool and settings for both brokers. Kafka's tools come from the kafka-tools jar of the "
         "broker's version; the librdkafka generator is confluent-kafka driven from Python "
         "(`benchmarks/bench/rdkafka_load.py`), which saturates its core before a fast broker does: read its "
