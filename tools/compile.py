@@ -150,7 +150,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         print("\n".join(COMPILED_MODULES))
         return 0
-    build(args.out.resolve())
+    try:
+        build(args.out.resolve())
+    except subprocess.CalledProcessError as exc:
+        print(f"{Path(__file__).name}: mypyc could not build {args.out} (exit {exc.returncode}; its output is above)")
+        return 1
     return 0
 
 

@@ -149,3 +149,19 @@ def test_a_failed_compile_leaves_no_overlay(tmp_path: Path, monkeypatch: pytest.
     with pytest.raises(subprocess.CalledProcessError):
         compile_tool.build(out, tmp_path, ("odradek.sub.mod",))
     assert not out.exists()
+
+
+def test_a_failed_build_exits_1_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`make run` prints its own line and runs the sources; the tool adds one line, not a traceback."""
+
+    def refused(*_: object) -> None:
+        raise subprocess.CalledProcessError(1, ["mypyc"])
+
+    monkeypatch.setattr(compile_tool, "_compile", refused)
+    assert compile_tool.main(["--out", str(tmp_path / "compiled")]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        f"compile.py: mypyc could not build {tmp_path / 'compiled'} (exit 1; its output is above)"
+    ]
+    assert not (tmp_path / "compiled").exists()
