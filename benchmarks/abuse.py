@@ -2,6 +2,9 @@
 
     python benchmarks/abuse.py                 # 20 s phases, odradek and Kafka
     python benchmarks/abuse.py --seconds 5 --brokers odradek     # a quick look
+    ODRADEK_BASELINE_SRC=/tmp/base python benchmarks/abuse.py --brokers odradek-pure,odradek-base
+                                               # a before/after pair, both trees as pure Python
+                                               # (odradek is the mypyc build make run runs)
 
 For each broker in turn, on a fresh data directory: one topic, then phases of ``seconds`` each.  In
 every phase a well-behaved client (``bench.abuse_load probe``) sends a Metadata request for that

@@ -29,7 +29,9 @@ Checked at the end:
 loop longer than 200 ms is logged with the loop thread's stack, summarised in the report, and
 the broker's log is kept beside FILE.  ``--disk-pressure-mib`` adds another writer fsyncing that
 much to the same disk every ``--disk-pressure-s`` (issue 18's stalls came with such writes).
-``--broker odradek-base`` runs the broker of ``$ODRADEK_BASELINE_SRC`` (a before/after pair).
+``--broker odradek`` (the default) is the mypyc build ``make run`` runs; ``--broker odradek-base``
+runs the broker of ``$ODRADEK_BASELINE_SRC`` as pure Python, so a before/after pair compares it
+with ``--broker odradek-pure`` (this checkout's sources).
 
 Writes ``<out>/soak-<date>.json`` and ``.md`` (one row per window), or with ``--json`` prints the
 verdict document only.  Exits 1 when a check fails.
@@ -466,9 +468,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--leak-fds", type=int, default=32)
     parser.add_argument(
         "--broker",
-        choices=("odradek", "odradek-base"),
+        choices=("odradek", "odradek-pure", "odradek-base"),
         default="odradek",
-        help="odradek-base: the source tree of $ODRADEK_BASELINE_SRC (a before/after pair of runs)",
+        help="odradek: the mypyc build; odradek-pure: the sources; odradek-base: $ODRADEK_BASELINE_SRC's sources",
     )
     parser.add_argument("--disk-pressure-mib", type=int, default=0, help="MiB another writer fsyncs every period")
     parser.add_argument("--disk-pressure-s", type=float, default=60.0)

@@ -60,8 +60,9 @@ def test_subclassed_modules_stay_python() -> None:
 
 
 def test_a_process_started_in_the_checkout_runs_the_compiled_build() -> None:
-    """What ``make run`` starts: odradek from the checkout's directory (whose ``odradek/``
-    is the pure-Python source), with the overlay first on the path and the current directory off it."""
+    """What ``make run`` starts: odradek from the checkout's directory (whose ``odradek/`` is the
+    pure-Python source), with the overlay first on the path and the current directory off it as the
+    script's directory (``make run`` puts it after the overlay, where only a missing overlay reaches it)."""
     env = {**os.environ, "PYTHONSAFEPATH": "1", "PYTHONPATH": str(OVERLAY)}
     shown = subprocess.run(
         [sys.executable, "-c", "import odradek.server.zerocopy as z; print(z.__file__)"],
