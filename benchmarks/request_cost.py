@@ -6,8 +6,8 @@ identical requests over one connection (``--window`` in flight) and divides the 
 CPU time (utime + stime from /proc) by the count. With ``--base DIR`` a second odradek, started from
 the source tree DIR (e.g. ``git archive`` of the commit before a change), runs beside this
 checkout's, and the two are measured in alternating rounds (A B A B ...) after one warm-up round each.
-Both run their sources as pure Python (this checkout's broker is ``odradek-pure``); ``--base
-build/compiled`` puts the mypyc build that ``make run`` runs beside them.
+This checkout's broker runs its sources as pure Python (``odradek-pure``); ``--base`` takes another
+source tree, or ``build/compiled`` for the mypyc build that ``make run`` runs.
 
     .venv/bin/python benchmarks/request_cost.py --mode produce1 --requests 20000 --rounds 7 --base /tmp/base
     .venv/bin/python benchmarks/request_cost.py --mode metadata-many --requests 4 --window 1 --base /tmp/base

@@ -30,8 +30,8 @@ loop longer than 200 ms is logged with the loop thread's stack, summarised in th
 the broker's log is kept beside FILE.  ``--disk-pressure-mib`` adds another writer fsyncing that
 much to the same disk every ``--disk-pressure-s`` (issue 18's stalls came with such writes).
 ``--broker odradek`` (the default) is the mypyc build ``make run`` runs; ``--broker odradek-base``
-runs the broker of ``$ODRADEK_BASELINE_SRC`` as pure Python, so a before/after pair compares it
-with ``--broker odradek-pure`` (this checkout's sources).
+runs the tree of ``$ODRADEK_BASELINE_SRC``, so a before/after pair of source trees compares it with
+``--broker odradek-pure`` (this checkout's sources).
 
 Writes ``<out>/soak-<date>.json`` and ``.md`` (one row per window), or with ``--json`` prints the
 verdict document only.  Exits 1 when a check fails.
@@ -470,7 +470,7 @@ def main(argv: list[str]) -> int:
         "--broker",
         choices=("odradek", "odradek-pure", "odradek-base"),
         default="odradek",
-        help="odradek: the mypyc build; odradek-pure: the sources; odradek-base: $ODRADEK_BASELINE_SRC's sources",
+        help="odradek: the mypyc build; odradek-pure: the sources; odradek-base: the tree of $ODRADEK_BASELINE_SRC",
     )
     parser.add_argument("--disk-pressure-mib", type=int, default=0, help="MiB another writer fsyncs every period")
     parser.add_argument("--disk-pressure-s", type=float, default=60.0)

@@ -102,12 +102,10 @@ def _odradek_from(
     configs: Mapping[str, str] | None,
     stall_log: Path | None = None,
     stall_ms: float = 200.0,
-    *,
-    build: str,
 ) -> Iterator[Broker]:
     """Start odradek from ``source`` (its ``odradek`` package first on the path) on a fresh data dir
-    under ``workdir``; always stop it.  ``build`` says which build ``source`` is, beside the version in
-    the results.  With ``stall_log``, under `bench.stall_watch`, which appends every stall of the event
+    under ``workdir``; always stop it.  The version in the results names the build `build_of` finds in
+    ``source``.  With ``stall_log``, under `bench.stall_watch`, which appends every stall of the event
     loop longer than ``stall_ms`` to that file, and the broker's log is copied beside it
     (``.broker.log``) when it stops."""
     _compile_bytecode(source)
@@ -123,7 +121,7 @@ def _odradek_from(
         proc = procs.spawn(argv, log_path=Path(tmp) / f"{name}.log", cwd=source, env=env)
         try:
             ready = wait_ready(port, proc, START_TIMEOUT_S)
-            version = f"{odradek_launcher._version()} ({build})"
+            version = f"{odradek_launcher._version()} ({build_of(source)})"
             yield Broker(name, version, f"{HOST}:{port}", proc, ready - started, 0.0, Path(tmp) / "data")
         finally:
             procs.stop(proc)
@@ -136,6 +134,12 @@ def _odradek_from(
 COMPILE_TOOL = odradek_launcher.REPO_ROOT / "tools" / "compile.py"
 COMPILED_BUILD = "hot path compiled with mypyc"
 PURE_BUILD = "pure Python"
+
+
+def build_of(source: Path) -> str:
+    """Which build the tree ``source`` holds: an overlay of tools/compile.py has mypyc's shared library
+    at its top (``*__mypyc.*.so``), a source tree does not."""
+    return COMPILED_BUILD if any(source.glob("*__mypyc.*")) else PURE_BUILD
 
 
 @functools.cache
@@ -152,7 +156,7 @@ def odradek(
 ) -> Any:
     """This checkout's odradek as ``make run`` runs it: the mypyc build."""
     overlay = _compiled_overlay()
-    return _odradek_from("odradek", overlay, workdir, pinning, configs, stall_log, build=COMPILED_BUILD)
+    return _odradek_from("odradek", overlay, workdir, pinning, configs, stall_log)
 
 
 def odradek_pure(
@@ -160,18 +164,18 @@ def odradek_pure(
 ) -> Any:
     """This checkout's sources as they are, uncompiled (``make run-pure``, what ``pip install`` installs)."""
     source = odradek_launcher.REPO_ROOT
-    return _odradek_from("odradek-pure", source, workdir, pinning, configs, stall_log, build=PURE_BUILD)
+    return _odradek_from("odradek-pure", source, workdir, pinning, configs, stall_log)
 
 
 def odradek_base(
     workdir: Path, pinning: Pinning, configs: Mapping[str, str] | None = None, stall_log: Path | None = None
 ) -> Any:
-    """The odradek of the source tree named by ``$ODRADEK_BASELINE_SRC`` (e.g. a worktree of the
-    commit before a change), run as pure Python: compare it with ``odradek-pure``."""
+    """The odradek of the tree named by ``$ODRADEK_BASELINE_SRC``: a source tree (e.g. a worktree of
+    the commit before a change, run as pure Python: compare it with ``odradek-pure``) or an overlay."""
     source = os.environ.get(BASELINE_ENV)
     if not source:
         raise RuntimeError(f"odradek-base needs ${BASELINE_ENV}: the source tree of the build to compare with")
-    return _odradek_from("odradek-base", Path(source).resolve(), workdir, pinning, configs, stall_log, build=PURE_BUILD)
+    return _odradek_from("odradek-base", Path(source).resolve(), workdir, pinning, configs, stall_log)
 
 
 @contextmanager
