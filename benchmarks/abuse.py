@@ -149,10 +149,7 @@ def markdown(document: dict[str, Any]) -> str:
         "|---|" + "---|" * (4 * len(brokers)),
     ]
 
-    def cell(broker: str, phase: str, what: str) -> str:
-        run = runs.get(broker)
-        if run is None:
-            return ""
+    def cell(run: dict[str, Any], phase: str, what: str) -> str:
         value, quiet = _p99(run, phase, what), _quiet_p99(run, what)
         if value is None:
             return "failed"
@@ -161,9 +158,9 @@ def markdown(document: dict[str, Any]) -> str:
     for phase in REPORTED:
         row = [phase]
         for broker in brokers:
-            row += [cell(broker, phase, "metadata_ms"), cell(broker, phase, "produce_ms")]
-            run = runs.get(broker)
-            measured = run["phases"].get(phase, {}) if run else {}
+            run = runs[broker]
+            measured = run["phases"].get(phase, {})
+            row += [cell(run, phase, "metadata_ms"), cell(run, phase, "produce_ms")]
             row += [str(measured.get("broker_cpu_s", "")), str(measured.get("peak_rss_mib", ""))]
         lines.append("| " + " | ".join(row) + " |")
     lines += ["", "## What the abusers did", ""]
