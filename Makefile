@@ -10,6 +10,8 @@ DATA_DIR ?= ./data
 # (the checkout's sources come second: they serve when no overlay was built).
 COMPILED := build/compiled
 COMPILED_ENV := PYTHONSAFEPATH=1 PYTHONPATH=$(COMPILED):.
+BUILD_OVERLAY := $(BIN)/python tools/compile.py --out $(COMPILED)
+RUN_BROKER = -m odradek run --host 127.0.0.1 --port 9092 --data-dir $(DATA_DIR) $(RUN_ARGS)
 
 .PHONY: run run-pure test lint typecheck compiled browser-deps compat compat-deps compat-spark probes bench bench-spark fuzz soak clean test-orders-kafka soak-eos
 
@@ -41,12 +43,11 @@ $(SPARK_STAMP): pyproject.toml | $(BIN)/python
 # cannot build it (no C compiler), the broker runs as pure Python after one line saying so.
 # `make run-pure` runs the checkout's sources as they are.
 run: $(STAMP)
-	@$(BIN)/python tools/compile.py --out $(COMPILED) \
-		|| echo "!!! the mypyc build failed: the broker runs as pure Python (slower per request)"
-	$(COMPILED_ENV) $(BIN)/python -m odradek run --host 127.0.0.1 --port 9092 --data-dir $(DATA_DIR) $(RUN_ARGS)
+	@$(BUILD_OVERLAY) || echo "!!! the mypyc build failed: the broker runs as pure Python (slower per request)"
+	$(COMPILED_ENV) $(BIN)/python $(RUN_BROKER)
 
 run-pure: $(STAMP)
-	$(BIN)/python -m odradek run --host 127.0.0.1 --port 9092 --data-dir $(DATA_DIR) $(RUN_ARGS)
+	$(BIN)/python $(RUN_BROKER)
 
 lint: $(STAMP)
 	$(BIN)/ruff check odradek tests benchmarks examples compat-tests tools
@@ -57,7 +58,7 @@ typecheck: $(STAMP) $(SPARK_STAMP)
 	$(BIN)/mypy --strict tools
 
 compiled: $(STAMP)
-	$(BIN)/python tools/compile.py --out $(COMPILED)
+	$(BUILD_OVERLAY)
 
 # A subset of the suite against the compiled build, the one `make run` runs (`make test` runs it after
 # the pure-Python suite): the overlay's own checks, the server, wire, storage, partition and handler
