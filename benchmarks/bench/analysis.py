@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.brokers import PEERS
-from bench.metrics import Metric, Row
+from bench.metrics import BROKER_CANARY, Metric, Row
 from bench.runner import CANNOT_RUN, CaseRecord
-from bench.stats import CONTENDED_CORES, Summary, pair_ratios, summarise
+from bench.stats import CONTENDED_CORES, NOISY_SPREAD, Summary, pair_ratios, summarise
 
 REFERENCE = "kafka"
 SUBJECT = "odradek"
@@ -33,11 +33,14 @@ class Figure:
     failures: dict[str, int]
     peer_ratios: dict[str, Summary | None] = field(default_factory=dict)  # odradek / each peer, pair by pair
     cannot_run: dict[str, str] = field(default_factory=dict)  # broker -> why it did not run this case
+    #: For a timed figure of a case whose pairs ran on vCPUs of different speeds: the median, pair by
+    #: pair, of odradek's canary milliseconds over Kafka's (`uneven_speed`); None otherwise.
+    uneven_speed: float | None = None
 
     @property
     def noisy(self) -> bool:
         summaries = [*self.per_broker.values(), self.ratio]
-        return self.contended or any(s is not None and s.noisy for s in summaries)
+        return self.contended or self.uneven_speed is not None or any(s is not None and s.noisy for s in summaries)
 
     def to_json(self) -> dict[str, Any]:
         def dump(summary: Summary | None) -> dict[str, float] | None:
@@ -89,8 +92,20 @@ def contention(record: CaseRecord) -> float:
     return statistics.median(taken) if taken else 0.0
 
 
+def uneven_speed(record: CaseRecord) -> float | None:
+    """The median per-pair ratio of odradek's broker-core canary to Kafka's (`bench.vcpu_speed`) when it
+    lies more than ``NOISY_SPREAD`` from 1: the pairs' runs mostly ran on vCPUs of different speeds, so
+    their timed ratios say as much about the machine as about the brokers. None when even or unmeasured."""
+    canary = BROKER_CANARY.name
+    speeds = summarise(pair_ratios(_values(record, SUBJECT, canary), _values(record, REFERENCE, canary)))
+    if speeds is None or abs(speeds.median - 1.0) <= NOISY_SPREAD:
+        return None
+    return speeds.median
+
+
 def figures(record: CaseRecord, brokers: list[str]) -> list[Figure]:
     contended = contention(record) > CONTENDED_CORES
+    uneven = uneven_speed(record)
     failures = {name: sum(1 for r in record.runs if r.broker == name and r.error) for name in brokers}
     cannot_run = {
         name: str(entry[CANNOT_RUN])
@@ -111,7 +126,19 @@ def figures(record: CaseRecord, brokers: list[str]) -> list[Figure]:
             subject = _values(record, SUBJECT, metric.name)
             for peer in (name for name in brokers if name in PEERS and per_broker.get(name) is not None):
                 peer_ratios[peer] = summarise(pair_ratios(subject, _values(record, peer, metric.name)))
-        found.append(Figure(record.case, metric, per_broker, ratio, contended, failures, peer_ratios, cannot_run))
+        found.append(
+            Figure(
+                record.case,
+                metric,
+                per_broker,
+                ratio,
+                contended,
+                failures,
+                peer_ratios,
+                cannot_run,
+                uneven if metric.timed else None,
+            )
+        )
     return found
 
 

@@ -6,7 +6,9 @@ broker's peak RSS, then take deltas of the broker's CPU seconds, the client's
 CPU seconds (rusage of reaped children) and the whole machine's busy time (its own work) and steal
 time (the hypervisor running other guests while this one had work). Steal is reported in cores; what
 is left of the busy time after the broker and the client is "foreign" CPU: other processes in this
-machine (and the idle peer broker), also in cores, so contended runs can be flagged.
+machine (and the idle peer broker), also in cores, so contended runs can be flagged. A canary on each
+pinned core (`bench.vcpu_speed`), started before the ``sync`` and stopped after the client, says how
+fast the core ran meanwhile, which neither of those counts shows.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from bench.brokers import Broker
 from bench.method import dirty_mib
 from bench.pinning import Pinning
 from bench.procstat import compiler_seconds, cpu_times, machine_ticks, peak_rss_mib, reset_peak_rss
+from bench.vcpu_speed import CanaryWatch, CoreSpeeds
 
 CLIENT_TIMEOUT_S = 600.0
 
@@ -45,6 +48,7 @@ class Measured:
     steal_cores: float
     peak_rss_mib: float
     dirty_mib: float  # page cache waiting for write-back when the run started
+    speeds: CoreSpeeds  # the canaries' median milliseconds per pinned core
 
 
 def _children_cpu() -> float:
@@ -81,6 +85,23 @@ def run_client(
     ``profile`` = (py-spy executable, output file): sample the broker while the client runs.
     ``pause_s``: wait this long after ``sync`` so the write-back it started settles.
     """
+    canaries = CanaryWatch(pinning)
+    canaries.start()
+    try:
+        return _measured(broker, argv, pinning, profile, timeout_s, pause_s, canaries)
+    finally:
+        canaries.stop()
+
+
+def _measured(
+    broker: Broker,
+    argv: Sequence[str],
+    pinning: Pinning,
+    profile: tuple[str, Path] | None,
+    timeout_s: float,
+    pause_s: float,
+    canaries: CanaryWatch,
+) -> Measured:
     os.sync()
     if pause_s > 0:
         time.sleep(pause_s)
@@ -106,6 +127,7 @@ def run_client(
     broker_cpu = broker_spent.total
     machine_after = machine_ticks()
     client_cpu = _children_cpu() - children_before
+    speeds = canaries.stop()
     peak = peak_rss_mib(broker.pid)
     if profiler is not None:
         _stop_profiler(profiler)
@@ -124,6 +146,7 @@ def run_client(
         steal_cores=max(0.0, steal) / wall if wall > 0 else 0.0,
         peak_rss_mib=peak,
         dirty_mib=dirty,
+        speeds=speeds,
     )
 
 

@@ -9,7 +9,9 @@ broker's CPU spent in the kernel: on this machine a produce run whose page-cache
 memory the host had taken back shows as a jump of that share (benchmarks/profiles.md, "Produce
 efficiency and the host's free-page reporting"). ``broker_compiler_share`` is the part a JVM broker's
 JIT compiler threads used (no value for a broker that is not a JVM): what tells a Kafka still
-warming up from a Kafka at its pace.
+warming up from a Kafka at its pace. ``broker_core_canary_ms`` and ``client_core_canary_ms`` are how
+long a fixed piece of work took on each pinned core during the run (`bench.vcpu_speed`): what tells a
+run on a slowed vCPU from a slower broker.
 """
 
 from __future__ import annotations
@@ -28,13 +30,16 @@ class RunFailed(RuntimeError):
 
 @dataclass(frozen=True, slots=True)
 class Metric:
-    """One reported figure; ``headline`` figures appear in the chart and the compact table."""
+    """One reported figure; ``headline`` figures appear in the chart and the compact table.
+    ``timed``: the figure moves with how fast the cores ran (a rate, a latency, CPU), so a pair whose
+    runs' vCPUs ran at different speeds cannot compare it (`bench.analysis`); sizes are not timed."""
 
     name: str
     label: str
     unit: str
     higher_is_better: bool
     headline: bool = True
+    timed: bool = True
 
 
 MB_S = Metric("mb_s", "throughput", "MB/s", True)
@@ -43,7 +48,7 @@ EFFICIENCY = Metric("mb_per_cpu_s", "efficiency", "MB/broker CPU-s", True)
 BROKER_CPU = Metric("broker_cpu_s", "broker CPU", "s", False, headline=False)
 BROKER_KERNEL = Metric("broker_kernel_share", "broker CPU in the kernel", "fraction", False, headline=False)
 BROKER_COMPILER = Metric("broker_compiler_share", "broker CPU in the JIT compiler", "fraction", False, headline=False)
-PEAK_RSS = Metric("peak_rss_mib", "peak RSS", "MiB", False, headline=False)
+PEAK_RSS = Metric("peak_rss_mib", "peak RSS", "MiB", False, headline=False, timed=False)
 BROKER_UTIL = Metric("broker_util", "broker core busy", "fraction", False, headline=False)
 CLIENT_UTIL = Metric("client_util", "client core busy", "fraction", False, headline=False)
 P50 = Metric("p50_ms", "latency p50", "ms", False)
@@ -54,8 +59,8 @@ JOIN = Metric("join_ms", "group join", "ms", False, headline=False)
 CREATE = Metric("create_s", "create the W6 topic", "s", False)
 START = Metric("start_s", "exec to ready", "s", False)
 START_CPU = Metric("start_cpu_s", "CPU to ready", "s", False, headline=False)
-IDLE_RSS = Metric("idle_rss_mib", "idle RSS", "MiB", False)
-LOADED_RSS = Metric("loaded_rss_mib", "loaded RSS (peak over W1-W6)", "MiB", False)
+IDLE_RSS = Metric("idle_rss_mib", "idle RSS", "MiB", False, timed=False)
+LOADED_RSS = Metric("loaded_rss_mib", "loaded RSS (peak over W1-W6)", "MiB", False, timed=False)
 
 PRODUCE_MB_S = Metric("produce_mb_s", "produce throughput", "MB/s", True)
 CONSUME_MB_S = Metric("consume_mb_s", "consume throughput", "MB/s", True)
@@ -63,7 +68,15 @@ COMMIT_S = Metric("commit_s", "commits/s", "commits/s", True, headline=False)
 PRODUCE_P99 = Metric("produce_p99_ms", "produce ack p99", "ms", False)
 E2E_P99 = Metric("e2e_p99_ms", "produce-to-consume p99", "ms", False)
 COMMIT_P99 = Metric("commit_p99_ms", "commit p99", "ms", False)
-DIRTY = Metric("dirty_mib", "dirty page cache at run start", "MiB", False, headline=False)
+DIRTY = Metric("dirty_mib", "dirty page cache at run start", "MiB", False, headline=False, timed=False)
+BROKER_CANARY = Metric(
+    "broker_core_canary_ms", "fixed work on the broker core", "ms", False, headline=False, timed=False
+)
+CLIENT_CANARY = Metric(
+    "client_core_canary_ms", "fixed work on the client core", "ms", False, headline=False, timed=False
+)
+#: The figures of the machine rather than of a broker, reported by every case measured with a client.
+MACHINE_SET = (DIRTY, BROKER_CANARY, CLIENT_CANARY)
 
 THROUGHPUT_SET = (
     MB_S,
@@ -75,9 +88,9 @@ THROUGHPUT_SET = (
     PEAK_RSS,
     BROKER_UTIL,
     CLIENT_UTIL,
-    DIRTY,
+    *MACHINE_SET,
 )
-LATENCY_SET = (P50, P99, P999, AVG, BROKER_CPU, BROKER_COMPILER, PEAK_RSS, BROKER_UTIL, CLIENT_UTIL, DIRTY)
+LATENCY_SET = (P50, P99, P999, AVG, BROKER_CPU, BROKER_COMPILER, PEAK_RSS, BROKER_UTIL, CLIENT_UTIL, *MACHINE_SET)
 MIXED_SET = (
     PRODUCE_MB_S,
     CONSUME_MB_S,
@@ -90,7 +103,7 @@ MIXED_SET = (
     BROKER_COMPILER,
     PEAK_RSS,
     CLIENT_UTIL,
-    DIRTY,
+    *MACHINE_SET,
 )
 
 
@@ -121,6 +134,10 @@ def finish(measured: Measured, tool: Sample, bytes_moved: float, active_s: float
     sample["steal_cores"] = measured.steal_cores
     sample["wall_s"] = measured.wall_s
     sample["dirty_mib"] = measured.dirty_mib
+    if measured.speeds.broker_core_ms is not None:
+        sample["broker_core_canary_ms"] = measured.speeds.broker_core_ms
+    if measured.speeds.client_core_ms is not None:
+        sample["client_core_canary_ms"] = measured.speeds.client_core_ms
     return sample
 
 

@@ -10,6 +10,7 @@ benchmarks/security_cases.py, rendered as the summary's security section.
 from __future__ import annotations
 
 import json
+import statistics
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from bench.brokers import PEERS
 from bench.budget import BUDGET_FILE
 from bench.method import COMPILER_BUSY_SHARE
 from bench.method_wording import wording
-from bench.metrics import BROKER_COMPILER
+from bench.metrics import BROKER_COMPILER, MACHINE_SET
 from bench.stats import CONTENDED_CORES, NOISY_SPREAD, Summary
 
 CHART = "ratios.png"
@@ -62,6 +63,9 @@ def _notes(figure: Figure, client_util: dict[str, float], compiling: dict[str, f
         spreads = [s.spread for s in (*figure.per_broker.values(), figure.ratio) if s is not None]
         noisy = f"noisy (spread {max(spreads) * 100:.0f}%)" if spreads else "noisy"
         notes.append(noisy + (", contended" if figure.contended else ""))
+    if figure.uneven_speed is not None:
+        slower = "odradek's" if figure.uneven_speed > 1 else "Kafka's"
+        notes.append(f"{slower} vCPU ran slower (fixed work odradek / Kafka {figure.uneven_speed:.3g})")
     bound = [name for name, util in client_util.items() if util >= 0.85]
     if bound and figure.metric.name in ("mb_s", "rec_s"):
         notes.append("client-bound: " + ", ".join(bound))
@@ -233,6 +237,27 @@ def security_section(path: Path, document: dict[str, Any], figures: list[Figure]
     return [*lines, ""]
 
 
+def _vcpu_speed(document: dict[str, Any]) -> list[str]:
+    """The paragraph on how fast the broker's vCPU ran (`bench.vcpu_speed`), for runs that measured it."""
+    canary = [
+        run["sample"]["broker_core_canary_ms"]
+        for case in document.get("cases", [])
+        for run in case.get("runs", [])
+        if not run.get("warmup") and "broker_core_canary_ms" in (run.get("sample") or {})
+    ]
+    if not canary:
+        return []
+    low, high = min(canary), max(canary)
+    return [
+        f"**vCPU speed:** the canary's fixed loop took {low:.3g} to {high:.3g} ms "
+        f"(median {statistics.median(canary):.3g}) on the broker core across the {len(canary)} measured runs: the "
+        f"slowest run's vCPU did the same work {high / low:.2f} times slower than the fastest's, which steal time "
+        "does not show. The rows 'fixed work on the broker core' give it per case and broker; their odradek / Kafka "
+        "ratio says whether a pair ran at one speed.",
+        "",
+    ]
+
+
 def summary_markdown(
     document: dict[str, Any],
     figures: list[Figure],
@@ -285,6 +310,7 @@ def summary_markdown(
             + ". Their absolute figures drift; the paired ratios are the figures to read.",
             "",
         ]
+    lines += _vcpu_speed(document)
     columns = [REFERENCE, SUBJECT, *peers]
     peer_header = " odradek / peer |" if peers else ""
     lines += [
@@ -298,7 +324,7 @@ def summary_markdown(
         "broker_kernel_share",
         compiler,
         "client_util",
-        "dirty_mib",
+        *(metric.name for metric in MACHINE_SET),
     )
     for figure in figures:
         if not figure.metric.headline and figure.metric.name not in shown_extra:

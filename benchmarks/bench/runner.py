@@ -112,6 +112,8 @@ def _progress(case: Case, run: RunRecord, seconds: float) -> str:
     names = ("mb_s", "rec_s", "p99_ms", "e2e_p99_ms", "mb_per_cpu_s", "dirty_mib")
     shown = [f"{name}={sample[name]:.3g}" for name in names if name in sample]
     shown.append(f"foreign={sample.get('foreign_cores', 0.0):.2f} steal={sample.get('steal_cores', 0.0):.2f}")
+    if "broker_core_canary_ms" in sample:
+        shown.append(f"canary={sample['broker_core_canary_ms']:.3f}ms")
     if sample.get("broker_compiler_share", 0.0) > 0:
         shown.append(f"jit={sample['broker_compiler_share']:.3f}")
     return f"{head} {' '.join(shown)} ({seconds:.1f}s)"

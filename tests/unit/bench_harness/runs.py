@@ -9,6 +9,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 
 from bench.measure import Measured
+from bench.vcpu_speed import CoreSpeeds
 
 
 def a_run(
@@ -31,4 +32,5 @@ def a_run(
         steal_cores=steal,
         peak_rss_mib=30.0,
         dirty_mib=0.0,
+        speeds=CoreSpeeds(None, None),
     )

@@ -282,3 +282,23 @@ def test_a_throughput_missed_on_a_saturated_core_says_how_much_less_cpu_would_cl
     assert "closing it takes 21% less broker CPU for the same work" in reason
     idle = [_w6_figure(BROKER_UTIL, 1.05, 0.40), _w6_figure(CLIENT_UTIL, 0.96, 0.50)]
     assert "closing it" not in explain(w6, [_w6_figure(MB_S, 14.8, 11.7), *idle])
+
+
+def _with_canaries(document: dict[str, Any], broker_core_ms: list[float]) -> dict[str, Any]:
+    runs = [{"broker": "odradek", "warmup": True, "sample": {"broker_core_canary_ms": 9.0}}]
+    runs += [{"broker": "kafka", "warmup": False, "sample": {"broker_core_canary_ms": ms}} for ms in broker_core_ms]
+    return {**document, "cases": [{"key": "W6-rdkafka", "runs": runs}]}
+
+
+def test_a_run_with_canaries_says_how_far_the_vcpus_speed_moved_and_how_it_was_measured() -> None:
+    summary = summary_markdown(_with_canaries(_document(0, SHARE), [0.2, 0.25, 0.4]), [], [], chart=False)
+    assert "**vCPU speed:** the canary's fixed loop took 0.2 to 0.4 ms (median 0.25)" in summary
+    assert "across the 3 measured runs" in summary  # the warm-up's 9 ms is not one of them
+    assert "2.00 times slower" in summary
+    assert "a canary on each pinned core repeats a fixed loop every 0.1 s" in summary
+
+
+def test_a_run_without_canaries_says_nothing_of_them() -> None:
+    summary = summary_markdown(_document(0, SHARE), [], [], chart=False)
+    assert "vCPU speed" not in summary
+    assert "canary" not in summary
