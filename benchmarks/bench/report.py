@@ -61,7 +61,8 @@ def _notes(figure: Figure, client_util: dict[str, float], compiling: dict[str, f
     notes: list[str] = []
     if figure.noisy:
         spreads = [s.spread for s in (*figure.per_broker.values(), figure.ratio) if s is not None]
-        noisy = f"noisy (spread {max(spreads) * 100:.0f}%)" if spreads else "noisy"
+        widest = max(spreads, default=0.0)
+        noisy = f"noisy (spread {widest * 100:.0f}%)" if widest > NOISY_SPREAD else "noisy"
         notes.append(noisy + (", contended" if figure.contended else ""))
     if figure.uneven_speed is not None:
         slower = "odradek's" if figure.uneven_speed > 1 else "Kafka's"
