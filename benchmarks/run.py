@@ -8,7 +8,7 @@
     python benchmarks/run.py --only W1,W4    # some workloads (or case keys such as W1-pp-acks1)
     python benchmarks/run.py --smoke         # one short W1 against odradek only (the make test check)
     python benchmarks/run.py --profile /tmp/prof --only W1   # py-spy the odradek runs (raw stacks)
-    python benchmarks/run.py --report benchmarks/results/<date>.json   # re-render summary and chart only
+    python benchmarks/run.py --report benchmarks/results/<date>.json   # render it again, in place
 
 Writes ``<out>/<date>.json`` (every run), ``<out>/summary.md`` and ``<out>/ratios.png``;
 ``<out>`` defaults to benchmarks/results. Exits 1 when any run of Kafka or odradek failed (after writing the
@@ -67,11 +67,15 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--smoke", action="store_true", help="one short W1 run against odradek only")
     parser.add_argument("--only", help="comma-separated workloads (W1..W8) or case keys")
     parser.add_argument("--brokers", default=",".join((*BROKERS, *PEERS)), help="comma-separated, in running order")
-    parser.add_argument("--out", type=Path, default=RESULTS, help="where results are written")
+    parser.add_argument(
+        "--out", type=Path, help="where results are written (default: benchmarks/results; with --report, its directory)"
+    )
     parser.add_argument("--workdir", type=Path, help="where broker data lives (default: a temporary directory)")
     parser.add_argument("--no-pin", action="store_true", help="do not pin broker and client to separate cores")
     parser.add_argument("--profile", type=Path, help="sample odradek with py-spy into this directory")
-    parser.add_argument("--report", type=Path, help="only write summary and chart again from this results JSON")
+    parser.add_argument(
+        "--report", type=Path, help="only write this results JSON (in place), its summary and chart again"
+    )
     parser.add_argument("--py-spy", default=shutil.which("py-spy"), help="the py-spy executable")
     parser.add_argument("--estimate", action="store_true", help="print the plan and its time estimate, run nothing")
     return parser
@@ -175,8 +179,9 @@ def _case_json(record: CaseRecord, case_figures: list[Figure]) -> dict[str, Any]
     }
 
 
-def _write(out: Path, document: dict[str, Any], records: list[CaseRecord]) -> None:
-    """Summarise ``records`` into ``document`` and write the JSON, the summary and the chart to ``out``."""
+def _write(out: Path, document: dict[str, Any], records: list[CaseRecord], json_path: Path | None = None) -> None:
+    """Summarise ``records`` into ``document`` and write the JSON (to ``json_path``, by default
+    ``out/<date>.json``), the summary and the chart to ``out``."""
     all_figures: list[Figure] = []
     cases_json = []
     for record in records:
@@ -187,19 +192,21 @@ def _write(out: Path, document: dict[str, Any], records: list[CaseRecord]) -> No
     counts = [contended_runs(record) for record in records]
     quiet = {"contended_runs": sum(c[0] for c in counts), "measured_runs": sum(c[1] for c in counts)}
     document = {**document, "quiet": quiet, "cases": cases_json, "targets": targets}
-    write_json(out / f"{document['date']}.json", document)
+    json_path = json_path or out / f"{document['date']}.json"
+    write_json(json_path, document)
     charted = write_chart(out / CHART, all_figures)
     summary = summary_markdown(document, all_figures, targets, charted, load_budget(out), newest_security(out))
     (out / "summary.md").write_text(summary)
     chart = f", {out / CHART}" if charted else ""
-    print(f"wrote {out / (document['date'] + '.json')}, {out / 'summary.md'}{chart}")
+    print(f"wrote {json_path}, {out / 'summary.md'}{chart}")
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.report is not None:
+        # in place: another run's JSON (a partial, a kept run) never replaces the standing one
         previous, measured = stored.load(args.report)
-        _write(args.out, previous, measured)
+        _write(args.out or args.report.parent, previous, measured, json_path=args.report)
         return 0
     order = [name.strip() for name in args.brokers.split(",") if name.strip()]
     sizes: Sizes = QUICK if args.quick else FULL
@@ -285,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
         "duration_s": time.time() - started,
         "restarts": pool.restarts,
     }
-    _write(args.out, document, records)
+    _write(args.out or RESULTS, document, records)
     failed, peers_failed = failed_runs(records)
     print(
         f"{failed} runs failed"

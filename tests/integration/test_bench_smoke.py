@@ -1,6 +1,7 @@
 """The benchmark harness keeps working: ``benchmarks/run.py --smoke`` runs one short W1 against odradek
 (the mypyc build ``make run`` runs, built first when stale: about a minute), and
-``benchmarks/loop_lag.py`` one second of connection churn.
+``benchmarks/loop_lag.py`` one second of connection churn; ``run.py --report`` renders a kept results
+file again in place.
 
 Only what the harness produced is checked (every record delivered, the broker's CPU and memory
 were read, the results files exist); no figure is compared with a time.
@@ -9,6 +10,8 @@ were read, the results files exist); no figure is compared with a time.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -43,9 +46,35 @@ def test_smoke_run_writes_results(tmp_path: Path) -> None:
         assert sample["broker_cpu_s"] > 0
         assert sample["peak_rss_mib"] > 0
         assert sample["dirty_mib"] >= 0
+        if _pinned():
+            assert sample["broker_core_canary_ms"] > 0
+            assert sample["client_core_canary_ms"] > 0
     summary = (tmp_path / "summary.md").read_text()
     assert "| W1-rdkafka-acks1 | librdkafka | throughput (MB/s) |" in summary
     assert not (tmp_path / "work").exists() or not any((tmp_path / "work").iterdir())
+    _rerender_in_place(results, tmp_path / "kept")
+
+
+def _pinned() -> bool:
+    """Whether run.py pins broker and client to cores of their own (bench.pinning.plan), and so runs
+    the vCPU canaries."""
+    return len(os.sched_getaffinity(0)) >= 2 and shutil.which("taskset") is not None
+
+
+def _rerender_in_place(results: Path, kept: Path) -> None:
+    """``--report`` on a results JSON kept under another name writes that file and the summary beside
+    it, and no ``<date>.json`` that would replace a standing run's."""
+    kept.mkdir()
+    copy = kept / "kept-run.json"
+    shutil.copyfile(results, copy)
+    before = copy.stat().st_mtime_ns
+    result = subprocess.run(
+        [sys.executable, str(RUN), "--report", str(copy)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert sorted(path.name for path in kept.glob("*.json")) == ["kept-run.json"]
+    assert copy.stat().st_mtime_ns > before
+    assert "| W1-rdkafka-acks1 | librdkafka | throughput (MB/s) |" in (kept / "summary.md").read_text()
 
 
 def test_loop_lag_reports_the_probe_the_abuser_and_the_stalls() -> None:
