@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bench.measure import Measured
+from bench.vcpu_speed import CoreSpeeds
 
 Sample = dict[str, float]
 
@@ -134,11 +135,13 @@ def finish(measured: Measured, tool: Sample, bytes_moved: float, active_s: float
     sample["steal_cores"] = measured.steal_cores
     sample["wall_s"] = measured.wall_s
     sample["dirty_mib"] = measured.dirty_mib
-    if measured.speeds.broker_core_ms is not None:
-        sample["broker_core_canary_ms"] = measured.speeds.broker_core_ms
-    if measured.speeds.client_core_ms is not None:
-        sample["client_core_canary_ms"] = measured.speeds.client_core_ms
-    return sample
+    return sample | canary_figures(measured.speeds)
+
+
+def canary_figures(speeds: CoreSpeeds) -> Sample:
+    """The canaries' figures of a run (`bench.vcpu_speed`), leaving out a core that had none."""
+    found = {BROKER_CANARY.name: speeds.broker_core_ms, CLIENT_CANARY.name: speeds.client_core_ms}
+    return {name: ms for name, ms in found.items() if ms is not None}
 
 
 class Row(Protocol):

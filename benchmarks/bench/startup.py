@@ -2,7 +2,9 @@
 
 Start time runs from just before exec to the first successful ApiVersions + Metadata (the
 ``bench.probe`` poll, 5 ms steps). Kafka's storage format runs before that clock starts and is
-reported apart (``format_s``). Idle RSS is read ``IDLE_SETTLE_S`` after ready.
+reported apart (``format_s``). Idle RSS is read ``IDLE_SETTLE_S`` after ready. The vCPU canaries
+(`bench.vcpu_speed`) run from `CANARY_LEAD_S` before exec until ready, so a start on a slowed vCPU
+shows as one.
 """
 
 from __future__ import annotations
@@ -15,9 +17,23 @@ from typing import Any
 
 from bench.brokers import launcher
 from bench.method import IDLE_SETTLE_S
-from bench.metrics import IDLE_RSS, LOADED_RSS, START, START_CPU, Metric, Sample
+from bench.metrics import (
+    BROKER_CANARY,
+    CLIENT_CANARY,
+    IDLE_RSS,
+    LOADED_RSS,
+    START,
+    START_CPU,
+    Metric,
+    Sample,
+    canary_figures,
+)
 from bench.pinning import Pinning
 from bench.procstat import cpu_seconds, rss_mib
+from bench.vcpu_speed import CanaryWatch
+
+#: How long the canaries run before the broker's exec: their own interpreters' start lands before it.
+CANARY_LEAD_S = 0.3
 
 
 @dataclass(frozen=True)
@@ -28,21 +44,29 @@ class StartupRow:
     workload: str = "W7"
     title: str = "cold start to ready; idle and loaded RSS"
     tool: str = "ApiVersions+Metadata probe"
-    metrics: tuple[Metric, ...] = (START, START_CPU, IDLE_RSS, LOADED_RSS)
+    metrics: tuple[Metric, ...] = (START, START_CPU, IDLE_RSS, LOADED_RSS, BROKER_CANARY, CLIENT_CANARY)
     settings: dict[str, Any] = field(default_factory=lambda: {"idle_settle_s": IDLE_SETTLE_S})
 
 
 def cold_start(name: str, workdir: Path, pinning: Pinning) -> Sample:
     """Start ``name`` once from an empty data dir; measure; stop it."""
-    with launcher(name)(workdir, pinning) as broker:
-        start_cpu = cpu_seconds(broker.pid)
-        time.sleep(IDLE_SETTLE_S)
-        return {
-            "start_s": broker.start_seconds,
-            "start_cpu_s": start_cpu,
-            "idle_rss_mib": rss_mib(broker.pid),
-            "format_s": broker.prepare_seconds,
-        }
+    canaries = CanaryWatch(pinning)
+    canaries.start()
+    try:
+        time.sleep(CANARY_LEAD_S)
+        with launcher(name)(workdir, pinning) as broker:
+            start_cpu = cpu_seconds(broker.pid)
+            speeds = canaries.stop()
+            time.sleep(IDLE_SETTLE_S)
+            sample = {
+                "start_s": broker.start_seconds,
+                "start_cpu_s": start_cpu,
+                "idle_rss_mib": rss_mib(broker.pid),
+                "format_s": broker.prepare_seconds,
+            }
+    finally:
+        canaries.stop()
+    return sample | canary_figures(speeds)
 
 
 def cold_starts(

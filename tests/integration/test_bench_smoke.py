@@ -1,7 +1,7 @@
 """The benchmark harness keeps working: ``benchmarks/run.py --smoke`` runs one short W1 against odradek
 (the mypyc build ``make run`` runs, built first when stale: about a minute), and
 ``benchmarks/loop_lag.py`` one second of connection churn; ``run.py --report`` renders a kept results
-file again in place.
+file again in place; a W7 cold start (``bench.startup``) reports its figures and the canaries'.
 
 Only what the harness produced is checked (every record delivered, the broker's CPU and memory
 were read, the results files exist); no figure is compared with a time.
@@ -75,6 +75,20 @@ def _rerender_in_place(results: Path, kept: Path) -> None:
     assert sorted(path.name for path in kept.glob("*.json")) == ["kept-run.json"]
     assert copy.stat().st_mtime_ns > before
     assert "| W1-rdkafka-acks1 | librdkafka | throughput (MB/s) |" in (kept / "summary.md").read_text()
+
+
+def test_a_cold_start_reports_its_time_its_memory_and_the_vcpu_speed_around_it(tmp_path: Path) -> None:
+    sys.path.insert(0, str(RUN.parent))
+    from bench.pinning import plan
+    from bench.startup import cold_start
+
+    sample = cold_start("odradek-pure", tmp_path, plan())
+    assert 0 < sample["start_s"] < 60
+    assert sample["start_cpu_s"] > 0
+    assert sample["idle_rss_mib"] > 0
+    if _pinned():
+        assert sample["broker_core_canary_ms"] > 0
+        assert sample["client_core_canary_ms"] > 0
 
 
 def test_loop_lag_reports_the_probe_the_abuser_and_the_stalls() -> None:
