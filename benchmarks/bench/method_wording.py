@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bench.method import COMPILER_BUSY_SHARE, MAX_WARMUP_RUNS
+from bench.vcpu_speed import measured_broker_core_ms
 
 #: Kafka and odradek started once per ``make bench`` and kept across cases; a JVM's warm-up also
 #: waits for its JIT compiler to go quiet; steal counts as contention.
@@ -42,15 +43,6 @@ def method_of(document: dict[str, Any]) -> str:
     return str(document.get("method", FRESH_BROKERS_PER_CASE))
 
 
-def _has_canaries(document: dict[str, Any]) -> bool:
-    """Whether ``document``'s runs carry the vCPU canary's figures (runs since the thirteenth session do)."""
-    return any(
-        "broker_core_canary_ms" in (run.get("sample") or {})
-        for case in document.get("cases", [])
-        for run in case.get("runs", [])
-    )
-
-
 def wording(document: dict[str, Any]) -> MethodWording:
     """The method sentences for ``document``'s run."""
     pause = document.get("timing", {}).get("pause_s", "?")
@@ -58,7 +50,7 @@ def wording(document: dict[str, Any]) -> MethodWording:
         f"Before every run the harness calls `sync` and pauses {pause} s, and records the dirty page cache "
         "(/proc/meminfo `Dirty`) at the start of the run ('dirty page cache at run start')."
     )
-    if _has_canaries(document):
+    if measured_broker_core_ms(document):
         dirty += (
             " Meanwhile a canary on each pinned core repeats a fixed loop every 0.1 s; the median CPU time it took is "
             "'fixed work on the broker core' / 'on the client core' (higher = that vCPU ran slower: the hypervisor "

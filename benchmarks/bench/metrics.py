@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bench.measure import Measured
-from bench.vcpu_speed import CoreSpeeds
+from bench.vcpu_speed import BROKER_CORE_FIGURE, CLIENT_CORE_FIGURE, CoreSpeeds
 
 Sample = dict[str, float]
 
@@ -70,12 +70,8 @@ PRODUCE_P99 = Metric("produce_p99_ms", "produce ack p99", "ms", False)
 E2E_P99 = Metric("e2e_p99_ms", "produce-to-consume p99", "ms", False)
 COMMIT_P99 = Metric("commit_p99_ms", "commit p99", "ms", False)
 DIRTY = Metric("dirty_mib", "dirty page cache at run start", "MiB", False, headline=False, timed=False)
-BROKER_CANARY = Metric(
-    "broker_core_canary_ms", "fixed work on the broker core", "ms", False, headline=False, timed=False
-)
-CLIENT_CANARY = Metric(
-    "client_core_canary_ms", "fixed work on the client core", "ms", False, headline=False, timed=False
-)
+BROKER_CANARY = Metric(BROKER_CORE_FIGURE, "fixed work on the broker core", "ms", False, headline=False, timed=False)
+CLIENT_CANARY = Metric(CLIENT_CORE_FIGURE, "fixed work on the client core", "ms", False, headline=False, timed=False)
 #: The figures of the machine rather than of a broker, reported by every case measured with a client.
 MACHINE_SET = (DIRTY, BROKER_CANARY, CLIENT_CANARY)
 

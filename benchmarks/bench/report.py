@@ -21,6 +21,7 @@ from bench.method import COMPILER_BUSY_SHARE
 from bench.method_wording import wording
 from bench.metrics import BROKER_COMPILER, MACHINE_SET
 from bench.stats import CONTENDED_CORES, NOISY_SPREAD, Summary
+from bench.vcpu_speed import measured_broker_core_ms
 
 CHART = "ratios.png"
 #: The stages named beside a missed target, largest first.
@@ -240,12 +241,7 @@ def security_section(path: Path, document: dict[str, Any], figures: list[Figure]
 
 def _vcpu_speed(document: dict[str, Any]) -> list[str]:
     """The paragraph on how fast the broker's vCPU ran (`bench.vcpu_speed`), for runs that measured it."""
-    canary = [
-        run["sample"]["broker_core_canary_ms"]
-        for case in document.get("cases", [])
-        for run in case.get("runs", [])
-        if not run.get("warmup") and "broker_core_canary_ms" in (run.get("sample") or {})
-    ]
+    canary = measured_broker_core_ms(document)
     if not canary:
         return []
     low, high = min(canary), max(canary)

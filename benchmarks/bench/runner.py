@@ -26,6 +26,7 @@ from bench.brokers import PEERS, Broker, launcher
 from bench.method import COMPILER_BUSY_SHARE, PlannedCase, Share, Timing, records_for, share, warmed_up
 from bench.metrics import Row
 from bench.pinning import Pinning
+from bench.vcpu_speed import BROKER_CORE_FIGURE
 from bench.workloads import Case, Context, Scale, Setup
 
 #: The set-up entry that names why a broker does not run a case (the summary's notes show it).
@@ -112,8 +113,8 @@ def _progress(case: Case, run: RunRecord, seconds: float) -> str:
     names = ("mb_s", "rec_s", "p99_ms", "e2e_p99_ms", "mb_per_cpu_s", "dirty_mib")
     shown = [f"{name}={sample[name]:.3g}" for name in names if name in sample]
     shown.append(f"foreign={sample.get('foreign_cores', 0.0):.2f} steal={sample.get('steal_cores', 0.0):.2f}")
-    if "broker_core_canary_ms" in sample:
-        shown.append(f"canary={sample['broker_core_canary_ms']:.3f}ms")
+    if BROKER_CORE_FIGURE in sample:
+        shown.append(f"canary={sample[BROKER_CORE_FIGURE]:.3f}ms")
     if sample.get("broker_compiler_share", 0.0) > 0:
         shown.append(f"jit={sample['broker_compiler_share']:.3f}")
     return f"{head} {' '.join(shown)} ({seconds:.1f}s)"

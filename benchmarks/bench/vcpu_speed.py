@@ -29,6 +29,9 @@ from bench.pinning import Pinning
 
 CANARY_ITERATIONS = 2000
 CANARY_INTERVAL_S = 0.1
+#: The names of a run's canary figures in its sample (`bench.metrics` reports them).
+BROKER_CORE_FIGURE = "broker_core_canary_ms"
+CLIENT_CORE_FIGURE = "client_core_canary_ms"
 
 #: The canary: argv[1] iterations of the loop, then a sleep of argv[2] seconds, forever; one line per
 #: loop with the milliseconds of thread CPU time it took.
@@ -82,6 +85,17 @@ class CanaryWatch:
             found[core] = median_ms(_ended(proc))
         self._procs.clear()
         return CoreSpeeds(found.get("broker"), found.get("client"))
+
+
+def measured_broker_core_ms(document: dict[str, Any]) -> list[float]:
+    """The broker core's canary figure of every measured (not warm-up) run in a results ``document``;
+    empty for runs from before the canary."""
+    return [
+        run["sample"][BROKER_CORE_FIGURE]
+        for case in document.get("cases", [])
+        for run in case.get("runs", [])
+        if not run.get("warmup") and BROKER_CORE_FIGURE in (run.get("sample") or {})
+    ]
 
 
 def _ended(proc: subprocess.Popen[Any]) -> str:
