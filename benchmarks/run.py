@@ -51,7 +51,7 @@ from bench.method_wording import CURRENT_METHOD
 from bench.pinning import plan
 from bench.report import CHART, load_budget, newest_security, summary_markdown, write_chart, write_json
 from bench.runner import BrokerPool, CaseRecord, RunRecord, failed_runs, planned, run_case
-from bench.startup import StartupRow, cold_starts
+from bench.startup import ColdStart, StartupRow, cold_starts
 from bench.workloads import FULL, QUICK, SMOKE, Case, Context, Sizes, cases, smoke_case
 from harness.kafka import resolve_version
 
@@ -140,15 +140,21 @@ def _loaded_rss(records: list[CaseRecord], broker: str, index: int) -> float | N
     return max(peaks) if peaks else None
 
 
-def _startup(rounds: dict[str, int], workdir: Path, args: argparse.Namespace, loaded: list[CaseRecord]) -> CaseRecord:
+def _startup(
+    rounds: dict[str, int], workdir: Path, args: argparse.Namespace, loaded: list[CaseRecord], versions: dict[str, str]
+) -> CaseRecord:
+    """W7's cold starts; ``versions`` gets the version of each broker started (a W7-only run has no
+    other source for them)."""
     record = CaseRecord(StartupRow())
 
-    def keep(name: str, index: int, outcome: dict[str, float] | str) -> None:
+    def keep(name: str, index: int, started: ColdStart | str) -> None:
         run = RunRecord(name, index, warmup=index == 0)
-        if isinstance(outcome, str):
-            run.error = outcome
-            print(f"  W7-start           {name:<8} run {index}: FAILED: {outcome[:160]}", flush=True)
+        if isinstance(started, str):
+            run.error = started
+            print(f"  W7-start           {name:<8} run {index}: FAILED: {started[:160]}", flush=True)
         else:
+            versions.setdefault(name, started.version)
+            outcome = started.sample
             run.sample = dict(outcome)
             peak = _loaded_rss(loaded, name, index)
             if peak is not None:
@@ -258,10 +264,11 @@ def main(argv: list[str] | None = None) -> int:
             records.append(run_case(case, ctx, pool, order, pairs))
     finally:
         pool.close()
+    started_versions: dict[str, str] = {}
     try:
         if with_startup:
             print("W7-start: cold start to ready, idle RSS", flush=True)
-            records.append(_startup(rounds, workdir, args, records))
+            records.append(_startup(rounds, workdir, args, records, started_versions))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
@@ -278,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
             "python": platform.python_version(),
             "java": _java_version(),
         },
-        "brokers": {**{name: "?" for name in order}, **pool.versions},
+        "brokers": {**{name: "?" for name in order}, **started_versions, **pool.versions},
         "order": order,
         "pairs": pairs,
         "sizes": dataclasses.asdict(sizes),

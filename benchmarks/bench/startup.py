@@ -48,7 +48,15 @@ class StartupRow:
     settings: dict[str, Any] = field(default_factory=lambda: {"idle_settle_s": IDLE_SETTLE_S})
 
 
-def cold_start(name: str, workdir: Path, pinning: Pinning) -> Sample:
+@dataclass(frozen=True, slots=True)
+class ColdStart:
+    """One cold start's figures, and the version the started broker reported."""
+
+    sample: Sample
+    version: str
+
+
+def cold_start(name: str, workdir: Path, pinning: Pinning) -> ColdStart:
     """Start ``name`` once from an empty data dir; measure; stop it."""
     canaries = CanaryWatch(pinning)
     canaries.start()
@@ -64,16 +72,17 @@ def cold_start(name: str, workdir: Path, pinning: Pinning) -> Sample:
                 "idle_rss_mib": rss_mib(broker.pid),
                 "format_s": broker.prepare_seconds,
             }
+            version = broker.version
     finally:
         canaries.stop()
-    return sample | canary_figures(speeds)
+    return ColdStart(sample | canary_figures(speeds), version)
 
 
 def cold_starts(
-    rounds: Mapping[str, int], workdir: Path, pinning: Pinning, record: Callable[[str, int, Sample | str], None]
+    rounds: Mapping[str, int], workdir: Path, pinning: Pinning, record: Callable[[str, int, ColdStart | str], None]
 ) -> None:
     """Rounds of one cold start per broker, in the order of ``rounds``, until each broker had its number of
-    them; ``record`` gets a sample or an error."""
+    them; ``record`` gets a cold start or an error."""
     for index in range(max(rounds.values(), default=0)):
         for name, wanted in rounds.items():
             if index >= wanted:

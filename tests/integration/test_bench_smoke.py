@@ -82,7 +82,9 @@ def test_a_cold_start_reports_its_time_its_memory_and_the_vcpu_speed_around_it(t
     from bench.pinning import plan
     from bench.startup import cold_start
 
-    sample = cold_start("odradek-pure", tmp_path, plan())
+    started = cold_start("odradek-pure", tmp_path, plan())
+    assert started.version.endswith("(pure Python)"), started.version
+    sample = started.sample
     assert 0 < sample["start_s"] < 60
     assert sample["start_cpu_s"] > 0
     assert sample["idle_rss_mib"] > 0
