@@ -85,69 +85,53 @@ def run_client(
     ``profile`` = (py-spy executable, output file): sample the broker while the client runs.
     ``pause_s``: wait this long after ``sync`` so the write-back it started settles.
     """
-    canaries = CanaryWatch(pinning)
-    canaries.start()
-    try:
-        return _measured(broker, argv, pinning, profile, timeout_s, pause_s, canaries)
-    finally:
-        canaries.stop()
-
-
-def _measured(
-    broker: Broker,
-    argv: Sequence[str],
-    pinning: Pinning,
-    profile: tuple[str, Path] | None,
-    timeout_s: float,
-    pause_s: float,
-    canaries: CanaryWatch,
-) -> Measured:
-    os.sync()
-    if pause_s > 0:
-        time.sleep(pause_s)
-    dirty = dirty_mib(Path("/proc/meminfo").read_text())
-    reset_peak_rss(broker.pid)
-    profiler = _start_profiler(profile[0], broker.pid, profile[1]) if profile else None
-    children_before = _children_cpu()
-    machine_before = machine_ticks()
-    broker_before = cpu_times(broker.pid)
-    compiler_before = compiler_seconds(broker.pid)
-    started = time.monotonic()
-    try:
-        result = subprocess.run(
-            [*pinning.client_prefix(), *argv], capture_output=True, text=True, timeout=timeout_s, check=False
+    with CanaryWatch(pinning) as canaries:
+        os.sync()
+        if pause_s > 0:
+            time.sleep(pause_s)
+        dirty = dirty_mib(Path("/proc/meminfo").read_text())
+        reset_peak_rss(broker.pid)
+        profiler = _start_profiler(profile[0], broker.pid, profile[1]) if profile else None
+        children_before = _children_cpu()
+        machine_before = machine_ticks()
+        broker_before = cpu_times(broker.pid)
+        compiler_before = compiler_seconds(broker.pid)
+        started = time.monotonic()
+        try:
+            result = subprocess.run(
+                [*pinning.client_prefix(), *argv], capture_output=True, text=True, timeout=timeout_s, check=False
+            )
+            returncode, stdout, stderr = result.returncode, result.stdout, result.stderr
+        except subprocess.TimeoutExpired as exc:
+            returncode, stdout, stderr = -1, _text(exc.stdout), _text(exc.stderr) + f"\ntimed out after {timeout_s}s"
+        wall = time.monotonic() - started
+        broker_spent = cpu_times(broker.pid) - broker_before
+        compiler_after = compiler_seconds(broker.pid)
+        compiler_spent = None if compiler_before is None or compiler_after is None else compiler_after - compiler_before
+        broker_cpu = broker_spent.total
+        machine_after = machine_ticks()
+        client_cpu = _children_cpu() - children_before
+        speeds = canaries.stop()
+        peak = peak_rss_mib(broker.pid)
+        if profiler is not None:
+            _stop_profiler(profiler)
+        steal = machine_after.steal_s - machine_before.steal_s
+        foreign = (machine_after.busy_s - machine_before.busy_s) - broker_cpu - client_cpu
+        return Measured(
+            returncode=returncode,
+            stdout=stdout,
+            stderr=stderr,
+            wall_s=wall,
+            broker_cpu_s=broker_cpu,
+            broker_kernel_s=broker_spent.kernel,
+            broker_compiler_s=compiler_spent,
+            client_cpu_s=client_cpu,
+            foreign_cores=max(0.0, foreign) / wall if wall > 0 else 0.0,
+            steal_cores=max(0.0, steal) / wall if wall > 0 else 0.0,
+            peak_rss_mib=peak,
+            dirty_mib=dirty,
+            speeds=speeds,
         )
-        returncode, stdout, stderr = result.returncode, result.stdout, result.stderr
-    except subprocess.TimeoutExpired as exc:
-        returncode, stdout, stderr = -1, _text(exc.stdout), _text(exc.stderr) + f"\ntimed out after {timeout_s}s"
-    wall = time.monotonic() - started
-    broker_spent = cpu_times(broker.pid) - broker_before
-    compiler_after = compiler_seconds(broker.pid)
-    compiler_spent = None if compiler_before is None or compiler_after is None else compiler_after - compiler_before
-    broker_cpu = broker_spent.total
-    machine_after = machine_ticks()
-    client_cpu = _children_cpu() - children_before
-    speeds = canaries.stop()
-    peak = peak_rss_mib(broker.pid)
-    if profiler is not None:
-        _stop_profiler(profiler)
-    steal = machine_after.steal_s - machine_before.steal_s
-    foreign = (machine_after.busy_s - machine_before.busy_s) - broker_cpu - client_cpu
-    return Measured(
-        returncode=returncode,
-        stdout=stdout,
-        stderr=stderr,
-        wall_s=wall,
-        broker_cpu_s=broker_cpu,
-        broker_kernel_s=broker_spent.kernel,
-        broker_compiler_s=compiler_spent,
-        client_cpu_s=client_cpu,
-        foreign_cores=max(0.0, foreign) / wall if wall > 0 else 0.0,
-        steal_cores=max(0.0, steal) / wall if wall > 0 else 0.0,
-        peak_rss_mib=peak,
-        dirty_mib=dirty,
-        speeds=speeds,
-    )
 
 
 def _text(data: bytes | str | None) -> str:

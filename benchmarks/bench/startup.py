@@ -58,9 +58,7 @@ class ColdStart:
 
 def cold_start(name: str, workdir: Path, pinning: Pinning) -> ColdStart:
     """Start ``name`` once from an empty data dir; measure; stop it."""
-    canaries = CanaryWatch(pinning)
-    canaries.start()
-    try:
+    with CanaryWatch(pinning) as canaries:
         time.sleep(CANARY_LEAD_S)
         with launcher(name)(workdir, pinning) as broker:
             start_cpu = cpu_seconds(broker.pid)
@@ -72,10 +70,7 @@ def cold_start(name: str, workdir: Path, pinning: Pinning) -> ColdStart:
                 "idle_rss_mib": rss_mib(broker.pid),
                 "format_s": broker.prepare_seconds,
             }
-            version = broker.version
-    finally:
-        canaries.stop()
-    return ColdStart(sample | canary_figures(speeds), version)
+            return ColdStart(sample | canary_figures(speeds), broker.version)
 
 
 def cold_starts(

@@ -13,8 +13,8 @@ figure is the median of those samples in milliseconds: higher means the core ran
 canary costs about 0.3% of each core (0.2-0.4 ms of work every 100 ms); it runs beside every
 broker alike.
 
-Invariant: `CanaryWatch.stop` always ends its processes; a canary that printed nothing gives no
-figure (None), never a made-up one.
+Invariant: `CanaryWatch.stop` always ends its processes (leaving its ``with`` block stops it); a
+canary that printed nothing gives no figure (None), never a made-up one.
 """
 
 from __future__ import annotations
@@ -65,7 +65,9 @@ def median_ms(output: str) -> float | None:
 
 
 class CanaryWatch:
-    """The canaries of one run: `start` before the client starts, `stop` once it has ended."""
+    """The canaries of one run: `start` before the client starts, `stop` once it has ended; as a
+    context manager it starts them on entry and stops whatever still runs on exit (also when
+    starting failed halfway), so a run that raises leaves no canary behind."""
 
     def __init__(self, pinning: Pinning) -> None:
         self._pinning = pinning
@@ -78,6 +80,17 @@ class CanaryWatch:
                 continue
             argv = [*prefix, sys.executable, "-c", CANARY_SOURCE, str(CANARY_ITERATIONS), str(CANARY_INTERVAL_S)]
             self._procs[core] = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+    def __enter__(self) -> CanaryWatch:
+        try:
+            self.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
 
     def stop(self) -> CoreSpeeds:
         found: dict[str, float | None] = {}

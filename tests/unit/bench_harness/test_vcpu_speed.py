@@ -58,3 +58,13 @@ def test_a_run_reports_each_cores_canary_and_omits_a_missing_one() -> None:
     sample = finish(replace(a_run(cpu=2.0), speeds=CoreSpeeds(0.31, None)), {"mb_s": 1.0}, 1e9, 10.0)
     assert sample["broker_core_canary_ms"] == 0.31
     assert "client_core_canary_ms" not in sample
+
+
+@pytest.mark.skipif(plan().broker_core is None, reason="needs two cores and taskset")
+def test_leaving_the_with_block_by_an_exception_ends_the_canaries() -> None:
+    started = []
+    with pytest.raises(RuntimeError), CanaryWatch(plan()) as watch:
+        started = list(watch._procs.values())
+        raise RuntimeError("the client failed")
+    assert len(started) == 2
+    assert all(proc.poll() is not None for proc in started)
