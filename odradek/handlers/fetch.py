@@ -13,7 +13,9 @@
   answers with that epoch's end as ``diverging_epoch`` and no records (truncation detection).
 - Long poll: when fewer than ``min_bytes`` are ready and no partition has an error, wait up to
   what is left of ``max_wait_ms`` for an append to any requested partition
-  (`PartitionsView.wait_for_data`), then read again.
+  (`PartitionsView.wait_for_data`), then read again.  `begin_fetch` is everything before the
+  first wait, without an await: a fetch it answers needs no coroutine (`odradek.handlers.fetch_now`
+  answers such frames from the connection's read callback); a long poll goes on in `FetchWait`.
 - read_committed reads stop at the last stable offset and report the aborted transactions of
   the range read (`odradek.storage.committed_reads`); read_uncommitted reports none (null).
 - v13+ names topics by id: an unknown id gets UNKNOWN_TOPIC_ID.
@@ -190,6 +192,17 @@ def _resolve_session(
 async def fetch(
     ctx: RequestContext, request: FetchRequestValue
 ) -> FetchResponseValue | PreparedAnswer[FetchResponseValue]:
+    outcome = begin_fetch(ctx, request)
+    if isinstance(outcome, FetchWait):
+        return await outcome.finish()
+    return outcome
+
+
+def begin_fetch(ctx: RequestContext, request: FetchRequestValue) -> FetchResponseValue | FetchAnswer | FetchWait:
+    """Everything a fetch does before it may wait: the session's update (exactly once per request)
+    and the first read of every partition.  Returns the answer when that read decides it, else a
+    `FetchWait` whose `FetchWait.finish` waits and answers (dropping it unfinished is allowed: the
+    connection is gone)."""
     version = ctx.version
     session, error, full = _resolve_session(ctx, request, version)
     if error != ErrorCode.NONE:
@@ -210,16 +223,46 @@ async def fetch(
     committed = request.isolation_level == READ_COMMITTED
     max_bytes = request.max_bytes if version >= 3 else 2**31 - 1
     remaining_ms = max(request.max_wait_ms, 0)
-    watched: list[tuple[str, int]] | None = None
-    while True:
-        results, ready, failed = _read_all(ctx, parts, max_bytes, committed)
-        if ready >= request.min_bytes or failed or remaining_ms <= 0 or ctx.connection.closed:
-            break
-        if watched is None:
-            watched = [(p.topic, p.partition) for p in parts if p.topic]
-        remaining_ms = await ctx.partitions.wait_for_data(watched, remaining_ms)
     session_id = session.session_id if session is not None else 0
-    return FetchAnswer(version, session_id, _respond(results, full, committed))
+    results, ready, failed = _read_all(ctx, parts, max_bytes, committed)
+    if ready >= request.min_bytes or failed or remaining_ms <= 0 or ctx.connection.closed:
+        return FetchAnswer(version, session_id, _respond(results, full, committed))
+    return FetchWait(ctx, parts, _Limits(full, committed, max_bytes, request.min_bytes, session_id), remaining_ms)
+
+
+@dataclass(frozen=True, slots=True)
+class _Limits:
+    """What a waiting fetch keeps of its request."""
+
+    full: bool
+    committed: bool
+    max_bytes: int
+    min_bytes: int
+    session_id: int
+
+
+class FetchWait:
+    """A fetch whose first read found fewer than ``min_bytes`` (and no error) with time left: the
+    long poll.  `finish` waits for an append to any of its partitions (at most the time left),
+    reads them all again, and repeats until the read decides; only the last read is answered."""
+
+    __slots__ = ("_ctx", "_limits", "_parts", "_remaining_ms")
+
+    def __init__(self, ctx: RequestContext, parts: list[SessionPartition], limits: _Limits, remaining_ms: int) -> None:
+        self._ctx = ctx
+        self._parts = parts
+        self._limits = limits
+        self._remaining_ms = remaining_ms
+
+    async def finish(self) -> FetchAnswer:
+        ctx, parts, limits = self._ctx, self._parts, self._limits
+        watched = [(p.topic, p.partition) for p in parts if p.topic]
+        remaining_ms = self._remaining_ms
+        while True:
+            remaining_ms = await ctx.partitions.wait_for_data(watched, remaining_ms)
+            results, ready, failed = _read_all(ctx, parts, limits.max_bytes, limits.committed)
+            if ready >= limits.min_bytes or failed or remaining_ms <= 0 or ctx.connection.closed:
+                return FetchAnswer(ctx.version, limits.session_id, _respond(results, limits.full, limits.committed))
 
 
 def _forgotten_name(ctx: RequestContext, forgotten: FetchRequestValue.ForgottenTopic) -> str:
