@@ -48,6 +48,7 @@ COMPILED_MODULES = (
     "odradek.wire.produce_fast",
     "odradek.handlers.fetch",
     "odradek.handlers.dispatch",
+    "odradek.handlers.fetch_now",
     "odradek.handlers.produce_fast",
     "odradek.storage.segment",
     "odradek.storage.segment_files",

@@ -18,7 +18,10 @@ handler coroutine) while there is no interceptor, no emulated release and no cli
 answers them as the generic path would, byte for byte, or hands them back untouched.  A
 connection calls `Dispatcher.answer_now` straight from its read callback when nothing is queued,
 and from its worker before this coroutine otherwise, so such a frame is answered without an await
-(`odradek.server.connection`); a frame handed back is not read twice.
+(`odradek.server.connection`); a frame handed back is not read twice.  Fetch frames, under the
+same conditions, take `odradek.handlers.fetch_now`: the handler's synchronous part runs from there,
+and a long poll comes back as a `WaitingFetch` the connection awaits, so a fetch that finds its
+data costs no coroutine either.
 
 A handler may answer with a `PreparedAnswer` (Fetch does: no value object per partition): its own
 frame is sent, unless an interceptor, an emulated release or a client quota needs the answer as a
@@ -34,6 +37,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from odradek.handlers.api_versions import supported_api_entries
 from odradek.handlers.context import ClientConnection, RequestContext, Services
+from odradek.handlers.fetch_now import FETCH_PREFIX, FetchAtOnce, WaitingFetch
 from odradek.handlers.interception import Call, Interceptor
 from odradek.handlers.produce_fast import NotFast, ProduceFastPath
 from odradek.handlers.registry import ApiHandler, PreparedAnswer, Registry
@@ -137,6 +141,9 @@ class Dispatcher:
         self.interceptor: Interceptor | None = None
         self._produce_fast = ProduceFastPath(services) if emulation is None else None
         self._header_versions = header_versions(registry)
+        self._fetch_at_once = (
+            FetchAtOnce(services, registry, self._header_versions, self._frame) if emulation is None else None
+        )
         #: The last frame `answer_now` handed back, so that `__call__` does not read it twice.
         self._handed_back: bytearray | None = None
 
@@ -145,9 +152,14 @@ class Dispatcher:
         """Whether this request's answer may be held back (long poll, rebalance barrier)."""
         return len(body) < 2 or (body[0] == 0 and body[1] in _MAY_WAIT)  # each of them below 256
 
-    def answer_now(self, body: bytearray, connection: ClientConnection) -> Frame | None:
-        """The answer of a request that needs no waiting and no coroutine: a Produce of the fast
-        path's shape (an empty frame for acks=0), else None (answer it with `__call__`)."""
+    def answer_now(self, body: bytearray, connection: ClientConnection) -> Frame | WaitingFetch | None:
+        """The answer of a request that needs no coroutine: a Produce of the fast path's shape (an
+        empty frame for acks=0), or a Fetch (`odradek.handlers.fetch_now`: its frame, or the
+        `WaitingFetch` of a long poll to await for it); else None (answer it with `__call__`)."""
+        if body[:2] == FETCH_PREFIX:
+            if self._fetch_at_once is None or self.interceptor is not None:
+                return None
+            return self._fetch_at_once.answer(body, connection)
         if (
             body[:2] != b"\x00\x00"  # Produce
             or self._produce_fast is None
@@ -167,7 +179,7 @@ class Dispatcher:
         elif body[:2] == b"\x00\x00":  # Produce: the fast path when it takes the frame
             answer = self.answer_now(body, connection)
             self._handed_back = None
-            if answer is not None:
+            if isinstance(answer, list):
                 return answer or None
         reader = Reader(body)
         try:

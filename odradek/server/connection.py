@@ -18,9 +18,11 @@ Each frame received and each answered is noted in `odradek.fair_share`, so that 
 on another connection lets it go first.
 
 A dispatcher that can answer some frames without waiting (`AnswersAtOnce`: a Produce of the fast
-path's shape) answers them from the read callback itself while the connection is idle (nothing
-queued or in hand, no mute, no gate, writable): in arrival order, for one `Turn` at most, their
-answers sent together; the first frame it does not take and all after it go to the queue.  The
+path's shape, a Fetch) answers them from the read callback itself while the connection is idle
+(nothing queued or in hand, no mute, no gate, writable): in arrival order, for one `Turn` at most,
+their answers sent together; the first frame it does not take and all after it go to the queue.
+A frame it began but has to wait for (a long-poll fetch: a `LaterAnswer`) goes to the queue
+first, and the worker awaits that answer in its turn instead of dispatching the frame again.  The
 worker asks the dispatcher the same way before awaiting its coroutine, so a pipelined Produce of
 that shape is answered without an await either.
 
@@ -97,11 +99,20 @@ Prepare = Callable[["Connection"], None]
 """Called once the connection is made: sets `Connection.identity` and `Connection.gate`, or aborts."""
 
 
+class LaterAnswer(Protocol):
+    """A frame's answer begun at once that has to wait for something (a long-poll fetch)."""
+
+    async def answer(self) -> list[Part] | None:
+        """The answer's parts (None: none is due); awaited once."""
+        ...
+
+
 class AnswersAtOnce(Protocol):
     """A dispatcher that can answer some frames without waiting for anything (`Connection._enqueue`)."""
 
-    def answer_now(self, body: bytearray, connection: Connection) -> list[Part] | None:
-        """The frame's answer (empty: none is due), or None: send it through the dispatch coroutine."""
+    def answer_now(self, body: bytearray, connection: Connection) -> list[Part] | LaterAnswer | None:
+        """The frame's answer (empty: none is due), the `LaterAnswer` to await for it, or None:
+        send it through the dispatch coroutine."""
         ...
 
 
@@ -122,8 +133,12 @@ class Connection(asyncio.BufferedProtocol):
         self._dispatch = dispatch
         # An attribute look-up, not isinstance on a runtime-checkable protocol: this module may be
         # compiled with mypyc (tools/compile.py), which refuses runtime-checkable protocols.
-        answer_now: Callable[[bytearray, Connection], list[Part] | None] | None = getattr(dispatch, "answer_now", None)
+        answer_now: Callable[[bytearray, Connection], list[Part] | LaterAnswer | None] | None = getattr(
+            dispatch, "answer_now", None
+        )
         self._answer_now = answer_now
+        #: The frame `_answer_at_once` began and left waiting, with what to await for its answer.
+        self._later: tuple[bytearray, LaterAnswer] | None = None
         self._prepare = prepare
         #: ``time.monotonic()`` of the last bytes in or out (``connections.max.idle.ms``).
         self.last_active = time.monotonic()
@@ -219,7 +234,8 @@ class Connection(asyncio.BufferedProtocol):
 
     def _answer_at_once(self, frames: list[bytearray]) -> tuple[list[bytearray], int]:
         """Answer the leading frames the dispatcher answers without waiting (a Produce of the
-        fast path's shape), for one `Turn` at most, and send their answers together.  Returns the
+        fast path's shape, a Fetch that finds its data), for one `Turn` at most, and send their
+        answers together; a frame begun but left waiting is the first left.  Returns the
         frames left for the worker, in order, and the bytes of those answered (still reserved)."""
         assert self._answer_now is not None
         out: list[Part] = []
@@ -238,7 +254,9 @@ class Connection(asyncio.BufferedProtocol):
                     log.exception("closing connection from %s: internal error", self.peer)
                     self.close()
                 return [], sum(len(frame) for frame in frames)
-            if parts is None:
+            if not isinstance(parts, list):
+                if parts is not None:  # the worker awaits it, in order
+                    self._later = (body, parts)
                 rest = frames[position:] if position else frames
                 break
             answered_bytes += len(body)
@@ -347,11 +365,18 @@ class Connection(asyncio.BufferedProtocol):
                 try:
                     try:
                         # What the dispatcher answers without waiting skips the coroutine and its await.
-                        response = None if self._answer_now is None else self._answer_now(body, self)
-                        if response is None:
-                            response = await self._dispatch(body, self)
-                        elif not response:
-                            response = None  # answered, and no answer is due (acks=0)
+                        later = self._later
+                        if later is not None and later[0] is body:
+                            self._later = None
+                            response = await later[1].answer()
+                        else:
+                            begun = None if self._answer_now is None else self._answer_now(body, self)
+                            if begun is None:
+                                response = await self._dispatch(body, self)
+                            elif isinstance(begun, list):
+                                response = begun or None  # empty: answered, and no answer is due (acks=0)
+                            else:
+                                response = await begun.answer()
                     finally:
                         self._answered()
                 except Exception as exc:
@@ -455,6 +480,7 @@ class Connection(asyncio.BufferedProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
+        self._later = None
         self._stop_drain()
         self._writable.set()
         self._return_request_memory()

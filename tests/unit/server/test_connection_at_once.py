@@ -21,15 +21,32 @@ def _frame(body: bytes) -> bytes:
     return struct.pack(">i", len(body)) + body
 
 
+class Later:
+    """The answer of a ``later*`` frame, after a pause (a long-poll fetch's `LaterAnswer`)."""
+
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+
+    async def answer(self) -> list[Part] | None:
+        for _ in range(3):
+            await asyncio.sleep(0)
+        return [_frame(self.body)]
+
+
 class Dispatcher:
     """Answers ``now*`` frames at once (``now-silent`` with no answer, ``now-bad`` by refusing the
-    frame), and every frame, after a pause, through the coroutine (which refuses ``slow-bad``)."""
+    frame), begins ``later*`` frames at once and answers them after a pause, and every frame, after
+    a pause, through the coroutine (which refuses ``slow-bad``)."""
 
     def __init__(self) -> None:
         self.at_once: list[bytes] = []
+        self.begun: list[bytes] = []
         self.awaited: list[bytes] = []
 
-    def answer_now(self, body: bytearray, connection: Connection) -> list[Part] | None:
+    def answer_now(self, body: bytearray, connection: Connection) -> list[Part] | Later | None:
+        if body.startswith(b"later"):
+            self.begun.append(bytes(body))
+            return Later(bytes(body))
         if body == b"now-bad":
             raise ProtocolViolation("refused")
         if not body.startswith(b"now"):
@@ -93,6 +110,30 @@ def test_answers_at_once_and_awaited_keep_the_request_order(loop_name: str) -> N
     # what the dispatcher answers at once without awaiting its coroutine.
     assert dispatcher.at_once == [b"now1", b"now-silent", b"now2", b"now3", b"now-silent", b"now4", b"now5"]
     assert dispatcher.awaited == [b"slow1", b"slow2"]
+    assert memory.used == 0
+
+
+@pytest.mark.parametrize("loop_name", list(LOOPS))
+def test_an_answer_begun_at_once_is_awaited_in_its_turn_and_begun_once(loop_name: str) -> None:
+    """A frame the read callback begins but cannot finish (a long poll) goes first to the queue; the
+    worker awaits its answer there, before the frames after it, without beginning it again."""
+    loop = LOOPS[loop_name]()
+    memory = RequestMemory(1 << 20)
+    dispatcher = Dispatcher()
+    try:
+        client = _serve(loop, dispatcher, memory)
+        with client:
+            client.setblocking(False)
+            frames = [b"later1", b"now1", b"slow1", b"later2", b"now2"]
+            loop.run_until_complete(loop.sock_sendall(client, b"".join(_frame(body) for body in frames)))
+            expected = b"".join(_frame(_frame(body)[4:]) for body in frames)
+            assert _receive(loop, client, len(expected)) == expected
+        loop.run_until_complete(asyncio.sleep(0.05))
+    finally:
+        loop.close()
+    assert dispatcher.begun == [b"later1", b"later2"]
+    assert dispatcher.at_once == [b"now1", b"now2"]
+    assert dispatcher.awaited == [b"slow1"]
     assert memory.used == 0
 
 
