@@ -36,7 +36,7 @@ channel).
 
 Responses go out through `odradek.server.zerocopy.write_parts`: record sets left in segment
 files (fetch) are sent with sendfile.  A response with such file parts is written as soon as the
-dispatcher returns it, before this task awaits anything else: nothing can close a segment file
+dispatcher returns it, before anything else is awaited or answered: nothing can close a segment file
 in between.  What the socket does not take at once (a fetch answer larger than the socket's send
 buffer, Kafka's ``socket.send.buffer.bytes``) a `Drain` sends as the socket drains, file parts
 still with sendfile, holding duplicates of their descriptors; meanwhile the connection is muted
@@ -85,6 +85,11 @@ MayWait = Callable[[bytearray], bool]
 
 _COALESCE_BYTES = 1024 * 1024
 _PIECE_BYTES = 256 * 1024
+
+
+def _holds_file(parts: list[Part]) -> bool:
+    """Whether an answer holds a file part (records left in a segment file)."""
+    return any(not isinstance(part, BUFFER_TYPES) for part in parts)
 
 
 class FrameGate(Protocol):
@@ -261,6 +266,12 @@ class Connection(asyncio.BufferedProtocol):
                 break
             answered_bytes += len(body)
             out.extend(parts)
+            if _holds_file(parts):  # sent before anything else is read or appended (module docstring)
+                self._send(out)
+                out = []
+                if not self._writable.is_set():  # a drain has the socket: the rest waits in the queue
+                    rest = frames[position + 1 :]
+                    break
             if turn is None:
                 turn = Turn()
             elif turn.over():

@@ -7,14 +7,16 @@ from __future__ import annotations
 import asyncio
 import socket
 import struct
+from pathlib import Path
 
 import pytest
 
 from odradek.server.backpressure import RequestMemory
 from odradek.server.connection import Connection
+from odradek.storage.region import FileRegion
 from odradek.wire.errors import ProtocolViolation
 from odradek.wire.primitives import Part
-from tests.unit.server.test_connection_output import LOOPS
+from tests.unit.server.test_connection_output import LOOPS, _region
 
 
 def _frame(body: bytes) -> bytes:
@@ -134,6 +136,50 @@ def test_an_answer_begun_at_once_is_awaited_in_its_turn_and_begun_once(loop_name
     assert dispatcher.begun == [b"later1", b"later2"]
     assert dispatcher.at_once == [b"now1", b"now2"]
     assert dispatcher.awaited == [b"slow1"]
+    assert memory.used == 0
+
+
+class FileDispatcher(Dispatcher):
+    """Answers ``file*`` frames at once with records left in a file, and notes, as each frame is
+    answered at once, how many answer bytes its client could already read."""
+
+    def __init__(self, region: FileRegion) -> None:
+        super().__init__()
+        self.region = region
+        self.client: socket.socket | None = None
+        self.readable_before: dict[bytes, int] = {}
+
+    def answer_now(self, body: bytearray, connection: Connection) -> list[Part] | Later | None:
+        assert self.client is not None
+        try:
+            self.readable_before[bytes(body)] = len(self.client.recv(1 << 20, socket.MSG_PEEK | socket.MSG_DONTWAIT))
+        except BlockingIOError:
+            self.readable_before[bytes(body)] = 0
+        if body.startswith(b"file"):
+            return [struct.pack(">i", len(self.region)), self.region]
+        return super().answer_now(body, connection)
+
+
+@pytest.mark.parametrize("loop_name", list(LOOPS))
+def test_an_answer_with_file_parts_goes_out_before_the_next_frame_is_answered(loop_name: str, tmp_path: Path) -> None:
+    """Records left in a segment file are sent before anything else is read or appended (a segment
+    file is only valid until then), also when the read callback answers several frames at once."""
+    loop = LOOPS[loop_name]()
+    memory = RequestMemory(1 << 20)
+    records = bytes(range(256)) * 16
+    dispatcher = FileDispatcher(_region(tmp_path, records))
+    try:
+        client = _serve(loop, dispatcher, memory)
+        dispatcher.client = client
+        with client:
+            client.setblocking(False)
+            loop.run_until_complete(loop.sock_sendall(client, _frame(b"file1") + _frame(b"now1")))
+            expected = _frame(records) + _frame(b"now1")
+            assert _receive(loop, client, len(expected)) == expected
+        loop.run_until_complete(asyncio.sleep(0.05))
+    finally:
+        loop.close()
+    assert dispatcher.readable_before == {b"file1": 0, b"now1": len(_frame(records))}
     assert memory.used == 0
 
 
