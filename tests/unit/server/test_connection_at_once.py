@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import struct
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -87,6 +88,31 @@ def _receive(loop: asyncio.AbstractEventLoop, client: socket.socket, size: int) 
     return bytes(received)
 
 
+def _exchange(
+    loop_name: str,
+    dispatcher: Dispatcher,
+    sent: bytes,
+    size: int,
+    on_client: Callable[[socket.socket], None] | None = None,
+) -> tuple[bytes, RequestMemory]:
+    """Send ``sent`` in one write to a connection of ``dispatcher`` on a fresh loop and read ``size``
+    answer bytes; the connection's request memory is returned to check that every byte came back."""
+    loop = LOOPS[loop_name]()
+    memory = RequestMemory(1 << 20)
+    try:
+        client = _serve(loop, dispatcher, memory)
+        if on_client is not None:
+            on_client(client)
+        with client:
+            client.setblocking(False)
+            loop.run_until_complete(loop.sock_sendall(client, sent))
+            received = _receive(loop, client, size)
+        loop.run_until_complete(asyncio.sleep(0.05))
+    finally:
+        loop.close()
+    return received, memory
+
+
 @pytest.mark.parametrize("loop_name", list(LOOPS))
 def test_answers_at_once_and_awaited_keep_the_request_order(loop_name: str) -> None:
     loop = LOOPS[loop_name]()
@@ -119,20 +145,11 @@ def test_answers_at_once_and_awaited_keep_the_request_order(loop_name: str) -> N
 def test_an_answer_begun_at_once_is_awaited_in_its_turn_and_begun_once(loop_name: str) -> None:
     """A frame the read callback begins but cannot finish (a long poll) goes first to the queue; the
     worker awaits its answer there, before the frames after it, without beginning it again."""
-    loop = LOOPS[loop_name]()
-    memory = RequestMemory(1 << 20)
     dispatcher = Dispatcher()
-    try:
-        client = _serve(loop, dispatcher, memory)
-        with client:
-            client.setblocking(False)
-            frames = [b"later1", b"now1", b"slow1", b"later2", b"now2"]
-            loop.run_until_complete(loop.sock_sendall(client, b"".join(_frame(body) for body in frames)))
-            expected = b"".join(_frame(_frame(body)[4:]) for body in frames)
-            assert _receive(loop, client, len(expected)) == expected
-        loop.run_until_complete(asyncio.sleep(0.05))
-    finally:
-        loop.close()
+    frames = [b"later1", b"now1", b"slow1", b"later2", b"now2"]
+    expected = b"".join(_frame(_frame(body)[4:]) for body in frames)
+    received, memory = _exchange(loop_name, dispatcher, b"".join(_frame(body) for body in frames), len(expected))
+    assert received == expected
     assert dispatcher.begun == [b"later1", b"later2"]
     assert dispatcher.at_once == [b"now1", b"now2"]
     assert dispatcher.awaited == [b"slow1"]
@@ -164,21 +181,16 @@ class FileDispatcher(Dispatcher):
 def test_an_answer_with_file_parts_goes_out_before_the_next_frame_is_answered(loop_name: str, tmp_path: Path) -> None:
     """Records left in a segment file are sent before anything else is read or appended (a segment
     file is only valid until then), also when the read callback answers several frames at once."""
-    loop = LOOPS[loop_name]()
-    memory = RequestMemory(1 << 20)
     records = bytes(range(256)) * 16
     dispatcher = FileDispatcher(_region(tmp_path, records))
-    try:
-        client = _serve(loop, dispatcher, memory)
+    expected = _frame(records) + _frame(b"now1")
+
+    def watch(client: socket.socket) -> None:
         dispatcher.client = client
-        with client:
-            client.setblocking(False)
-            loop.run_until_complete(loop.sock_sendall(client, _frame(b"file1") + _frame(b"now1")))
-            expected = _frame(records) + _frame(b"now1")
-            assert _receive(loop, client, len(expected)) == expected
-        loop.run_until_complete(asyncio.sleep(0.05))
-    finally:
-        loop.close()
+
+    sent = _frame(b"file1") + _frame(b"now1")
+    received, memory = _exchange(loop_name, dispatcher, sent, len(expected), watch)
+    assert received == expected
     assert dispatcher.readable_before == {b"file1": 0, b"now1": len(_frame(records))}
     assert memory.used == 0
 
