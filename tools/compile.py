@@ -49,6 +49,7 @@ COMPILED_MODULES = (
     "odradek.handlers.fetch",
     "odradek.handlers.dispatch",
     "odradek.handlers.fetch_now",
+    "odradek.handlers.frames",
     "odradek.handlers.produce_fast",
     "odradek.storage.segment",
     "odradek.storage.segment_files",

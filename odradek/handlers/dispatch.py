@@ -31,13 +31,19 @@ value, which it then builds.
 from __future__ import annotations
 
 import logging
-import struct
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from odradek.handlers.api_versions import supported_api_entries
 from odradek.handlers.context import ClientConnection, RequestContext, Services
 from odradek.handlers.fetch_now import FETCH_PREFIX, FetchAtOnce, WaitingFetch
+from odradek.handlers.frames import (
+    Frame,
+    encode_response_frame,
+    encode_response_frame_in_slices,
+    failure_frame,
+    handler_frame,
+)
 from odradek.handlers.interception import Call, Interceptor
 from odradek.handlers.produce_fast import NotFast, ProduceFastPath
 from odradek.handlers.registry import ApiHandler, PreparedAnswer, Registry
@@ -52,59 +58,23 @@ from odradek.wire.api import (
     ApiKey,
     RequestHeader,
     decode_request_header_at_once,
-    encode_response_header,
-    response_header_is_flexible,
 )
-from odradek.wire.codec import decode_from, decode_in_slices, encode_in_slices, encode_into
+from odradek.wire.codec import decode_from, decode_in_slices
 from odradek.wire.errors import ErrorCode, ProtocolViolation
 from odradek.wire.messages.api_versions import ApiVersionsResponse
-from odradek.wire.primitives import DecodeError, Part, Reader, Writer
+from odradek.wire.primitives import DecodeError, Reader
 from odradek.wire.schema import Message, StructValue
 
 if TYPE_CHECKING:
     from odradek.handlers.emulation import Emulation
 
-__all__ = ["Dispatcher", "Frame", "encode_response_frame"]
-
-Frame = list[Part]
-"""The pieces of one response frame; a fetch response's record sets may be `FilePart`s."""
+__all__ = ["Dispatcher"]
 
 log = logging.getLogger("odradek.handlers")
 
-_SIZE = struct.Struct(">i")
 
-
-T = TypeVar("T", bound=StructValue)
-
-
-def encode_response_frame(api_key: int, version: int, correlation_id: int, message: Message[T], value: T) -> Frame:
-    """Size prefix, response header and body, as the pieces of one vectored write.
-
-    Record batches of a fetch response are not copied: they stay the buffers the storage layer
-    read them into, or file parts the connection sends from the segment file.
-    """
-    head = bytearray(4)
-    writer = Writer(head)
-    flexible = response_header_is_flexible(api_key, message.is_flexible(version))
-    encode_response_header(writer, correlation_id, flexible)
-    encode_into(message, version, value, writer)
-    _SIZE.pack_into(head, 0, writer.size() - 4)
-    return writer.parts()
-
-
-async def encode_response_frame_in_slices(
-    api_key: int, version: int, correlation_id: int, message: Message[T], value: T, share: LoopShare
-) -> Frame:
-    """`encode_response_frame`, sharing the event loop while a huge answer is encoded."""
-    head = bytearray(4)
-    writer = Writer(head)
-    flexible = response_header_is_flexible(api_key, message.is_flexible(version))
-    encode_response_header(writer, correlation_id, flexible)
-    await run_in_slices(encode_in_slices(message, version, value, writer), share)
-    _SIZE.pack_into(head, 0, writer.size() - 4)
-    return writer.parts()
-
-
+PRODUCE_PREFIX = ApiKey.PRODUCE.to_bytes(2, "big")
+"""The first two bytes of every Produce request frame (its API key)."""
 _MAY_WAIT = frozenset({ApiKey.FETCH, ApiKey.JOIN_GROUP, ApiKey.SYNC_GROUP})
 _QUOTA_APIS = frozenset({ApiKey.PRODUCE, ApiKey.FETCH})
 _REQUEST_TIME_EXEMPT = frozenset({ApiKey.SASL_HANDSHAKE, ApiKey.SASL_AUTHENTICATE, ApiKey.WRITE_TXN_MARKERS})
@@ -141,9 +111,7 @@ class Dispatcher:
         self.interceptor: Interceptor | None = None
         self._produce_fast = ProduceFastPath(services) if emulation is None else None
         self._header_versions = header_versions(registry)
-        self._fetch_at_once = (
-            FetchAtOnce(services, registry, self._header_versions, self._frame) if emulation is None else None
-        )
+        self._fetch_at_once = FetchAtOnce(services, registry, self._header_versions) if emulation is None else None
         #: The last frame `answer_now` handed back, so that `__call__` does not read it twice.
         self._handed_back: bytearray | None = None
 
@@ -155,17 +123,14 @@ class Dispatcher:
     def answer_now(self, body: bytearray, connection: ClientConnection) -> Frame | WaitingFetch | None:
         """The answer of a request that needs no coroutine: a Produce of the fast path's shape (an
         empty frame for acks=0), or a Fetch (`odradek.handlers.fetch_now`: its frame, or the
-        `WaitingFetch` of a long poll to await for it); else None (answer it with `__call__`)."""
-        if body[:2] == FETCH_PREFIX:
-            if self._fetch_at_once is None or self.interceptor is not None:
-                return None
-            return self._fetch_at_once.answer(body, connection)
-        if (
-            body[:2] != b"\x00\x00"  # Produce
-            or self._produce_fast is None
-            or self.interceptor is not None
-            or self._services.security.quotas
-        ):
+        `WaitingFetch` of a long poll to await for it); else None (answer it with `__call__`).
+        Neither path runs while an interceptor or a client quota needs the generic one."""
+        api_key = body[:2]
+        if self.interceptor is not None or self._services.security.quotas:
+            return None
+        if api_key == FETCH_PREFIX:
+            return None if self._fetch_at_once is None else self._fetch_at_once.answer(body, connection)
+        if api_key != PRODUCE_PREFIX or self._produce_fast is None:
             return None
         answer = self._produce_fast.answer(body, connection)
         if isinstance(answer, NotFast):
@@ -176,7 +141,7 @@ class Dispatcher:
     async def __call__(self, body: bytearray, connection: ClientConnection) -> Frame | None:
         if body is self._handed_back:
             self._handed_back = None
-        elif body[:2] == b"\x00\x00":  # Produce: the fast path when it takes the frame
+        elif body[:2] == PRODUCE_PREFIX:  # the fast path when it takes the frame
             answer = self.answer_now(body, connection)
             self._handed_back = None
             if isinstance(answer, list):
@@ -255,7 +220,7 @@ class Dispatcher:
             if not isinstance(response, StructValue):  # a PreparedAnswer (an ABC: isinstance on it runs Python)
                 return response.frame(header.correlation_id)
             if share is None:
-                return self._frame(header, handler, response)
+                return handler_frame(header, handler, response)
             frame = await encode_response_frame_in_slices(
                 header.api_key, version, header.correlation_id, handler.response, response, share
             )
@@ -265,12 +230,7 @@ class Dispatcher:
         except ProtocolViolation:
             raise
         except Exception:
-            log.exception("%s v%d from %s failed", handler.request.name, version, connection.peer)
-        try:
-            return self._frame(header, handler, handler.error_response(request, ErrorCode.UNKNOWN_SERVER_ERROR))
-        except Exception:
-            log.exception("%s v%d: the error response cannot be encoded either", handler.request.name, version)
-            raise ProtocolViolation("internal error while answering; closing the connection") from None
+            return failure_frame(header, handler, request, connection.peer)
 
     def _request_timer(self, header: RequestHeader, connection: ClientConnection) -> Callable[[], int] | None:
         """The timer of this request's handler time when a ``request_percentage`` quota charges it
@@ -308,7 +268,7 @@ class Dispatcher:
             delay_ms = max(delay_ms, throttle.throttle_produce(user, client, request_bytes))
         elif header.api_key == ApiKey.FETCH and response is not None:
             started = throttle.request_timer() if charged else 0
-            frame = self._frame(header, handler, response)
+            frame = handler_frame(header, handler, response)
             delay_ms = max(delay_ms, throttle.throttle_fetch(user, client, sum(len(part) for part in frame), delay_ms))
             if delay_ms <= 0:
                 if charged:
@@ -322,9 +282,9 @@ class Dispatcher:
         if response is None:
             return None
         if not charged:
-            return self._frame(header, handler, response)
+            return handler_frame(header, handler, response)
         started = throttle.request_timer()
-        frame = self._frame(header, handler, response)
+        frame = handler_frame(header, handler, response)
         throttle.record_request_time(user, client, throttle.request_timer() - started)
         return frame
 
@@ -340,7 +300,7 @@ class Dispatcher:
             request: StructValue = decode_from(handler.request, header.api_version, reader)
         except (DecodeError, ValueError):
             return None
-        return self._frame(header, handler, handler.error_response(request, code))
+        return handler_frame(header, handler, handler.error_response(request, code))
 
     async def _answer_slowly(
         self,
@@ -385,14 +345,10 @@ class Dispatcher:
             charged = sum(spent) if timer is not None else None
             return self._throttled(header, handler, context.connection, request_bytes, response, charged)
         try:
-            return self._frame(header, handler, response)
+            return handler_frame(header, handler, response)
         except Exception:
             log.exception("%s v%d: the answer cannot be encoded", handler.request.name, header.api_version)
             raise ProtocolViolation("internal error while answering; closing the connection") from None
-
-    @staticmethod
-    def _frame(header: RequestHeader, handler: ApiHandler, value: StructValue) -> Frame:
-        return encode_response_frame(header.api_key, header.api_version, header.correlation_id, handler.response, value)
 
     def _unsupported_api_versions(self, correlation_id: int) -> Frame:
         response = ApiVersionsResponse(

@@ -227,42 +227,33 @@ def begin_fetch(ctx: RequestContext, request: FetchRequestValue) -> FetchRespons
     results, ready, failed = _read_all(ctx, parts, max_bytes, committed)
     if ready >= request.min_bytes or failed or remaining_ms <= 0 or ctx.connection.closed:
         return FetchAnswer(version, session_id, _respond(results, full, committed))
-    return FetchWait(ctx, parts, _Limits(full, committed, max_bytes, request.min_bytes, session_id), remaining_ms)
+    return FetchWait(ctx, parts, full, committed, max_bytes, request.min_bytes, session_id, remaining_ms)
 
 
-@dataclass(frozen=True, slots=True)
-class _Limits:
-    """What a waiting fetch keeps of its request."""
-
-    full: bool
-    committed: bool
-    max_bytes: int
-    min_bytes: int
-    session_id: int
-
-
+@dataclass(slots=True)
 class FetchWait:
     """A fetch whose first read found fewer than ``min_bytes`` (and no error) with time left: the
     long poll.  `finish` waits for an append to any of its partitions (at most the time left),
     reads them all again, and repeats until the read decides; only the last read is answered."""
 
-    __slots__ = ("_ctx", "_limits", "_parts", "_remaining_ms")
-
-    def __init__(self, ctx: RequestContext, parts: list[SessionPartition], limits: _Limits, remaining_ms: int) -> None:
-        self._ctx = ctx
-        self._parts = parts
-        self._limits = limits
-        self._remaining_ms = remaining_ms
+    ctx: RequestContext
+    parts: list[SessionPartition]
+    full: bool
+    committed: bool
+    max_bytes: int
+    min_bytes: int
+    session_id: int
+    remaining_ms: int
 
     async def finish(self) -> FetchAnswer:
-        ctx, parts, limits = self._ctx, self._parts, self._limits
+        ctx, parts = self.ctx, self.parts
         watched = [(p.topic, p.partition) for p in parts if p.topic]
-        remaining_ms = self._remaining_ms
+        remaining_ms = self.remaining_ms
         while True:
             remaining_ms = await ctx.partitions.wait_for_data(watched, remaining_ms)
-            results, ready, failed = _read_all(ctx, parts, limits.max_bytes, limits.committed)
-            if ready >= limits.min_bytes or failed or remaining_ms <= 0 or ctx.connection.closed:
-                return FetchAnswer(ctx.version, limits.session_id, _respond(results, limits.full, limits.committed))
+            results, ready, failed = _read_all(ctx, parts, self.max_bytes, self.committed)
+            if ready >= self.min_bytes or failed or remaining_ms <= 0 or ctx.connection.closed:
+                return FetchAnswer(ctx.version, self.session_id, _respond(results, self.full, self.committed))
 
 
 def _forgotten_name(ctx: RequestContext, forgotten: FetchRequestValue.ForgottenTopic) -> str:

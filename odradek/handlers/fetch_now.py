@@ -3,9 +3,9 @@
 A consumer's fetch usually finds its data at once, and then everything the Fetch handler does is
 synchronous (`odradek.handlers.fetch.begin_fetch`); running it through the dispatch coroutine cost a
 task, a trip through the event loop and a coroutine per request.  `FetchAtOnce.answer` takes a Fetch
-frame the generic path would hand to the handler unchanged (no interceptor, no emulated release, no
-client quota, a small frame whose header and body decode, a version the registry serves) and runs
-`begin_fetch` on it:
+frame the generic path would hand to the handler unchanged (the dispatcher sees to no interceptor, no
+emulated release and no client quota; here: a small frame whose header and body decode, a version
+the registry serves) and runs `begin_fetch` on it:
 
 - an answer (records ready, an error, no time to wait) comes back as the response frame, the bytes
   the generic path would send for it;
@@ -14,65 +14,38 @@ client quota, a small frame whose header and body decode, a version the registry
 - anything else is None, and the frame takes the generic path untouched (which refuses what does
   not decode exactly as before).
 
-The dispatcher's error policy holds: an exception while answering is logged and answered with the
-handler's UNKNOWN_SERVER_ERROR response.
+The dispatcher's error policy holds (`odradek.handlers.frames.failure_frame`): an exception while
+answering is logged and answered with the handler's UNKNOWN_SERVER_ERROR response.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable
-
 from odradek.handlers.context import ClientConnection, RequestContext, Services
 from odradek.handlers.fetch import FetchWait, begin_fetch
+from odradek.handlers.frames import failure_frame, handler_frame
 from odradek.handlers.registry import ApiHandler, Registry
 from odradek.handlers.slices import LARGE_REQUEST_BYTES
 from odradek.wire.api import ApiKey, RequestHeader, decode_request_header_at_once
 from odradek.wire.codec import decode_from
-from odradek.wire.errors import ErrorCode, ProtocolViolation
+from odradek.wire.errors import ProtocolViolation
 from odradek.wire.messages.fetch import FetchRequest
 from odradek.wire.primitives import DecodeError, Part, Reader
 from odradek.wire.schema import StructValue
 
-__all__ = ["FETCH_PREFIX", "FetchAtOnce", "FrameOf", "WaitingFetch"]
-
-log = logging.getLogger("odradek.handlers")
+__all__ = ["FETCH_PREFIX", "FetchAtOnce", "WaitingFetch"]
 
 FETCH_PREFIX = ApiKey.FETCH.to_bytes(2, "big")
 """The first two bytes of every Fetch request frame (its API key)."""
 
 
-FrameOf = Callable[[RequestHeader, ApiHandler, StructValue], list[Part]]
-"""The dispatcher's encoder of a response value into the request's response frame."""
-
-
-def _failure_frame(
-    frame_of: FrameOf, header: RequestHeader, handler: ApiHandler, request: StructValue, peer: str
-) -> list[Part]:
-    """After an unexpected exception (logged here): the handler's UNKNOWN_SERVER_ERROR answer."""
-    log.exception("%s v%d from %s failed", handler.request.name, header.api_version, peer)
-    try:
-        return frame_of(header, handler, handler.error_response(request, ErrorCode.UNKNOWN_SERVER_ERROR))
-    except Exception:
-        log.exception("%s v%d: the error response cannot be encoded either", handler.request.name, header.api_version)
-        raise ProtocolViolation("internal error while answering; closing the connection") from None
-
-
 class WaitingFetch:
     """A Fetch begun at once that waits for data: `answer` is its response frame, once."""
 
-    __slots__ = ("_frame_of", "_handler", "_header", "_peer", "_request", "_wait")
+    __slots__ = ("_handler", "_header", "_peer", "_request", "_wait")
 
     def __init__(
-        self,
-        frame_of: FrameOf,
-        header: RequestHeader,
-        handler: ApiHandler,
-        request: StructValue,
-        wait: FetchWait,
-        peer: str,
+        self, header: RequestHeader, handler: ApiHandler, request: StructValue, wait: FetchWait, peer: str
     ) -> None:
-        self._frame_of = frame_of
         self._header = header
         self._handler = handler
         self._request = request
@@ -86,27 +59,24 @@ class WaitingFetch:
         except ProtocolViolation:
             raise
         except Exception:
-            return _failure_frame(self._frame_of, self._header, self._handler, self._request, self._peer)
+            return failure_frame(self._header, self._handler, self._request, self._peer)
         return parts
 
 
 class FetchAtOnce:
     """See the module docstring; one per dispatcher."""
 
-    __slots__ = ("_frame_of", "_header_versions", "_registry", "_services")
+    __slots__ = ("_header_versions", "_registry", "_services")
 
-    def __init__(
-        self, services: Services, registry: Registry, header_versions: dict[int, tuple[int, int]], frame_of: FrameOf
-    ) -> None:
+    def __init__(self, services: Services, registry: Registry, header_versions: dict[int, tuple[int, int]]) -> None:
         self._services = services
         self._registry = registry
         self._header_versions = header_versions
-        self._frame_of = frame_of
 
     def answer(self, body: bytearray, connection: ClientConnection) -> list[Part] | WaitingFetch | None:
         """``body`` is a Fetch frame (it starts with `FETCH_PREFIX`); the caller has checked that no
-        interceptor or emulated release is in place."""
-        if self._services.security.quotas or len(body) >= LARGE_REQUEST_BYTES:
+        interceptor, emulated release or client quota is in place."""
+        if len(body) >= LARGE_REQUEST_BYTES:
             return None
         registry = self._registry
         reader = Reader(body)
@@ -118,17 +88,16 @@ class FetchAtOnce:
             request = decode_from(FetchRequest, header.api_version, reader)
         except (DecodeError, ValueError):
             return None
-        frame_of = self._frame_of
         context = RequestContext(self._services, header, connection)
         try:
             outcome = begin_fetch(context, request)
             if isinstance(outcome, FetchWait):
-                return WaitingFetch(frame_of, header, handler, request, outcome, connection.peer)
+                return WaitingFetch(header, handler, request, outcome, connection.peer)
             if isinstance(outcome, StructValue):  # a top-level session error
-                return frame_of(header, handler, outcome)
+                return handler_frame(header, handler, outcome)
             parts: list[Part] = outcome.frame(header.correlation_id)
             return parts
         except ProtocolViolation:
             raise
         except Exception:
-            return _failure_frame(frame_of, header, handler, request, connection.peer)
+            return failure_frame(header, handler, request, connection.peer)

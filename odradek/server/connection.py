@@ -377,17 +377,17 @@ class Connection(asyncio.BufferedProtocol):
                     try:
                         # What the dispatcher answers without waiting skips the coroutine and its await.
                         later = self._later
-                        if later is not None and later[0] is body:
+                        if later is not None and later[0] is body:  # begun by the read callback
                             self._later = None
-                            response = await later[1].answer()
+                            begun: list[Part] | LaterAnswer | None = later[1]
                         else:
                             begun = None if self._answer_now is None else self._answer_now(body, self)
-                            if begun is None:
-                                response = await self._dispatch(body, self)
-                            elif isinstance(begun, list):
-                                response = begun or None  # empty: answered, and no answer is due (acks=0)
-                            else:
-                                response = await begun.answer()
+                        if begun is None:
+                            response = await self._dispatch(body, self)
+                        elif isinstance(begun, list):
+                            response = begun or None  # empty: answered, and no answer is due (acks=0)
+                        else:
+                            response = await begun.answer()
                     finally:
                         self._answered()
                 except Exception as exc:

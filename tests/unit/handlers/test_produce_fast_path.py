@@ -17,7 +17,8 @@ import pytest
 from odradek.clock import SystemClock
 from odradek.handlers import load_handlers
 from odradek.handlers.context import RequestContext
-from odradek.handlers.dispatch import Dispatcher, encode_response_frame
+from odradek.handlers.dispatch import Dispatcher
+from odradek.handlers.frames import encode_response_frame
 from odradek.handlers.interception import Call
 from odradek.handlers.produce import produce
 from odradek.handlers.produce_fast import NOT_FAST, NotFast, ProduceFastPath

@@ -15,8 +15,8 @@ from odradek.cluster.topics import TopicInfo
 from odradek.config import load_config, log_config_for
 from odradek.fetch_sessions import FetchSessionCache
 from odradek.handlers.context import RequestContext, Services
-from odradek.handlers.dispatch import encode_response_frame
 from odradek.handlers.fetch import FetchAnswer, fetch
+from odradek.handlers.frames import encode_response_frame
 from odradek.handlers.produce import produce
 from odradek.handlers.registry import PreparedAnswer
 from odradek.partition.service import Partitions

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from odradek.handlers.dispatch import encode_response_frame
+from odradek.handlers.frames import encode_response_frame
 from odradek.storage.filesystem import MemoryFileSystem
 from odradek.storage.region import FileRegion
 from odradek.wire.fetch_fast import FIRST_VERSION, LAST_VERSION, PartitionAnswer, TopicAnswer, encode_fetch_answer

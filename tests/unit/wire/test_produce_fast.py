@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from odradek.handlers.dispatch import encode_response_frame
+from odradek.handlers.frames import encode_response_frame
 from odradek.wire.api import RequestHeader, decode_request_header, encode_request_header
 from odradek.wire.codec import decode_from, encode_into
 from odradek.wire.messages.produce import ProduceRequest, ProduceResponse, ProduceResponseValue
