@@ -20,6 +20,8 @@ answering is logged and answered with the handler's UNKNOWN_SERVER_ERROR respons
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from odradek.handlers.context import ClientConnection, RequestContext, Services
 from odradek.handlers.fetch import FetchWait, begin_fetch
 from odradek.handlers.frames import failure_frame, handler_frame
@@ -38,28 +40,24 @@ FETCH_PREFIX = ApiKey.FETCH.to_bytes(2, "big")
 """The first two bytes of every Fetch request frame (its API key)."""
 
 
+@dataclass(frozen=True, slots=True)
 class WaitingFetch:
     """A Fetch begun at once that waits for data: `answer` is its response frame, once."""
 
-    __slots__ = ("_handler", "_header", "_peer", "_request", "_wait")
-
-    def __init__(
-        self, header: RequestHeader, handler: ApiHandler, request: StructValue, wait: FetchWait, peer: str
-    ) -> None:
-        self._header = header
-        self._handler = handler
-        self._request = request
-        self._wait = wait
-        self._peer = peer
+    header: RequestHeader
+    handler: ApiHandler
+    request: StructValue
+    wait: FetchWait
+    peer: str
 
     async def answer(self) -> list[Part] | None:
         try:
-            answer = await self._wait.finish()
-            parts: list[Part] = answer.frame(self._header.correlation_id)
+            answer = await self.wait.finish()
+            parts: list[Part] = answer.frame(self.header.correlation_id)
         except ProtocolViolation:
             raise
         except Exception:
-            return failure_frame(self._header, self._handler, self._request, self._peer)
+            return failure_frame(self.header, self.handler, self.request, self.peer)
         return parts
 
 
