@@ -39,10 +39,12 @@ files (fetch) are sent with sendfile.  A response with such file parts is writte
 dispatcher returns it, before anything else is awaited or answered: nothing can close a segment file
 in between.  What the socket does not take at once (a fetch answer larger than the socket's send
 buffer, Kafka's ``socket.send.buffer.bytes``) a `Drain` sends as the socket drains, file parts
-still with sendfile, holding duplicates of their descriptors; meanwhile the connection is muted
-as while its transport's buffer is full (the next request waits, reading pauses), and anything
-else it sends goes after the drain's parts.  A write that finds the peer gone closes the
-connection with one log line.
+still with sendfile, holding duplicates of their descriptors, woken by the listener's
+`WritableWatch` through the connection's one duplicate of its socket; meanwhile the next request
+waits for its answer (Kafka's mute), reading goes on within the queue's limits (`Hold.QUEUE`), and
+anything else the connection sends goes after the drain's parts.  Without a watch (a platform
+without epoll) the transport takes what the socket does not.  A write that finds the peer gone
+closes the connection with one log line.
 """
 
 from __future__ import annotations
@@ -64,7 +66,16 @@ from odradek.server.backpressure import (
     RequestMemory,
     Turn,
 )
-from odradek.server.zerocopy import BUFFER_TYPES, Buffer, Drain, SocketLike, buffer_pieces, write_parts
+from odradek.server.writable import WritableWatch
+from odradek.server.zerocopy import (
+    BUFFER_TYPES,
+    Buffer,
+    Drain,
+    SocketLike,
+    buffer_pieces,
+    release_unsent,
+    write_parts,
+)
 from odradek.wire.errors import ProtocolViolation
 from odradek.wire.framing import FrameDecoder, FrameError
 from odradek.wire.primitives import Part
@@ -134,6 +145,7 @@ class Connection(asyncio.BufferedProtocol):
         *,
         read_buffer: bytearray | None = None,
         memory: RequestMemory | None = None,
+        watch: WritableWatch | None = None,
     ) -> None:
         self._dispatch = dispatch
         # An attribute look-up, not isinstance on a runtime-checkable protocol: this module may be
@@ -165,6 +177,11 @@ class Connection(asyncio.BufferedProtocol):
         self._writable.set()
         self.transport: asyncio.Transport | None = None
         self._socket: SocketLike | None = None
+        #: Tells drains when the socket has room (None: no drains, the transport takes the rest).
+        self._watch = watch
+        #: This connection's duplicate of its socket, watched by ``_watch``: made by the first
+        #: drain, closed with the connection (-1: none yet).
+        self._drain_fd = -1
         self._drain: Drain | None = None
         self._transport_paused = False
         self.peer = "?"
@@ -177,9 +194,9 @@ class Connection(asyncio.BufferedProtocol):
 
     def resume_writing(self) -> None:
         self._transport_paused = False
+        self._holds.release(Hold.ANSWERS)
         if self._drain is None:
             self._writable.set()
-            self._holds.release(Hold.ANSWERS)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # uvloop's transports implement asyncio.Transport without subclassing it.
@@ -436,12 +453,20 @@ class Connection(asyncio.BufferedProtocol):
             if self._drain is not None:
                 self._drain.add(parts)
                 return
-            rest = write_parts(self.transport, self._socket, parts, drain=self._socket is not None)
+            watch = self._watch
+            rest = write_parts(self.transport, self._socket, parts, drain=watch is not None)
             if rest:
-                assert self._socket is not None
-                self._drain = Drain(asyncio.get_running_loop(), self._socket, rest, self._drained)
+                assert watch is not None and self._socket is not None
+                try:
+                    if self._drain_fd < 0:
+                        self._drain_fd = watch.watch(self._socket)
+                except OSError:
+                    release_unsent(rest)
+                    raise
+                self._drain = Drain(watch, self._drain_fd, rest, self._drained)
+                # The next answer waits for this one; reading goes on (the queue's limits still
+                # hold it), as a drain begins and ends with no call to the transport.
                 self._writable.clear()
-                self._holds.hold(Hold.ANSWERS)
         except (OSError, ValueError) as exc:
             self._write_failed(exc)
 
@@ -454,7 +479,6 @@ class Connection(asyncio.BufferedProtocol):
         self.last_active = time.monotonic()
         if not self._transport_paused:
             self._writable.set()
-            self._holds.release(Hold.ANSWERS)
 
     def _write_failed(self, exc: Exception) -> None:
         if isinstance(exc, OSError):
@@ -484,10 +508,15 @@ class Connection(asyncio.BufferedProtocol):
                 self.transport.close()
 
     def _stop_drain(self) -> None:
-        """Drop what a drain still holds (its duplicate of the socket would keep it open)."""
+        """Drop what a drain still holds and close the socket's duplicate (either would keep the
+        socket or a segment file open)."""
         if self._drain is not None:
             self._drain.cancel()
             self._drain = None
+        if self._drain_fd >= 0:
+            assert self._watch is not None
+            self._watch.release(self._drain_fd)
+            self._drain_fd = -1
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True

@@ -30,6 +30,8 @@ from typing import Any, Protocol
 
 from odradek.server.backpressure import RequestMemory, set_socket_buffers
 from odradek.server.connection import Connection, Dispatch, MayWait, Prepare
+from odradek.server.writable import WritableWatch
+from odradek.server.writable import available as writable_available
 from odradek.wire.framing import DEFAULT_READ_BYTES
 
 __all__ = ["Admission", "Listener"]
@@ -157,6 +159,7 @@ class Listener:
         self._acceptors: list[asyncio.Task[None]] = []
         self._handshakes: set[asyncio.Task[None]] = set()
         self.connections: set[Connection] = set()
+        self._watch: WritableWatch | None = None
 
     @property
     def port(self) -> int:
@@ -174,6 +177,7 @@ class Listener:
             self._prepare,
             read_buffer=self._read_buffer,
             memory=self.memory,
+            watch=self._watch,
         )
         if release is not None:
             conn.close_callbacks.append(release)
@@ -184,6 +188,8 @@ class Listener:
         loop = asyncio.get_running_loop()
         self._sockets = _listening_sockets(self._host, self._port)
         set_socket_buffers(self._sockets, *self._socket_buffers)
+        if writable_available and self._ssl is None:  # a TLS socket is written by its transport only
+            self._watch = WritableWatch(loop)
         self._acceptors = [loop.create_task(self._accept_loop(sock)) for sock in self._sockets]
         log.info("listening on %s:%d (%s)", self._host, self.port, self.name)
         period = self._sweep_period()
@@ -307,6 +313,9 @@ class Listener:
             sock.close()
         for conn in list(self.connections):
             conn.close(drop_unsent=True)  # a close that sends first would leave the socket open meanwhile
+        if self._watch is not None:  # after the connections: each gave its socket's duplicate back
+            self._watch.close()
+            self._watch = None
         self._acceptors, self._sockets = [], []
         # A transport closes its socket in a callback of the next loop turn; an embedding may close
         # the loop right after this returns, leaving the sockets to the garbage collector.

@@ -16,11 +16,11 @@ file).  `write_parts` sends the parts in order, along one of two paths:
 - buffered: otherwise (bytes already queued in the transport, TLS, in-memory files, or no
   file part at all) every file part is read and all parts go to ``transport.writelines``.
 
-A `Drain` owns the socket's writing until it ends: it watches the socket for room, and writes,
-through a duplicate of its descriptor (an event loop will not watch a descriptor its transport
-owns, and the transport may close its own first); it writes its parts, and the parts added after
-them, in order; nothing may be given to the
-transport meanwhile (its buffer was empty when the drain began, so the bytes stay in order).
+A `Drain` owns the socket's writing until it ends: woken when the socket has room again
+(`odradek.server.writable`), it writes its parts, and the parts added after them, in order,
+through the connection's duplicate of the socket's descriptor (the transport may close its own
+first); nothing may be given to the transport meanwhile (its buffer was empty when the drain
+began, so the bytes stay in order).
 
 Invariant, the caller's: nothing is awaited between reading the file parts from storage and
 `write_parts` (or `Drain.add`).  A file part's descriptor is valid only while its segment is
@@ -38,11 +38,24 @@ import errno
 import os
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from odradek.wire.primitives import Part
 
-__all__ = ["BUFFER_TYPES", "Buffer", "Drain", "HeldFile", "SocketLike", "Unsent", "buffer_pieces", "write_parts"]
+if TYPE_CHECKING:
+    from odradek.server.writable import WritableWatch
+
+__all__ = [
+    "BUFFER_TYPES",
+    "Buffer",
+    "Drain",
+    "HeldFile",
+    "SocketLike",
+    "Unsent",
+    "buffer_pieces",
+    "release_unsent",
+    "write_parts",
+]
 
 Buffer = bytes | bytearray | memoryview
 BUFFER_TYPES = (bytes, bytearray, memoryview)
@@ -138,10 +151,12 @@ def write_parts(
     if fd < 0:
         transport.writelines(_materialise(parts, 0))
         return []
-    stopped, skip, source = _write_direct(fd, parts)
+    stopped, skip, source, full = _write_direct(fd, parts)
     if stopped == len(parts):
         return []
-    if drain and (source >= 0 or _holds_os_file(parts, stopped + 1)):
+    # A drain waits for the edge of the socket's room (odradek.server.writable), which only a
+    # write that found the socket full brings; any other stop leaves the rest to the transport.
+    if drain and full and (source >= 0 or _holds_os_file(parts, stopped + 1)):
         return _hold(parts, stopped, skip, source)
     transport.writelines(_materialise(parts, stopped, skip))
     return []
@@ -156,11 +171,12 @@ def _holds_os_file(parts: Sequence[Part], start: int) -> bool:
     return False
 
 
-def _write_direct(fd: int, parts: Sequence[Part]) -> tuple[int, int, int]:
+def _write_direct(fd: int, parts: Sequence[Part]) -> tuple[int, int, int, bool]:
     """Write ``parts`` to the socket ``fd`` until it would block (or a file part is not in an OS
-    file); return where it stopped: the index of the first part not sent in full, how many of its
-    bytes were sent, and its descriptor when it is a file part in an OS file, else -1
-    (``len(parts), 0, -1`` when all were sent).  Each file part's descriptor is asked for once."""
+    file, or sendfile refuses it); return where it stopped: the index of the first part not sent in
+    full, how many of its bytes were sent, its descriptor when it is a file part in an OS file (else
+    -1), and whether the socket was full (``len(parts), 0, -1, False`` when all were sent).  Each
+    file part's descriptor is asked for once.  Raises `ValueError` when a file ends inside its part."""
     i, n = 0, len(parts)
     while i < n:
         part = parts[i]
@@ -177,18 +193,20 @@ def _write_direct(fd: int, parts: Sequence[Part]) -> tuple[int, int, int]:
             for index in range(i, j):
                 size = len(run[index - i])
                 if written < size:
-                    return index, written, -1
+                    return index, written, -1, True
                 written -= size
             i = j
             continue
         source = part.fileno()
         if source is None:
-            return i, 0, -1
+            return i, 0, -1, False
         sent, stop = _sendfile(fd, source, part.position, part.length)
+        if stop == _EOF:
+            raise ValueError(f"the file ends inside the part {part.position}+{part.length}")
         if stop:
-            return i, sent, source
+            return i, sent, source, stop == _FULL
         i += 1
-    return n, 0, -1
+    return n, 0, -1, False
 
 
 def _hold(parts: Sequence[Part], start: int, skip: int, source: int = -1) -> list[Unsent]:
@@ -209,12 +227,13 @@ def _hold(parts: Sequence[Part], start: int, skip: int, source: int = -1) -> lis
             else:
                 held.append(HeldFile(fd, part.position + offset, part.length - offset))
     except BaseException:
-        _release(held)
+        release_unsent(held)
         raise
     return held
 
 
-def _release(parts: Sequence[Unsent]) -> None:
+def release_unsent(parts: Sequence[Unsent]) -> None:
+    """Close the descriptors that ``parts`` (left by `write_parts`, never given to a drain) hold."""
     for part in parts:
         if isinstance(part, HeldFile):
             part.close()
@@ -258,9 +277,9 @@ _FULL, _EOF, _REFUSED = 1, 2, 3
 def _sendfile(out_fd: int, in_fd: int, position: int, length: int) -> tuple[int, int]:
     """Send up to ``length`` bytes of ``in_fd`` at ``position`` with one ``sendfile``; return how
     many were sent and 0 when that is all of them, else why it stopped (`_FULL`, `_EOF`,
-    `_REFUSED`).  A short count is taken as a full socket without asking again (which would only
-    raise ``EAGAIN``), as Kafka calls ``transferTo`` once per writable socket; should the file
-    have ended instead, the next call finds it (`_EOF`)."""
+    `_REFUSED`).  A short count means a full socket or the file's end; the file's size tells which
+    (one ``fstat``, as Kafka checks its file's size at each ``transferTo``): `_FULL` is certain, and
+    a drain waits for room only then (`odradek.server.writable`)."""
     if length <= 0:
         return 0, 0
     try:
@@ -273,7 +292,9 @@ def _sendfile(out_fd: int, in_fd: int, position: int, length: int) -> tuple[int,
         raise
     if sent == length:
         return sent, 0
-    return sent, _FULL if sent else _EOF
+    if sent and os.fstat(in_fd).st_size > position + sent:  # it stopped before the file's end
+        return sent, _FULL
+    return sent, _EOF
 
 
 def _pread(fd: int, position: int, size: int) -> bytes:
@@ -304,38 +325,39 @@ def _materialise(parts: Sequence[Part], start: int, skip: int = 0) -> list[Buffe
 class Drain:
     """Sends parts as the socket drains (module docstring); ``on_end(None)`` once everything is
     sent, ``on_end(exc)`` when the peer is gone (`OSError`) or a file is shorter than its part
-    (`ValueError`).  `cancel` stops it; either way every held descriptor is closed."""
+    (`ValueError`).  `cancel` stops it; either way every held file descriptor is closed.
 
-    __slots__ = ("_loop", "_on_end", "_parts", "_socket")
+    It writes through ``fd``, the connection's duplicate of its socket that ``watch`` watches
+    (`odradek.server.writable`), and waits for room only after a write stopped short: the edge
+    that wakes it comes from that write.  The parts given to it were left by such a write."""
+
+    __slots__ = ("_fd", "_on_end", "_parts", "_watch")
 
     def __init__(
         self,
-        loop: asyncio.AbstractEventLoop,
-        sock: SocketLike,
+        watch: WritableWatch,
+        fd: int,
         parts: list[Unsent],
         on_end: Callable[[Exception | None], None],
     ) -> None:
-        self._loop = loop
+        self._watch = watch
+        self._fd = fd
         self._parts: deque[Unsent] = deque(parts)
         self._on_end = on_end
-        # Watched and written through a duplicate the drain owns: the transport may close the
-        # socket's own descriptor (and the number be reused) before the connection cancels this.
-        self._socket = os.dup(sock.fileno())
-        loop.add_writer(self._socket, self._on_writable)
+        watch.wait(fd, self._on_writable)
 
     def add(self, parts: Sequence[Part]) -> None:
         """Send ``parts`` after what the drain holds (file parts held at once: the caller's invariant)."""
         self._parts.extend(_hold(parts, 0, 0))
 
     def cancel(self) -> None:
-        """Stop watching the socket and close every descriptor the drain holds, dropping what is
+        """Stop waiting for room and close every file descriptor the drain holds, dropping what is
         not sent yet (nothing, once it has ended)."""
-        if self._socket < 0:
+        if self._fd < 0:
             return
-        self._loop.remove_writer(self._socket)
-        os.close(self._socket)
-        self._socket = -1
-        _release(self._parts)
+        self._watch.stop(self._fd)
+        self._fd = -1
+        release_unsent(self._parts)
         self._parts.clear()
 
     def _on_writable(self) -> None:
@@ -355,7 +377,7 @@ class Drain:
         while parts:
             part = parts[0]
             if isinstance(part, HeldFile):
-                sent, stop = _sendfile(self._socket, part.fd, part.position, part.length)
+                sent, stop = _sendfile(self._fd, part.fd, part.position, part.length)
                 part.position += sent
                 part.length -= sent
                 if stop == _FULL:
@@ -375,7 +397,7 @@ class Drain:
                     break
                 run.append(following)
                 parts.popleft()
-            left = _writev(self._socket, run)
+            left = _writev(self._fd, run)
             if left:
                 parts.extendleft(reversed(left))
                 return False

@@ -14,6 +14,7 @@ import pytest
 import uvloop
 
 from odradek.server.connection import Connection, Dispatch
+from odradek.server.writable import WritableWatch
 from odradek.storage.filesystem import OsFileSystem
 from odradek.storage.region import FileRegion
 from odradek.wire.primitives import Part
@@ -59,9 +60,23 @@ def _serve(
         accepted, _ = server.accept()
     if send_buffer is not None:
         accepted.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
-    connection = Connection(dispatch, lambda body: False, 1 << 20, lambda conn: None)
+    watch = _WATCHES.get(loop) or _WATCHES.setdefault(loop, WritableWatch(loop))
+    connection = Connection(dispatch, lambda body: False, 1 << 20, lambda conn: None, watch=watch)
     loop.run_until_complete(loop.connect_accepted_socket(lambda: connection, accepted))
     return connection, client
+
+
+_WATCHES: dict[asyncio.AbstractEventLoop, WritableWatch] = {}
+"""The listener's watch each test loop's connections share (`_close` closes it with the loop)."""
+
+
+def _close(loop: asyncio.AbstractEventLoop) -> None:
+    """Let the closed connections' transports finish, then close the watch and the loop."""
+    loop.run_until_complete(asyncio.sleep(0.05))
+    watch = _WATCHES.pop(loop, None)
+    if watch is not None:
+        watch.close()
+    loop.close()
 
 
 @pytest.mark.parametrize("loop_name", list(LOOPS))
@@ -85,8 +100,7 @@ def test_pipelined_answers_with_and_without_file_parts_arrive_in_request_order(l
         assert received == expected
         connection.close()
     finally:
-        loop.run_until_complete(asyncio.sleep(0.05))
-        loop.close()
+        _close(loop)
 
 
 @pytest.mark.parametrize("loop_name", list(LOOPS))
@@ -116,8 +130,7 @@ def test_a_peer_gone_before_the_answer_closes_the_connection_with_one_log_line(
         lines = [r for r in caplog.records if r.name == "odradek.server"]
         assert len(lines) == 1 and "closing connection" in lines[0].getMessage()
     finally:
-        loop.run_until_complete(asyncio.sleep(0.05))
-        loop.close()
+        _close(loop)
 
 
 @pytest.mark.parametrize("loop_name", list(LOOPS))
@@ -142,8 +155,7 @@ def test_an_answer_with_file_parts_leaves_before_the_next_request_awaits(loop_na
         assert received == expected
         connection.close()
     finally:
-        loop.run_until_complete(asyncio.sleep(0.05))
-        loop.close()
+        _close(loop)
 
 
 @pytest.mark.parametrize("loop_name", list(LOOPS))
@@ -180,8 +192,7 @@ def test_a_client_that_does_not_read_stops_the_answering(loop_name: str) -> None
         assert len(answered) == 20
         connection.close()
     finally:
-        loop.run_until_complete(asyncio.sleep(0.05))
-        loop.close()
+        _close(loop)
 
 
 def _open_descriptors() -> int:
@@ -225,8 +236,7 @@ def test_while_a_file_answer_drains_the_next_request_waits_and_a_closed_segment_
         assert answered == [b"file", b"next"]
         connection.close()
     finally:
-        loop.run_until_complete(asyncio.sleep(0.05))
-        loop.close()
+        _close(loop)
 
 
 @pytest.mark.parametrize("loop_name", list(LOOPS))
@@ -259,5 +269,38 @@ def test_closing_a_connection_during_a_drain_closes_its_socket_and_every_duplica
             loop.run_until_complete(asyncio.wait_for(read_to_the_end(), 10))
         assert _open_descriptors() == descriptors
     finally:
-        loop.run_until_complete(asyncio.sleep(0.05))
-        loop.close()
+        _close(loop)
+
+
+@pytest.mark.parametrize("loop_name", list(LOOPS))
+def test_every_drain_of_a_connection_writes_through_its_one_duplicate_of_the_socket(
+    loop_name: str, tmp_path: Path
+) -> None:
+    """The duplicate the watch needs is made by the first drain and kept until the connection closes."""
+    data = os.urandom(2 << 20)
+    region = _region(tmp_path, data)
+
+    async def dispatch(body: bytearray, connection: Connection) -> list[Part]:
+        return [struct.pack(">i", len(data)), region]
+
+    loop = LOOPS[loop_name]()
+    try:
+        descriptors = _open_descriptors()
+        connection, client = _serve(loop, dispatch, send_buffer=100 << 10)
+        with client:
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 10)
+            during, after = [], []
+            for _ in range(3):
+                client.setblocking(True)
+                client.sendall(_frame(b"fetch"))
+                loop.run_until_complete(asyncio.sleep(0.1))
+                during.append(_open_descriptors() - descriptors)
+                assert _read(loop, client, len(data) + 4) == _frame(data)
+                after.append(_open_descriptors() - descriptors)
+            assert during == [4, 4, 4], "client, accepted socket, its duplicate and the segment's"
+            assert after == [3, 3, 3], "the segment's duplicate goes with the drain, the socket's stays"
+            connection.close()
+            loop.run_until_complete(asyncio.sleep(0.1))
+        assert _open_descriptors() == descriptors
+    finally:
+        _close(loop)

@@ -9,12 +9,14 @@ import struct
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import cast
 
 import pytest
 import uvloop
 
+from odradek.server.writable import WritableWatch
 from odradek.server.zerocopy import Drain, HeldFile, Unsent, buffer_pieces, write_parts
 from odradek.storage.filesystem import MemoryFileSystem, OsFileSystem
 from odradek.storage.region import FileRegion
@@ -282,6 +284,18 @@ def _held(sender: socket.socket, parts: Sequence[Part]) -> list[Unsent]:
     return rest
 
 
+@contextmanager
+def _watched(loop: asyncio.AbstractEventLoop, sender: socket.socket) -> Iterator[tuple[WritableWatch, int]]:
+    """A listener's watch and a connection's duplicate of ``sender`` in it, both closed on leaving."""
+    watch = WritableWatch(loop)
+    fd = watch.watch(sender)
+    try:
+        yield watch, fd
+    finally:
+        watch.release(fd)
+        watch.close()
+
+
 def _drain_to_the_end(
     loop: asyncio.AbstractEventLoop,
     sender: socket.socket,
@@ -295,18 +309,19 @@ def _drain_to_the_end(
     received = bytearray()
 
     async def run() -> None:
-        drain = Drain(loop, sender, rest, ended.append)
-        before_reading(drain)
-        await asyncio.sleep(0.05)  # the socket is full: nothing moves until the receiver reads
-        receiver.setblocking(False)
-        while len(received) < size:
-            chunk = await loop.sock_recv(receiver, 64 * 1024)
-            assert chunk, "the sender closed"
-            received.extend(chunk)
-        for _ in range(20):
-            if ended:
-                break
-            await asyncio.sleep(0.01)
+        with _watched(loop, sender) as (watch, fd):
+            drain = Drain(watch, fd, rest, ended.append)
+            before_reading(drain)
+            await asyncio.sleep(0.05)  # the socket is full: nothing moves until the receiver reads
+            receiver.setblocking(False)
+            while len(received) < size:
+                chunk = await loop.sock_recv(receiver, 64 * 1024)
+                assert chunk, "the sender closed"
+                received.extend(chunk)
+            for _ in range(20):
+                if ended:
+                    break
+                await asyncio.sleep(0.01)
 
     loop.run_until_complete(asyncio.wait_for(run(), 30))
     return bytes(received), ended
@@ -408,13 +423,14 @@ def test_a_peer_gone_during_a_drain_ends_it_with_the_error_and_closes_every_desc
         assert sum(isinstance(part, HeldFile) for part in rest) == 3
 
         async def run() -> None:
-            Drain(loop, sender, rest, ended.append)
-            receiver.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            receiver.close()
-            for _ in range(100):
-                if ended:
-                    return
-                await asyncio.sleep(0.01)
+            with _watched(loop, sender) as (watch, fd):
+                Drain(watch, fd, rest, ended.append)
+                receiver.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                receiver.close()
+                for _ in range(100):
+                    if ended:
+                        return
+                    await asyncio.sleep(0.01)
 
         loop.run_until_complete(run())
         assert _open_descriptors() == descriptors - 1  # the receiver is closed too
@@ -435,19 +451,20 @@ def test_a_cancelled_drain_closes_every_descriptor_and_writes_nothing_more(
         rest = _held(sender, [region])
 
         async def run() -> int:
-            drain = Drain(loop, sender, rest, ended.append)
-            drain.cancel()
-            drain.cancel()
-            receiver.setblocking(False)
-            got = idle = 0
-            while idle < 30:  # 0.3 s without a byte
-                try:
-                    got += len(receiver.recv(1 << 20))
-                    idle = 0
-                except BlockingIOError:
-                    idle += 1
-                    await asyncio.sleep(0.01)
-            return got
+            with _watched(loop, sender) as (watch, fd):
+                drain = Drain(watch, fd, rest, ended.append)
+                drain.cancel()
+                drain.cancel()
+                receiver.setblocking(False)
+                got = idle = 0
+                while idle < 30:  # 0.3 s without a byte
+                    try:
+                        got += len(receiver.recv(1 << 20))
+                        idle = 0
+                    except BlockingIOError:
+                        idle += 1
+                        await asyncio.sleep(0.01)
+                return got
 
         before_cancel_sent = region.length - sum(len(part) for part in rest)
         assert loop.run_until_complete(run()) == before_cancel_sent
@@ -470,15 +487,16 @@ def test_a_file_shorter_than_its_part_ends_the_drain_with_a_value_error(
     try:
 
         async def run() -> None:
-            Drain(loop, sender, rest, ended.append)
-            receiver.setblocking(False)
-            for _ in range(300):
-                if ended:
-                    return
-                try:
-                    receiver.recv(1 << 20)
-                except BlockingIOError:
-                    await asyncio.sleep(0.01)
+            with _watched(loop, sender) as (watch, fd):
+                Drain(watch, fd, rest, ended.append)
+                receiver.setblocking(False)
+                for _ in range(300):
+                    if ended:
+                        return
+                    try:
+                        receiver.recv(1 << 20)
+                    except BlockingIOError:
+                        await asyncio.sleep(0.01)
 
         loop.run_until_complete(run())
     finally:
@@ -494,6 +512,19 @@ def test_files_without_a_descriptor_never_make_a_drain(pair: tuple[socket.socket
     rest = write_parts(cast(asyncio.WriteTransport, transport), sender, [b"head", _memory_region(data)], drain=True)
     assert rest == []
     assert b"".join(transport.written) == data
+
+
+def test_only_a_full_socket_leaves_a_rest_to_a_drain(tmp_path: Path, pair: tuple[socket.socket, socket.socket]) -> None:
+    """A drain waits for the edge of the socket's room, which only a write that found it full brings:
+    stopped at an in-memory file with room to spare, the rest (OS files too) goes to the transport."""
+    sender, receiver = pair
+    in_memory, on_disk = os.urandom(1000), os.urandom(2000)
+    transport = FakeTransport()
+    parts: list[Part] = [b"head", _memory_region(in_memory), _os_region(tmp_path, on_disk, 3)]
+    rest = write_parts(cast(asyncio.WriteTransport, transport), sender, parts, drain=True)
+    assert rest == []
+    assert _recv_exact(receiver, 4) == b"head"
+    assert b"".join(transport.written) == in_memory + on_disk
 
 
 def test_a_drain_writes_through_its_own_descriptor_when_the_transport_closes_the_socket_first(
