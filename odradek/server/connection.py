@@ -459,7 +459,7 @@ class Connection(asyncio.BufferedProtocol):
                 assert watch is not None and self._socket is not None
                 try:
                     if self._drain_fd < 0:
-                        self._drain_fd = watch.watch(self._socket)
+                        self._drain_fd = watch.watch(self._socket.fileno())
                 except OSError:
                     release_unsent(rest)
                     raise

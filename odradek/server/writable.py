@@ -29,8 +29,6 @@ import os
 import select
 from collections.abc import Callable
 
-from odradek.server.zerocopy import SocketLike
-
 __all__ = ["WritableWatch", "available"]
 
 available = hasattr(select, "epoll")
@@ -50,10 +48,10 @@ class WritableWatch:
         self._waiting: dict[int, Callable[[], None]] = {}
         loop.add_reader(self._epoll.fileno(), self._ready)
 
-    def watch(self, sock: SocketLike) -> int:
-        """A duplicate of ``sock``'s descriptor, registered for the edges of its room (the transport
-        may close the socket's own number, and it be reused, while this one is still in use)."""
-        fd = os.dup(sock.fileno())
+    def watch(self, socket_fd: int) -> int:
+        """A duplicate of the socket descriptor ``socket_fd``, registered for the edges of its room
+        (the transport may close its own number, and it be reused, while this one is in use)."""
+        fd = os.dup(socket_fd)
         try:
             self._epoll.register(fd, select.EPOLLOUT | select.EPOLLET)
         except BaseException:

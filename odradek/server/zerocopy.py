@@ -38,12 +38,10 @@ import errno
 import os
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
+from odradek.server.writable import WritableWatch
 from odradek.wire.primitives import Part
-
-if TYPE_CHECKING:
-    from odradek.server.writable import WritableWatch
 
 __all__ = [
     "BUFFER_TYPES",

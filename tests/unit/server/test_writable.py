@@ -58,7 +58,7 @@ def test_a_full_socket_is_reported_when_room_appears_and_not_while_it_merely_has
 ) -> None:
     sender, receiver = pair
     watch = WritableWatch(loop)
-    fd = watch.watch(sender)
+    fd = watch.watch(sender.fileno())
     _turns(loop, 0.05)  # the registration itself reports the room the socket has: nobody waits yet
     calls: list[int] = []
     watch.wait(fd, lambda: calls.append(fd))
@@ -89,7 +89,7 @@ def test_a_socket_nobody_waits_on_is_not_reported(
 ) -> None:
     sender, receiver = pair
     watch = WritableWatch(loop)
-    fd = watch.watch(sender)
+    fd = watch.watch(sender.fileno())
     calls: list[int] = []
     watch.wait(fd, lambda: calls.append(fd))
     watch.stop(fd)
@@ -108,7 +108,7 @@ def test_a_released_duplicate_is_closed_so_the_peer_sees_the_socket_close(
 ) -> None:
     sender, receiver = pair
     watch = WritableWatch(loop)
-    fd = watch.watch(sender)
+    fd = watch.watch(sender.fileno())
     assert fd != sender.fileno()
     watch.release(fd)
     with pytest.raises(OSError):

@@ -288,7 +288,7 @@ def _held(sender: socket.socket, parts: Sequence[Part]) -> list[Unsent]:
 def _watched(loop: asyncio.AbstractEventLoop, sender: socket.socket) -> Iterator[tuple[WritableWatch, int]]:
     """A listener's watch and a connection's duplicate of ``sender`` in it, both closed on leaving."""
     watch = WritableWatch(loop)
-    fd = watch.watch(sender)
+    fd = watch.watch(sender.fileno())
     try:
         yield watch, fd
     finally:
