@@ -231,7 +231,7 @@ def _hold(parts: Sequence[Part], start: int, skip: int, source: int = -1) -> lis
 
 
 def release_unsent(parts: Sequence[Unsent]) -> None:
-    """Close the descriptors that ``parts`` (left by `write_parts`, never given to a drain) hold."""
+    """Close the file descriptors ``parts`` hold (what `write_parts` left, or what a drain holds)."""
     for part in parts:
         if isinstance(part, HeldFile):
             part.close()
