@@ -66,6 +66,18 @@ def _serve(
     return connection, client
 
 
+def _serve_a_file(loop: asyncio.AbstractEventLoop, region: FileRegion) -> tuple[Connection, socket.socket]:
+    """A connection answering every request with ``region`` (its length first), through a send
+    buffer of Kafka's 100 KiB, to a client whose receive buffer is 64 KiB: every answer drains."""
+
+    async def dispatch(body: bytearray, connection: Connection) -> list[Part]:
+        return [struct.pack(">i", len(region)), region]
+
+    connection, client = _serve(loop, dispatch, send_buffer=100 << 10)
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 10)
+    return connection, client
+
+
 _WATCHES: dict[asyncio.AbstractEventLoop, WritableWatch] = {}
 """The listener's watch each test loop's connections share (`_close` closes it with the loop)."""
 
@@ -245,16 +257,11 @@ def test_closing_a_connection_during_a_drain_closes_its_socket_and_every_duplica
 ) -> None:
     """The drain holds duplicates of the socket and the segment; the peer must still see the close."""
     region = _region(tmp_path, os.urandom(3 << 20))
-
-    async def dispatch(body: bytearray, connection: Connection) -> list[Part]:
-        return [struct.pack(">i", len(region)), region]
-
     loop = LOOPS[loop_name]()
     try:
         descriptors = _open_descriptors()
-        connection, client = _serve(loop, dispatch, send_buffer=100 << 10)
+        connection, client = _serve_a_file(loop, region)
         with client:
-            client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 10)
             client.sendall(_frame(b"fetch"))
             loop.run_until_complete(asyncio.sleep(0.2))
             assert _open_descriptors() >= descriptors + 4, "client, accepted socket and the two duplicates"
@@ -279,16 +286,11 @@ def test_every_drain_of_a_connection_writes_through_its_one_duplicate_of_the_soc
     """The duplicate the watch needs is made by the first drain and kept until the connection closes."""
     data = os.urandom(2 << 20)
     region = _region(tmp_path, data)
-
-    async def dispatch(body: bytearray, connection: Connection) -> list[Part]:
-        return [struct.pack(">i", len(data)), region]
-
     loop = LOOPS[loop_name]()
     try:
         descriptors = _open_descriptors()
-        connection, client = _serve(loop, dispatch, send_buffer=100 << 10)
+        connection, client = _serve_a_file(loop, region)
         with client:
-            client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 10)
             during, after = [], []
             for _ in range(3):
                 client.setblocking(True)
