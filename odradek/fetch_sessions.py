@@ -80,7 +80,7 @@ class FetchSession:
 class FetchSessionCache:
     """The broker's sessions, bounded by ``max.incremental.fetch.session.cache.slots``.  Session
     ids come from ``rng`` (a seeded one in tests), else from a generator made at the first session:
-    importing `random` is 0.2 MiB of an idle broker's memory (W7, benchmarks/profiles.md)."""
+    importing `random` is 0.3 MiB of an idle broker's memory (W7, benchmarks/profiles.md)."""
 
     def __init__(self, max_sessions: int, rng: random.Random | None = None) -> None:
         self._max = max_sessions

@@ -47,7 +47,7 @@ def _terminal_columns() -> int:
 class _HelpFormatter(argparse.HelpFormatter):
     """argparse's formatter, given the terminal's width: argparse makes one for every argument
     added, and asking the width itself imports `shutil`, and with it the bz2 and lzma codecs:
-    0.75 MiB of a broker's idle memory (W7, benchmarks/profiles.md)."""
+    0.4 MiB of a broker's idle memory (W7, benchmarks/profiles.md)."""
 
     def __init__(self, prog: str) -> None:
         super().__init__(prog, width=_terminal_columns() - 2)
