@@ -6,6 +6,7 @@ import asyncio
 import os
 import socket
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import pytest
 import uvloop
@@ -39,73 +40,68 @@ def loop(request: pytest.FixtureRequest) -> Iterator[asyncio.AbstractEventLoop]:
     made.close()
 
 
+@dataclass(frozen=True)
+class Watched:
+    """The pair's sender watched as a connection's is: its duplicate ``fd`` in a listener's ``watch``."""
+
+    loop: asyncio.AbstractEventLoop
+    sender: socket.socket
+    receiver: socket.socket
+    watch: WritableWatch
+    fd: int
+
+    def turns(self, seconds: float) -> None:
+        self.loop.run_until_complete(asyncio.sleep(seconds))
+
+    def fill(self) -> int:
+        """Write until the sender refuses more; how many bytes it took."""
+        chunk, total = b"x" * (64 << 10), 0
+        while True:
+            try:
+                total += self.sender.send(chunk)
+            except BlockingIOError:
+                return total
+
+
 @pytest.fixture
-def watched(
-    loop: asyncio.AbstractEventLoop, pair: tuple[socket.socket, socket.socket]
-) -> Iterator[tuple[WritableWatch, int]]:
-    """A listener's watch and a connection's duplicate of the sender in it, both closed after."""
+def watched(loop: asyncio.AbstractEventLoop, pair: tuple[socket.socket, socket.socket]) -> Iterator[Watched]:
+    """The sender's duplicate in a listener's watch, both closed after."""
     watch = WritableWatch(loop)
     fd = watch.watch(pair[0].fileno())
-    yield watch, fd
+    yield Watched(loop, *pair, watch, fd)
     watch.release(fd)
     watch.close()
 
 
-def _fill(sender: socket.socket) -> int:
-    """Write until the socket refuses more; how many bytes it took."""
-    chunk, total = b"x" * (64 << 10), 0
-    while True:
-        try:
-            total += sender.send(chunk)
-        except BlockingIOError:
-            return total
-
-
-def _turns(loop: asyncio.AbstractEventLoop, seconds: float) -> None:
-    loop.run_until_complete(asyncio.sleep(seconds))
-
-
-def test_a_full_socket_is_reported_when_room_appears_and_not_while_it_merely_has_room(
-    loop: asyncio.AbstractEventLoop,
-    pair: tuple[socket.socket, socket.socket],
-    watched: tuple[WritableWatch, int],
-) -> None:
-    sender, receiver = pair
-    watch, fd = watched
-    _turns(loop, 0.05)  # the registration itself reports the room the socket has: nobody waits yet
+def test_a_full_socket_is_reported_when_room_appears_and_not_while_it_merely_has_room(watched: Watched) -> None:
+    watched.turns(0.05)  # the registration itself reports the room the socket has: nobody waits yet
     calls: list[int] = []
-    watch.wait(fd, lambda: calls.append(fd))
-    sent = _fill(sender)
-    _turns(loop, 0.1)  # room appears while the receiver's kernel takes what fits its window
-    sent += _fill(sender)
+    watched.watch.wait(watched.fd, lambda: calls.append(watched.fd))
+    sent = watched.fill()
+    watched.turns(0.1)  # room appears while the receiver's kernel takes what fits its window
+    sent += watched.fill()
     calls.clear()
-    _turns(loop, 0.1)
+    watched.turns(0.1)
     assert calls == [], "no room while nobody reads"
-    receiver.recv(sent, socket.MSG_WAITALL)
-    _turns(loop, 0.1)
+    watched.receiver.recv(sent, socket.MSG_WAITALL)
+    watched.turns(0.1)
     reported = len(calls)
     assert 1 <= reported <= 3, "room appeared"
-    _turns(loop, 0.2)
+    watched.turns(0.2)
     assert len(calls) == reported, "a socket with room is not reported again and again (edge-triggered)"
-    sent = _fill(sender)
-    receiver.recv(sent, socket.MSG_WAITALL)
-    _turns(loop, 0.1)
+    sent = watched.fill()
+    watched.receiver.recv(sent, socket.MSG_WAITALL)
+    watched.turns(0.1)
     assert len(calls) > reported, "the next write that fills it brings the next report"
 
 
-def test_a_socket_nobody_waits_on_is_not_reported(
-    loop: asyncio.AbstractEventLoop,
-    pair: tuple[socket.socket, socket.socket],
-    watched: tuple[WritableWatch, int],
-) -> None:
-    sender, receiver = pair
-    watch, fd = watched
+def test_a_socket_nobody_waits_on_is_not_reported(watched: Watched) -> None:
     calls: list[int] = []
-    watch.wait(fd, lambda: calls.append(fd))
-    watch.stop(fd)
-    sent = _fill(sender)
-    receiver.recv(sent, socket.MSG_WAITALL)
-    _turns(loop, 0.1)
+    watched.watch.wait(watched.fd, lambda: calls.append(watched.fd))
+    watched.watch.stop(watched.fd)
+    sent = watched.fill()
+    watched.receiver.recv(sent, socket.MSG_WAITALL)
+    watched.turns(0.1)
     assert calls == []
 
 
