@@ -43,6 +43,8 @@ __all__ = [
     "java_hash_set_copy_capacity",
     "java_hash_set_copy_order",
     "java_long_hash",
+    "java_presized_capacity",
+    "java_presized_hash_order",
     "map_hash",
     "scala_hash_set_order",
     "scala_immutable_set_order",
@@ -104,6 +106,16 @@ def java_hash_capacity(size: int) -> int:
     return capacity
 
 
+def java_presized_capacity(initial_capacity: int, size: int) -> int:
+    """The table size of ``new HashMap<>(initialCapacity)`` after ``size`` distinct keys: the
+    initial capacity rounded up to a power of two, doubled whenever the size exceeds three quarters
+    of it (``new HashMap<>(2)`` holding two keys has 4 buckets, not the default 16)."""
+    capacity = 1 << max(initial_capacity - 1, 0).bit_length()
+    while size > capacity * 3 // 4:
+        capacity *= 2
+    return capacity
+
+
 def java_hash_set_copy_capacity(copied_size: int) -> int:
     """The table size of ``new java.util.HashSet<>(source)`` where ``source`` holds ``copied_size``
     keys: Java 17's copy constructor sizes it to ``max(size / 0.75 + 1, 16)`` rounded up to a power
@@ -118,6 +130,15 @@ def java_hash_order(keys: Iterable[K], hash_of: Callable[[K], int]) -> list[K]:
     unique = list(dict.fromkeys(keys))
     entries = [(key, hash_of(key)) for key in unique]
     return _exhaust(java_bucket_order_in_steps(entries, java_hash_capacity(len(unique)), len(unique) + 1))
+
+
+def java_presized_hash_order(keys: Iterable[K], hash_of: Callable[[K], int], initial_capacity: int) -> list[K]:
+    """The order ``new HashMap<>(initialCapacity)`` (or ``HashSet``) that received ``keys`` in this
+    order iterates them (`java_presized_capacity`)."""
+    unique = list(dict.fromkeys(keys))
+    entries = [(key, hash_of(key)) for key in unique]
+    capacity = java_presized_capacity(initial_capacity, len(unique))
+    return _exhaust(java_bucket_order_in_steps(entries, capacity, len(unique) + 1))
 
 
 def java_hash_set_copy_bucket(hash_code: int, copied_size: int) -> int:

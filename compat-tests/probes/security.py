@@ -182,6 +182,18 @@ def client_quotas(s: Session, names: dict[str, str]) -> None:
             {"entity": _entity(("nobody", "x")), "ops": [_op("producer_byte_rate", 100.0)]},
             {"entity": _entity(("ip", "not-an-ip")), "ops": [_op("connection_creation_rate", 10.0)]},
             {"entity": _entity(("ip", "127.0.0.1")), "ops": [_op("producer_byte_rate", 10.0)]},
+            {"entity": _entity(("ip", "localhost")), "ops": [_op("producer_byte_rate", 10.0)]},
+            {"entity": _entity(("ip", "127.0.0.2")), "ops": [_op("connection_creation_rate", 3e9)]},
+            {"entity": _entity(("user", f"{user}-ip"), ("ip", "127.0.0.1")), "ops": [_op("producer_byte_rate", 10.0)]},
+            {"entity": _entity(("user", f"{user}-ip2"), ("ip", "not-an-ip")), "ops": [_op("producer_byte_rate", 10.0)]},
+            {"entity": _entity(("user", "")), "ops": [_op("producer_byte_rate", 10.0)]},
+            {"entity": _entity(("user", f"{user}-rm")), "ops": [_op("no.such.quota", remove=True)]},
+            {
+                "entity": _entity(("user", f"{user}-two")),
+                "ops": [_op("producer_byte_rate", -5.0), _op("consumer_byte_rate", 1.5)],
+            },
+            {"entity": _entity(("user", f"{user}-big")), "ops": [_op("producer_byte_rate", 1e19)]},
+            {"entity": _entity(("user", f"{user}-negfrac")), "ops": [_op("consumer_byte_rate", -1.5)]},
             {"entity": [], "ops": [_op("producer_byte_rate", 10.0)]},
             {
                 "entity": _entity(("client-id", client)),

@@ -8,21 +8,32 @@ As Kafka 4 answers them (checked with compat-tests/probes/security.py):
   these INVALID_REQUEST with Kafka's message, and null entries).  An entity matches when it has every
   component's type with the matching name; with ``strict`` it has no other type.  Needs
   DESCRIBE_CONFIGS on the cluster.
-- Alter: per entity, Kafka's checks and messages (entity types, ip addresses, keys valid for the
-  entity, whole numbers for the byte rates, values above 0, a key once per entity and an entity once
-  per request, else "Ignoring duplicate entity"); an accepted entity's changes apply durably at once
-  unless ``validate_only``.  The answer
-  lists the entities in the order of Kafka's map of entities (`java_hash_order` of their hashes), each
-  entity's types in the order of its own map.  Needs ALTER_CONFIGS on the cluster.
+- Alter: per entity, Kafka's checks and messages in its order (entity types and names, the
+  combination, an ip entity's name, which must be an address or resolve as Kafka's
+  ``InetAddress.getByName`` would; then each value set, in the order of Kafka's map of the entity's
+  operations: a key valid for the entity, a value above 0, a whole number within its type for the
+  rates Kafka types as LONG or INT; a removal is never refused), a key once per entity and an entity
+  once per request, else "Ignoring duplicate entity"; an accepted entity's changes apply durably at
+  once unless ``validate_only``.  The answer lists the entities in the order of Kafka's map of
+  entities (`java_hash_order` of their hashes), each entity's types in the order of its own map
+  (`entity_entries`).  Needs ALTER_CONFIGS on the cluster.
 """
 
 from __future__ import annotations
 
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
-from odradek.java_order import java_hash_order, map_hash, string_hash
+from odradek.java_order import java_hash_order, java_presized_hash_order, map_hash, string_hash
 from odradek.security.acl import AclOperation
-from odradek.security.quota_store import INTEGER_KEYS, KEYS_BY_TYPE, Entity, entity_text, validate_entity
+from odradek.security.quota_store import (
+    KEYS_BY_TYPE,
+    Entity,
+    entity_entries,
+    entity_text,
+    unresolvable_hosts,
+    validate_entity,
+    value_refusal,
+)
 from odradek.wire.errors import ErrorCode
 from odradek.wire.messages.quotas import (
     AlterClientQuotasRequest,
@@ -96,11 +107,6 @@ def _parse_filter(request: DescribeClientQuotasRequestValue) -> tuple[dict[str, 
     return exact, any_of
 
 
-def _entity_list(entity: Entity) -> list[tuple[str, str | None]]:
-    entries = dict(entity)
-    return [(kind, entries[kind]) for kind in java_hash_order(entries, string_hash)]
-
-
 @registry.api(DescribeClientQuotasRequest, DescribeClientQuotasResponse, "0-1", _describe_error)
 async def describe_client_quotas(
     ctx: RequestContext, request: DescribeClientQuotasRequestValue
@@ -122,7 +128,7 @@ async def describe_client_quotas(
             continue
         entries.append(
             _DescribeEntry(
-                entity=[_DescribeEntry.EntityData(entity_type=k, entity_name=n) for k, n in _entity_list(entity)],
+                entity=[_DescribeEntry.EntityData(entity_type=k, entity_name=n) for k, n in entity_entries(entity)],
                 values=[
                     _DescribeEntry.ValueData(key=key, value=values[key]) for key in java_hash_order(values, string_hash)
                 ],
@@ -145,16 +151,6 @@ def _alter_error(request: AlterClientQuotasRequestValue, code: ErrorCode) -> Alt
     )
 
 
-def _check_value(kind_keys: frozenset[str], key: str, value: float) -> str | None:
-    if key not in kind_keys:
-        return f"Invalid configuration key {key}"
-    if key in INTEGER_KEYS and abs(int(value) - value) > 1e-6:
-        return f"{key} cannot be a fractional value."
-    if value <= 0:
-        return f"Quota {key} must be greater than 0"
-    return None
-
-
 @registry.api(AlterClientQuotasRequest, AlterClientQuotasResponse, "0-1", _alter_error)
 async def alter_client_quotas(
     ctx: RequestContext, request: AlterClientQuotasRequestValue
@@ -163,8 +159,11 @@ async def alter_client_quotas(
         return _alter_error(request, ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
     outcome: dict[Entity, str | None] = {}
     changes: dict[Entity, dict[str, float | None]] = {}
-    for entry in request.entries:
-        entity: Entity = tuple(sorted({e.entity_type: e.entity_name for e in entry.entity}.items()))
+    entities: list[Entity] = [
+        tuple(sorted({e.entity_type: e.entity_name for e in entry.entity}.items())) for entry in request.entries
+    ]
+    unresolvable = await unresolvable_hosts(entities)
+    for entity, entry in zip(entities, request.entries, strict=True):
         ops: dict[str, float | None] = {}
         duplicate_key = False
         for op in entry.ops:
@@ -174,12 +173,13 @@ async def alter_client_quotas(
             outcome[entity] = f"Ignoring duplicate entity {entity_text(entity)}"
             changes.pop(entity, None)
             continue
-        refusal = validate_entity(entity)
+        refusal = validate_entity(entity, unresolvable)
         if refusal is None:
-            kinds = {kind for kind, _ in entity}
-            allowed = frozenset.intersection(*(KEYS_BY_TYPE[k] for k in kinds))
-            for key, value in ops.items():
-                refusal = _check_value(allowed, key, 1.0 if value is None else value)
+            allowed = frozenset.intersection(*(KEYS_BY_TYPE[kind] for kind, _ in entity))
+            # Kafka checks the values set (a removal is never refused) in its map's order
+            for key in java_presized_hash_order(ops, string_hash, len(entry.ops)):
+                value = ops[key]
+                refusal = None if value is None else value_refusal(allowed, key, value)
                 if refusal is not None:
                     break
         outcome[entity] = refusal
@@ -193,7 +193,7 @@ async def alter_client_quotas(
             _AlterEntry(
                 error_code=ErrorCode.NONE if outcome[entity] is None else ErrorCode.INVALID_REQUEST,
                 error_message=outcome[entity],
-                entity=[_AlterEntry.EntityData(entity_type=k, entity_name=n) for k, n in _entity_list(entity)],
+                entity=[_AlterEntry.EntityData(entity_type=k, entity_name=n) for k, n in entity_entries(entity)],
             )
             for entity in ordered
         ]

@@ -13,50 +13,112 @@ client, default user, client, default client.
 
 from __future__ import annotations
 
-import ipaddress
+import asyncio
 import json
-from collections.abc import Mapping
+import math
+from collections.abc import Collection, Iterable, Mapping
 
 from odradek.config.broker import ConfigError
-from odradek.java_order import java_hash_order, string_hash
+from odradek.java_order import java_presized_hash_order, string_hash
 from odradek.storage.filesystem import FileSystem, read_file, write_file_atomic
 
-__all__ = ["INTEGER_KEYS", "KEYS_BY_TYPE", "QUOTAS_FILE", "Entity", "QuotaStore", "entity_text", "validate_entity"]
+__all__ = [
+    "KEYS_BY_TYPE",
+    "QUOTAS_FILE",
+    "WHOLE_NUMBER_KEYS",
+    "Entity",
+    "QuotaStore",
+    "entity_entries",
+    "entity_text",
+    "unresolvable_hosts",
+    "validate_entity",
+    "value_refusal",
+]
 
 QUOTAS_FILE = "__odradek_client_quotas.json"
 _VERSION = 1
 USER, CLIENT_ID, IP = "user", "client-id", "ip"
 _CLIENT_KEYS = frozenset({"producer_byte_rate", "consumer_byte_rate", "request_percentage", "controller_mutation_rate"})
 KEYS_BY_TYPE = {USER: _CLIENT_KEYS, CLIENT_ID: _CLIENT_KEYS, IP: frozenset({"connection_creation_rate"})}
-INTEGER_KEYS = frozenset({"producer_byte_rate", "consumer_byte_rate", "connection_creation_rate"})
+#: The quota keys Kafka types as whole numbers: their type's name in its messages and largest value.
+WHOLE_NUMBER_KEYS = {
+    "producer_byte_rate": ("a LONG", float(2**63 - 1)),
+    "consumer_byte_rate": ("a LONG", float(2**63 - 1)),
+    "connection_creation_rate": ("an INT", float(2**31 - 1)),
+}
 
 Entity = tuple[tuple[str, str | None], ...]
 """An entity as sorted (type, name) pairs: hashable, one spelling per entity."""
 
 
+def entity_entries(entity: Entity) -> list[tuple[str, str | None]]:
+    """The entity's (type, name) pairs in the order Kafka's map of them iterates: a ``HashMap``
+    made for as many entries as the entity has (``new HashMap<>(n)``: 4 buckets for 2 or 3)."""
+    entries = dict(entity)
+    return [(kind, entries[kind]) for kind in java_presized_hash_order(entries, string_hash, len(entries))]
+
+
 def entity_text(entity: Entity) -> str:
     """Kafka's ``ClientQuotaEntity.toString``: ``ClientQuotaEntity(entries={type=name, ...})``."""
-    entries = dict(entity)
-    inside = ", ".join(f"{kind}={entries[kind]}" for kind in java_hash_order(entries, string_hash))
+    inside = ", ".join(f"{kind}={name}" for kind, name in entity_entries(entity))
     return f"ClientQuotaEntity(entries={{{inside}}})"
 
 
-def validate_entity(entity: Entity) -> str | None:
-    """Kafka's message for an entity that cannot hold quotas, else None."""
+def validate_entity(entity: Entity, unresolvable: Collection[str] = ()) -> str | None:
+    """Kafka's message for an entity that cannot hold quotas, else None: in Kafka's order, the
+    types and names (an unknown type, an empty name), then the combination, then the ip entity's
+    name, which Kafka resolves (``InetAddress.getByName``): ``unresolvable`` lists the names that
+    neither are an address nor resolve (`unresolvable_hosts`)."""
     if not entity:
         return "Invalid empty client quota entity"
-    for kind, name in entity:
+    for kind, name in entity_entries(entity):
         if kind not in KEYS_BY_TYPE:
             return f"Unhandled client quota entity type: {kind}"
-        if kind == IP and name is not None:
-            try:
-                ipaddress.ip_address(name)
-            except ValueError:
-                return f"{name} is not a valid IP or resolvable host."
-    kinds = {kind for kind, _ in entity}
-    if IP in kinds and len(kinds) > 1:
-        return "Invalid quota entity combination, IP entity should not be used with user/client ID entity."
+        if name == "":
+            return f"Empty {kind} not supported"
+    entries = dict(entity)
+    if IP in entries:
+        if len(entries) > 1:
+            # sic: Kafka joins "should" and "not" without a space
+            return "Invalid quota entity combination, IP entity shouldnot be combined with User or ClientId"
+        if entries[IP] in unresolvable:
+            return f"{entries[IP]} is not a valid IP or resolvable host."
     return None
+
+
+def value_refusal(allowed: frozenset[str], key: str, value: float) -> str | None:
+    """Kafka's message for a quota value an entity cannot take, else None: in Kafka's order, a key
+    the entity's types do not have, a value not above 0, a whole-number key's value past its type's
+    largest, then a fraction there."""
+    if key not in allowed:
+        return f"Invalid configuration key {key}"
+    if value <= 0.0:
+        return f"Quota {key} must be greater than 0"
+    whole = WHOLE_NUMBER_KEYS.get(key)
+    if whole is not None:
+        type_name, largest = whole
+        if value > largest:
+            return f"Proposed value for {key} is too large for {type_name}."
+        if abs(math.fmod(value, 1.0)) > 1e-6:
+            return f"{key} cannot be a fractional value."
+    return None
+
+
+async def unresolvable_hosts(entities: Iterable[Entity]) -> set[str]:
+    """The ip entities' names that are neither an address nor a name the resolver knows, looked up
+    off the event loop (an unknown name may wait on DNS)."""
+    loop = asyncio.get_running_loop()
+    names = {name for entity in entities for kind, name in entity if kind == IP and name}
+
+    async def resolves(name: str) -> bool:
+        try:
+            await loop.getaddrinfo(name, None)
+        except (OSError, UnicodeError, ValueError):
+            return False
+        return True
+
+    found = await asyncio.gather(*(resolves(name) for name in sorted(names)))
+    return {name for name, ok in zip(sorted(names), found, strict=True) if not ok}
 
 
 class QuotaStore:

@@ -8,6 +8,8 @@ from odradek.java_hash import java_string_hash
 from odradek.java_order import (
     java_hash_order,
     java_hash_set_copy_order,
+    java_presized_capacity,
+    java_presized_hash_order,
     map_hash,
     scala_immutable_set_order,
     scala_immutable_set_order_in_steps,
@@ -119,6 +121,17 @@ def test_a_java_hash_set_copy_is_sized_from_the_copied_set() -> None:
     # comes first: a copy of eleven keys has 16 buckets, one of twelve has 32.
     assert java_hash_set_copy_order(["t-1", "t-14"], string_hash, 11) == ["t-1", "t-14"]
     assert java_hash_set_copy_order(["t-1", "t-14"], string_hash, 12) == ["t-14", "t-1"]
+
+
+def test_a_presized_hash_map_starts_at_its_initial_capacity_rounded_up_and_doubles_past_three_quarters() -> None:
+    assert [java_presized_capacity(n, n) for n in (1, 2, 3, 4, 5, 12, 13)] == [2, 4, 4, 8, 8, 16, 32]
+    assert java_presized_capacity(2, 4) == 8
+
+
+def test_a_presized_hash_map_of_two_keys_iterates_its_four_buckets() -> None:
+    # "user" falls in bucket 1 of 4 and 13 of 16, "ip" in 3 of 4 and 7 of 16
+    assert java_presized_hash_order(["ip", "user"], string_hash, 2) == ["user", "ip"]
+    assert java_hash_order(["ip", "user"], string_hash) == ["ip", "user"]
 
 
 def test_keys_with_one_hash_keep_the_order_they_were_added_in() -> None:
