@@ -19,8 +19,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import os
 from collections.abc import Generator, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from odradek.broker_views import ClusterInfo, GroupsOnFirstUse, MarkerWriter, TransactionsOnFirstUse
@@ -113,7 +113,7 @@ class Broker:
         self.scheduler = Scheduler(self.clock)
         #: Where partition logs and their checkpoints live: the disk, or a test's injected faults.
         self.fs: FileSystem = fs or OsFileSystem()
-        self.data_dirs = [Path(d) for d in config.data_dirs]
+        self.data_dirs = list(config.data_dirs)
         #: Where the broker keeps its own metadata (catalog, dynamic configs): the first data directory.
         self.data_dir = self.data_dirs[0]
         self.registry: Registry = load_handlers()
@@ -154,28 +154,28 @@ class Broker:
     async def start(self, *, listen: bool = True) -> None:
         """Open the data directory and build every service; then listen, unless ``listen`` is
         False (an embedding owns a plain listener and routes frames to `dispatcher`)."""
-        self.cluster_id = read_or_create_meta(self.fs, str(self.data_dir), self.config.node_id)
+        self.cluster_id = read_or_create_meta(self.fs, self.data_dir, self.config.node_id)
         for other in self.data_dirs[1:]:
-            read_or_create_meta(self.fs, str(other), self.config.node_id, self.cluster_id)
-        self.dynamic_configs = DynamicConfigStore(self.fs, str(self.data_dir / DYNAMIC_CONFIGS_FILE))
-        self.group_configs = GroupConfigStore(self.fs, str(self.data_dir / GROUP_CONFIGS_FILE))
-        self.feature_store = FeatureStore(self.fs, str(self.data_dir / FEATURES_FILE))
+            read_or_create_meta(self.fs, other, self.config.node_id, self.cluster_id)
+        self.dynamic_configs = DynamicConfigStore(self.fs, os.path.join(self.data_dir, DYNAMIC_CONFIGS_FILE))
+        self.group_configs = GroupConfigStore(self.fs, os.path.join(self.data_dir, GROUP_CONFIGS_FILE))
+        self.feature_store = FeatureStore(self.fs, os.path.join(self.data_dir, FEATURES_FILE))
         self.features = self.feature_store.load(self.features)
         cluster, own = self.dynamic_configs.load()
         self.config = with_layer(with_layer(self.config, cluster, per_broker=False), own, per_broker=True)
-        self.catalog = TopicCatalog(self.fs, str(self.data_dir / "__odradek_topics.json"))
+        self.catalog = TopicCatalog(self.fs, os.path.join(self.data_dir, "__odradek_topics.json"))
         self.catalog.start_leading()
         fs = self.fs
         self.logs = LogManager.open(
             fs,
-            [str(d) for d in self.data_dirs],
+            self.data_dirs,
             self.clock,
             config_for=self._log_config,
             cleaner_config=self._cleaner_config(),
         )
         self.logs.sync_soon = self._sync_creations_soon
-        self.producer_ids = ProducerIdAllocator(fs, str(self.data_dir / "producer_ids"))
-        self.security = SecurityServices.open(fs, str(self.data_dir), self.config.security, self.clock)
+        self.producer_ids = ProducerIdAllocator(fs, os.path.join(self.data_dir, "producer_ids"))
+        self.security = SecurityServices.open(fs, self.data_dir, self.config.security, self.clock)
         self.security.throttle.scheduler = self.scheduler
         self.partitions = Partitions(fs, self.logs, self.catalog, self.config.node_id, self.scheduler)
         self.topics = Topics(self.catalog, self.partitions, self._topic_log_config, self._sync_creations_soon)

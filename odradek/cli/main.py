@@ -15,12 +15,11 @@ import os
 import signal
 import sys
 from collections.abc import Coroutine
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from odradek.broker import Broker
 from odradek.config import ConfigError, load_config
-from odradek.config.broker import parse_properties
+from odradek.config.broker import read_properties
 from odradek.storage.filesystem import MemoryFileSystem
 
 if TYPE_CHECKING:
@@ -61,7 +60,7 @@ def _parser(clients: bool = True) -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="start a broker in the foreground", formatter_class=_HelpFormatter)
-    run.add_argument("config", nargs="?", type=Path, help="a server.properties file")
+    run.add_argument("config", nargs="?", help="a server.properties file")
     run.add_argument("--host", help="listen address (default 127.0.0.1)")
     run.add_argument("--port", type=int, help="listen port (default 9092; 0 picks a free one)")
     run.add_argument("--data-dir", help="where partition logs live (default ./data)")
@@ -81,7 +80,6 @@ def _parser(clients: bool = True) -> argparse.ArgumentParser:
     run.add_argument("--storage", choices=("disk", "memory"), default="disk", help="keep data on disk or in memory")
     run.add_argument(
         "--port-file",
-        type=Path,
         help="once ready, write 'port=N' (and 'control.port=M') to this file, for test harnesses",
     )
     run.add_argument(
@@ -105,14 +103,15 @@ def _parser(clients: bool = True) -> argparse.ArgumentParser:
     return parser
 
 
-def _write_port_file(path: Path | None, port: int, control_port: int | None) -> None:
+def _write_port_file(path: str | None, port: int, control_port: int | None) -> None:
     """``port=N`` (and ``control.port=M``), replaced atomically so a reader never sees half."""
     if path is None:
         return
     lines = f"port={port}\n" + (f"control.port={control_port}\n" if control_port is not None else "")
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(lines)
-    partial.replace(path)
+    partial = path + ".partial"
+    with open(partial, "w") as file:
+        file.write(lines)
+    os.replace(partial, path)
 
 
 def _stop_on_signals() -> asyncio.Event:
@@ -140,7 +139,7 @@ async def _until(stop: asyncio.Event, host: str, port: int, console_listen: tupl
         await beside.cleanup()
 
 
-async def _serve(broker: Broker, port_file: Path | None, console_listen: tuple[str, int] | None) -> None:
+async def _serve(broker: Broker, port_file: str | None, console_listen: tuple[str, int] | None) -> None:
     stop = _stop_on_signals()
     await broker.start()
     # Everything built at start-up (modules, message schemas, the recovered logs) lives as long as
@@ -155,7 +154,7 @@ async def _serve(broker: Broker, port_file: Path | None, console_listen: tuple[s
 
 
 async def _serve_double(
-    settings: RuntimeSettings, control_port: int, port_file: Path | None, console_listen: tuple[str, int] | None
+    settings: RuntimeSettings, control_port: int, port_file: str | None, console_listen: tuple[str, int] | None
 ) -> None:
     """A broker with the test double's control endpoint (reset, faults, clock, journal)."""
     from odradek.testing.control import ControlServer
@@ -221,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.control_port is not None:
         from odradek.testing.runtime import RuntimeSettings
 
-        items = parse_properties(args.config.read_text()) if args.config is not None else []
+        items = read_properties(args.config) if args.config is not None else []
         for item in overrides:
             key, _, value = item.partition("=")
             items.append((key, value))

@@ -17,9 +17,9 @@ change at run time must be read through `BrokerConfig.dynamic_value` or
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -34,6 +34,7 @@ __all__ = [
     "load_config",
     "parse_properties",
     "python_value",
+    "read_properties",
 ]
 
 
@@ -277,10 +278,16 @@ def parse_properties(text: str) -> list[tuple[str, str]]:
     return items
 
 
-def load_config(properties_file: Path | None = None, overrides: Iterable[str] = ()) -> BrokerConfig:
+def read_properties(path: str | os.PathLike[str]) -> list[tuple[str, str]]:
+    """A ``server.properties`` file's items, as `parse_properties` reads its text."""
+    with open(path, encoding="utf-8") as file:
+        return parse_properties(file.read())
+
+
+def load_config(properties_file: str | os.PathLike[str] | None = None, overrides: Iterable[str] = ()) -> BrokerConfig:
     config = BrokerConfig()
     if properties_file is not None:
-        config = _apply(config, parse_properties(properties_file.read_text()))
+        config = _apply(config, read_properties(properties_file))
     pairs = []
     for item in overrides:
         key, sep, value = item.partition("=")

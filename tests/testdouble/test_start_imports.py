@@ -28,8 +28,9 @@ BUILT_ON_FIRST_USE = (
 )
 #: What an idle ``odradek run`` has no use for (idle memory, W7): `shutil`, which loads the bz2 and
 #: lzma codecs, only because argparse asks it the terminal's width (0.4 MiB); `random`, for fetch
-#: session ids, before the first session (0.3 MiB).
-NOT_WHILE_IDLE = ("shutil", "bz2", "lzma", "random")
+#: session ids, before the first session (0.3 MiB); `pathlib`, which brings `urllib.parse` and
+#: `ipaddress` (0.5 MiB): the broker's paths are strings.
+NOT_WHILE_IDLE = ("shutil", "bz2", "lzma", "random", "pathlib", "urllib", "ipaddress")
 
 _REQUESTS = textwrap.dedent(
     """
