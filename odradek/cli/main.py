@@ -12,6 +12,7 @@ import asyncio
 import gc
 import logging
 import os
+import resource
 import signal
 import sys
 from collections.abc import Coroutine
@@ -114,6 +115,20 @@ def _write_port_file(path: str | None, port: int, control_port: int | None) -> N
     os.replace(partial, path)
 
 
+def _raise_open_files_limit() -> None:
+    """Lift the soft limit on open files to the hard one, as the JVM does for Kafka on Linux
+    (``-XX:+MaxFDLimit``, on by default): every connection holds a socket and every partition its
+    segment files, so a soft limit of 1024 would cap the broker long before Kafka's.  An unlimited
+    hard limit, or a refusal, leaves the soft one as it was."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == hard or hard == resource.RLIM_INFINITY:
+        return
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    except (ValueError, OSError) as exc:
+        log.warning("open files limit stays at %d: %s", soft, exc)
+
+
 def _stop_on_signals() -> asyncio.Event:
     """An event SIGINT or SIGTERM sets; installed before the broker starts, so a signal sent as soon
     as the ready line appears stops the broker cleanly instead of killing the process."""
@@ -190,6 +205,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return spark_load.run(args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    _raise_open_files_limit()
     console_listen = None
     if args.console is not None:
         from odradek.cli.common import UsageError
