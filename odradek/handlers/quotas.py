@@ -21,6 +21,9 @@ As Kafka 4 answers them (checked with compat-tests/probes/security.py):
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterable
+
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
 from odradek.java_order import java_hash_order, java_presized_hash_order, map_hash, string_hash
@@ -30,7 +33,6 @@ from odradek.security.quota_store import (
     Entity,
     entity_entries,
     entity_text,
-    unresolvable_hosts,
     validate_entity,
     value_refusal,
 )
@@ -149,6 +151,23 @@ def _alter_error(request: AlterClientQuotasRequestValue, code: ErrorCode) -> Alt
             for entry in request.entries
         ]
     )
+
+
+async def unresolvable_hosts(entities: Iterable[Entity]) -> set[str]:
+    """The ip entities' names that are neither an address nor a name the resolver knows, looked up
+    off the event loop (an unknown name may wait on DNS)."""
+    loop = asyncio.get_running_loop()
+    names = sorted({name for entity in entities for kind, name in entity if kind == _IP and name})
+
+    async def resolves(name: str) -> bool:
+        try:
+            await loop.getaddrinfo(name, None)
+        except (OSError, UnicodeError, ValueError):
+            return False
+        return True
+
+    found = await asyncio.gather(*(resolves(name) for name in names))
+    return {name for name, ok in zip(names, found, strict=True) if not ok}
 
 
 @registry.api(AlterClientQuotasRequest, AlterClientQuotasResponse, "0-1", _alter_error)

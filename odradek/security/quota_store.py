@@ -13,10 +13,9 @@ client, default user, client, default client.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Mapping
 
 from odradek.config.broker import ConfigError
 from odradek.java_order import java_presized_hash_order, string_hash
@@ -30,7 +29,6 @@ __all__ = [
     "QuotaStore",
     "entity_entries",
     "entity_text",
-    "unresolvable_hosts",
     "validate_entity",
     "value_refusal",
 ]
@@ -68,7 +66,7 @@ def validate_entity(entity: Entity, unresolvable: Collection[str] = ()) -> str |
     """Kafka's message for an entity that cannot hold quotas, else None: in Kafka's order, the
     types and names (an unknown type, an empty name), then the combination, then the ip entity's
     name, which Kafka resolves (``InetAddress.getByName``): ``unresolvable`` lists the names that
-    neither are an address nor resolve (`unresolvable_hosts`)."""
+    neither are an address nor resolve (the handler looks them up: `odradek.handlers.quotas`)."""
     if not entity:
         return "Invalid empty client quota entity"
     for kind, name in entity_entries(entity):
@@ -102,23 +100,6 @@ def value_refusal(allowed: frozenset[str], key: str, value: float) -> str | None
         if abs(math.fmod(value, 1.0)) > 1e-6:
             return f"{key} cannot be a fractional value."
     return None
-
-
-async def unresolvable_hosts(entities: Iterable[Entity]) -> set[str]:
-    """The ip entities' names that are neither an address nor a name the resolver knows, looked up
-    off the event loop (an unknown name may wait on DNS)."""
-    loop = asyncio.get_running_loop()
-    names = {name for entity in entities for kind, name in entity if kind == IP and name}
-
-    async def resolves(name: str) -> bool:
-        try:
-            await loop.getaddrinfo(name, None)
-        except (OSError, UnicodeError, ValueError):
-            return False
-        return True
-
-    found = await asyncio.gather(*(resolves(name) for name in sorted(names)))
-    return {name for name, ok in zip(sorted(names), found, strict=True) if not ok}
 
 
 class QuotaStore:

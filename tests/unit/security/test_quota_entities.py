@@ -7,12 +7,12 @@ import asyncio
 
 import pytest
 
+from odradek.handlers.quotas import unresolvable_hosts
 from odradek.security.quota_store import (
     KEYS_BY_TYPE,
     Entity,
     entity_entries,
     entity_text,
-    unresolvable_hosts,
     validate_entity,
     value_refusal,
 )
