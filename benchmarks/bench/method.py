@@ -136,9 +136,16 @@ IDLE_SETTLE_S = 2.0
 STOP_S = 1.0  # a broker's shutdown after a W7 cold start
 
 
+#: W7's measured cold starts of Kafka and odradek, whatever the pairs: a cold start costs seconds, and
+#: with five the interquartile range (`stats.summarise`) leaves out the fastest and the slowest start;
+#: with three it is half their whole range, so one slow start alone marked W7 noisy.
+COLD_STARTS_MEASURED = 5
+
+
 def cold_start_rounds(pairs: int, peer: bool) -> int:
-    """W7's cold starts of one broker: a warm-up start, then one per measured pair (a peer: its share)."""
-    return PEER_WARMUP_RUNS + min(pairs, PEER_MAX_RUNS) if peer else 1 + pairs
+    """W7's cold starts of one broker: a warm-up start, then `COLD_STARTS_MEASURED` or one per
+    measured pair if there are more (a peer: its share)."""
+    return PEER_WARMUP_RUNS + min(pairs, PEER_MAX_RUNS) if peer else 1 + max(pairs, COLD_STARTS_MEASURED)
 
 
 def estimate_seconds(

@@ -12,6 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 
 from bench.method import (
     BUDGET_S,
+    COLD_STARTS_MEASURED,
     FULL_TIMING,
     MAX_WARMUP_RUNS,
     PEER_LONG_RUN_S,
@@ -146,7 +147,8 @@ def test_a_peer_runs_a_long_case_once_and_shorter_but_never_under_ten_seconds() 
 
 
 def test_cold_starts_are_in_the_estimate() -> None:
-    assert cold_start_rounds(3, peer=False) == 4
+    assert cold_start_rounds(3, peer=False) == 1 + COLD_STARTS_MEASURED == 6
+    assert cold_start_rounds(7, peer=False) == 8
     assert cold_start_rounds(3, peer=True) == 1 + PEER_MAX_RUNS
     none = estimate_seconds([], 3, FULL_TIMING)
     assert none == 0
