@@ -8,17 +8,11 @@ import asyncio
 import pytest
 
 from odradek.handlers.quotas import unresolvable_hosts
-from odradek.security.quota_store import (
-    KEYS_BY_TYPE,
-    Entity,
-    entity_entries,
-    entity_text,
-    validate_entity,
-    value_refusal,
-)
+from odradek.security import quota_store
+from odradek.security.quota_store import Entity, validate_entity
 
-USER_KEYS = KEYS_BY_TYPE["user"]
-IP_KEYS = KEYS_BY_TYPE["ip"]
+USER_KEYS = quota_store.KEYS_BY_TYPE["user"]
+IP_KEYS = quota_store.KEYS_BY_TYPE["ip"]
 TOO_LARGE = "Proposed value for {} is too large for {}."
 
 
@@ -59,8 +53,8 @@ def test_an_entitys_types_are_listed_in_the_order_of_kafkas_map_of_four_buckets(
     """``new HashMap<>(2)`` holding user and ip iterates user (bucket 1) before ip (bucket 3); a
     default map of 16 buckets would put ip (7) before user (13)."""
     entity: Entity = (("ip", "127.0.0.1"), ("user", "alice"))
-    assert entity_entries(entity) == [("user", "alice"), ("ip", "127.0.0.1")]
-    assert entity_text(entity) == "ClientQuotaEntity(entries={user=alice, ip=127.0.0.1})"
+    assert quota_store.entity_entries(entity) == [("user", "alice"), ("ip", "127.0.0.1")]
+    assert quota_store.entity_text(entity) == "ClientQuotaEntity(entries={user=alice, ip=127.0.0.1})"
 
 
 @pytest.mark.parametrize(
@@ -79,11 +73,11 @@ def test_an_entitys_types_are_listed_in_the_order_of_kafkas_map_of_four_buckets(
 def test_a_value_is_refused_with_the_first_of_kafkas_checks_it_fails(
     allowed: frozenset[str], key: str, value: float, message: str
 ) -> None:
-    assert value_refusal(allowed, key, value) == message
+    assert quota_store.value_refusal(allowed, key, value) == message
 
 
 @pytest.mark.parametrize(
     ("key", "value"), [("request_percentage", 50.5), ("producer_byte_rate", 1024.0), ("producer_byte_rate", 2.0000001)]
 )
 def test_fractions_are_kept_where_kafka_keeps_them(key: str, value: float) -> None:
-    assert value_refusal(USER_KEYS, key, value) is None
+    assert quota_store.value_refusal(USER_KEYS, key, value) is None
