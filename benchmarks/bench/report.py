@@ -128,6 +128,27 @@ def _peer_share_method(document: dict[str, Any]) -> str:
     )
 
 
+def _cold_starts_bullet(document: dict[str, Any]) -> list[str]:
+    """How W7 started each broker, with the measured cold starts it recorded per broker (none when
+    the run had no W7)."""
+    case = next((case for case in document.get("cases", []) if case.get("key") == "W7-start"), None)
+    runs = case.get("runs") if case else None
+    if not runs:
+        return []
+    settle = case.get("settings", {}).get("idle_settle_s")
+    pause = f"{settle:g} s after" if settle is not None else "a pause after"
+    measured: dict[str, int] = {}
+    for run in runs:
+        if not run.get("warmup"):
+            measured[run["broker"]] = measured.get(run["broker"], 0) + 1
+    counts = ", ".join(f"{name} {count}" for name, count in measured.items())
+    return [
+        "- W7: each broker started cold on a fresh data directory (Kafka's storage formatted first, not "
+        "timed); exec to ready is until an ApiVersions and a Metadata request are answered (polled every "
+        f"5 ms), idle RSS is read {pause} ready; after one warm-up start, measured cold starts: {counts}."
+    ]
+
+
 def load_budget(results: Path) -> dict[str, Any] | None:
     """``results/budget.json``, or None when there is none."""
     path = results / BUDGET_FILE
@@ -372,6 +393,7 @@ def summary_markdown(
         "fixed rate and measures in microseconds.",
         method.brokers_bullet,
         method.warmup_bullet,
+        *_cold_starts_bullet(document),
         "- Peers: kfake (franz-go's in-memory fake cluster) and Tansu (in-memory storage) run the librdkafka cases "
         "and get less of each (to keep `make bench` within 45 minutes): "
         + _peer_share_method(document)

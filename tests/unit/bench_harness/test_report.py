@@ -60,6 +60,18 @@ def test_the_method_says_what_the_peers_got() -> None:
     assert "3 W7 cold starts" in summary
 
 
+def test_the_method_counts_the_cold_starts_w7_measured_per_broker() -> None:
+    runs = [
+        {"broker": broker, "warmup": index == 0}
+        for broker, starts in (("kafka", 6), ("odradek", 6), ("kfake", 3))
+        for index in range(starts)
+    ]
+    with_w7 = {**_document(0, SHARE), "cases": [{"key": "W7-start", "runs": runs}]}
+    summary = summary_markdown(with_w7, [], [], chart=False)
+    assert "measured cold starts: kafka 5, odradek 5, kfake 2." in summary
+    assert "measured cold starts" not in summary_markdown(_document(0, SHARE), [], [], chart=False)
+
+
 def test_a_run_of_the_method_before_brokers_were_kept_is_described_as_measured() -> None:
     older = _document(1, SHARE)
     del older["method"]
