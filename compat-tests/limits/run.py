@@ -12,7 +12,10 @@ unserved), ``closed`` (the broker closed it; a reset counts as closed).  Cases:
 - ``max.connections.per.ip``: over it, a connection is closed at once; the next one from that
   address is served once one of its connections closes;
 - ``connections.max.idle.ms``: a connection that sends nothing is closed once idle that long; one
-  that keeps asking is not.
+  that keeps asking is not;
+- ``soft open-files limit``: the broker started under a soft ``RLIMIT_NOFILE`` of 256 (its hard limit
+  unchanged) still serves 400 connections at once: Kafka's JVM lifts the soft limit to the hard one
+  at start-up (``-XX:+MaxFDLimit``), and `odradek run` does the same.
 
 The waits are generous (a loaded machine changes when, not whether); writes
 ``compat-tests/report/limits.{json,md}``.
@@ -21,12 +24,14 @@ The waits are generous (a loaded machine changes when, not whether); writes
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import resource
 import socket
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 COMPAT = Path(__file__).resolve().parents[1]
@@ -163,11 +168,48 @@ def _idle(bootstrap: str) -> list[str]:
         busy.close()
 
 
+def _many_at_once(bootstrap: str, count: int) -> list[str]:
+    """``count`` connections held open together, each asking once: how many saw each outcome
+    (``not accepted``: the connection itself timed out)."""
+    clients: list[Client] = []
+    states: list[str] = []
+    try:
+        for _ in range(count):
+            try:
+                clients.append(Client(bootstrap))
+            except OSError:
+                states.append("not accepted")
+                continue
+            clients[-1].ask()
+        states += [client.state() for client in clients]
+    finally:
+        for client in clients:
+            client.close()
+    return [f"{count} connections at once: {state} {states.count(state)}" for state in sorted(set(states))]
+
+
+@contextlib.contextmanager
+def _soft_open_files(limit: int | None) -> Iterator[None]:
+    """This process's soft open-files limit at ``limit`` while the broker starts (the broker inherits
+    it), then back, so the clients' own sockets do not count against it."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if limit is not None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+#: The soft open-files limit a case's broker starts under (its clients are counted above it).
+SOFT_OPEN_FILES = {"soft open-files limit": 256}
+
 CASES: dict[str, tuple[dict[str, str], Callable[[str], list[str]]]] = {
     "max.connections": ({"max.connections": "3"}, lambda b: _over_a_limit(b, 5)),
     "listener max.connections": ({"listener.name.plaintext.max.connections": "2"}, lambda b: _over_a_limit(b, 4)),
     "max.connections.per.ip": ({"max.connections.per.ip": "2"}, lambda b: _over_a_limit(b, 4)),
     "connections.max.idle.ms": ({"connections.max.idle.ms": "2000"}, _idle),
+    "soft open-files limit": ({}, lambda b: _many_at_once(b, 400)),
 }
 
 
@@ -176,7 +218,9 @@ def observe(broker_name: str, case: str, workdir: Path) -> list[str]:
     launch = launchers()[broker_name]
     log_path = workdir / f"{broker_name}-{case.replace(' ', '-')}.log"
     broker: RunningBroker
-    with launch(workdir, log_path, settings=settings) as broker:  # type: ignore[call-arg]
+    with contextlib.ExitStack() as stack:
+        with _soft_open_files(SOFT_OPEN_FILES.get(case)):
+            broker = stack.enter_context(launch(workdir, log_path, settings=settings))  # type: ignore[call-arg]
         time.sleep(SETTLE_S)
         return scenario(broker.bootstrap)
 
