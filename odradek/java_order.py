@@ -43,8 +43,6 @@ __all__ = [
     "java_hash_set_copy_capacity",
     "java_hash_set_copy_order",
     "java_long_hash",
-    "java_presized_capacity",
-    "java_presized_hash_order",
     "map_hash",
     "scala_hash_set_order",
     "scala_immutable_set_order",
@@ -97,19 +95,11 @@ def _spread(hash_code: int) -> int:
     return _int32(h ^ (h >> 16))
 
 
-def java_hash_capacity(size: int) -> int:
+def java_hash_capacity(size: int, initial_capacity: int = 16) -> int:
     """The table size of a Java ``HashMap``/``HashSet`` that received ``size`` distinct keys one by
-    one: 16, doubled whenever the size exceeds three quarters of it."""
-    capacity = 16
-    while size > capacity * 3 // 4:
-        capacity *= 2
-    return capacity
-
-
-def java_presized_capacity(initial_capacity: int, size: int) -> int:
-    """The table size of ``new HashMap<>(initialCapacity)`` after ``size`` distinct keys: the
-    initial capacity rounded up to a power of two, doubled whenever the size exceeds three quarters
-    of it (``new HashMap<>(2)`` holding two keys has 4 buckets, not the default 16)."""
+    one: ``initial_capacity`` (16 by default; ``new HashMap<>(n)`` asks for n) rounded up to a power
+    of two, doubled whenever the size exceeds three quarters of it (``new HashMap<>(2)`` holding two
+    keys has 4 buckets)."""
     capacity = 1 << max(initial_capacity - 1, 0).bit_length()
     while size > capacity * 3 // 4:
         capacity *= 2
@@ -124,20 +114,12 @@ def java_hash_set_copy_capacity(copied_size: int) -> int:
     return 1 << (wanted - 1).bit_length()
 
 
-def java_hash_order(keys: Iterable[K], hash_of: Callable[[K], int]) -> list[K]:
-    """The order a Java ``HashMap``/``HashSet`` that received ``keys`` in this order iterates them
-    (a repeated key keeps its first place)."""
+def java_hash_order(keys: Iterable[K], hash_of: Callable[[K], int], initial_capacity: int = 16) -> list[K]:
+    """The order a Java ``HashMap``/``HashSet`` made for ``initial_capacity`` keys that received
+    ``keys`` in this order iterates them (a repeated key keeps its first place)."""
     unique = list(dict.fromkeys(keys))
     entries = [(key, hash_of(key)) for key in unique]
-    return _exhaust(java_bucket_order_in_steps(entries, java_hash_capacity(len(unique)), len(unique) + 1))
-
-
-def java_presized_hash_order(keys: Iterable[K], hash_of: Callable[[K], int], initial_capacity: int) -> list[K]:
-    """The order ``new HashMap<>(initialCapacity)`` (or ``HashSet``) that received ``keys`` in this
-    order iterates them (`java_presized_capacity`)."""
-    unique = list(dict.fromkeys(keys))
-    entries = [(key, hash_of(key)) for key in unique]
-    capacity = java_presized_capacity(initial_capacity, len(unique))
+    capacity = java_hash_capacity(len(unique), initial_capacity)
     return _exhaust(java_bucket_order_in_steps(entries, capacity, len(unique) + 1))
 
 

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 
 from odradek.handlers.context import RequestContext
 from odradek.handlers.registry import registry
-from odradek.java_order import java_hash_order, java_presized_hash_order, map_hash, string_hash
+from odradek.java_order import java_hash_order, map_hash, string_hash
 from odradek.security.acl import AclOperation
 from odradek.security.quota_store import (
     KEYS_BY_TYPE,
@@ -196,7 +196,7 @@ async def alter_client_quotas(
         if refusal is None:
             allowed = frozenset.intersection(*(KEYS_BY_TYPE[kind] for kind, _ in entity))
             # Kafka checks the values set (a removal is never refused) in its map's order
-            for key in java_presized_hash_order(ops, string_hash, len(entry.ops)):
+            for key in java_hash_order(ops, string_hash, len(entry.ops)):
                 value = ops[key]
                 refusal = None if value is None else value_refusal(allowed, key, value)
                 if refusal is not None:

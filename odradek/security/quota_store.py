@@ -18,7 +18,7 @@ import math
 from collections.abc import Collection, Mapping
 
 from odradek.config.broker import ConfigError
-from odradek.java_order import java_presized_hash_order, string_hash
+from odradek.java_order import java_hash_order, string_hash
 from odradek.storage.filesystem import FileSystem, read_file, write_file_atomic
 
 __all__ = [
@@ -53,7 +53,7 @@ def entity_entries(entity: Entity) -> list[tuple[str, str | None]]:
     """The entity's (type, name) pairs in the order Kafka's map of them iterates: a ``HashMap``
     made for as many entries as the entity has (``new HashMap<>(n)``: 4 buckets for 2 or 3)."""
     entries = dict(entity)
-    return [(kind, entries[kind]) for kind in java_presized_hash_order(entries, string_hash, len(entries))]
+    return [(kind, entries[kind]) for kind in java_hash_order(entries, string_hash, len(entries))]
 
 
 def entity_text(entity: Entity) -> str:

@@ -6,10 +6,9 @@ from collections.abc import Generator
 
 from odradek.java_hash import java_string_hash
 from odradek.java_order import (
+    java_hash_capacity,
     java_hash_order,
     java_hash_set_copy_order,
-    java_presized_capacity,
-    java_presized_hash_order,
     map_hash,
     scala_immutable_set_order,
     scala_immutable_set_order_in_steps,
@@ -124,13 +123,13 @@ def test_a_java_hash_set_copy_is_sized_from_the_copied_set() -> None:
 
 
 def test_a_presized_hash_map_starts_at_its_initial_capacity_rounded_up_and_doubles_past_three_quarters() -> None:
-    assert [java_presized_capacity(n, n) for n in (1, 2, 3, 4, 5, 12, 13)] == [2, 4, 4, 8, 8, 16, 32]
-    assert java_presized_capacity(2, 4) == 8
+    assert [java_hash_capacity(n, initial_capacity=n) for n in (1, 2, 3, 4, 5, 12, 13)] == [2, 4, 4, 8, 8, 16, 32]
+    assert java_hash_capacity(4, initial_capacity=2) == 8
 
 
 def test_a_presized_hash_map_of_two_keys_iterates_its_four_buckets() -> None:
     # "user" falls in bucket 1 of 4 and 13 of 16, "ip" in 3 of 4 and 7 of 16
-    assert java_presized_hash_order(["ip", "user"], string_hash, 2) == ["user", "ip"]
+    assert java_hash_order(["ip", "user"], string_hash, initial_capacity=2) == ["user", "ip"]
     assert java_hash_order(["ip", "user"], string_hash) == ["ip", "user"]
 
 
