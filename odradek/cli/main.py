@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from odradek.broker import Broker
 from odradek.config import ConfigError, load_config
 from odradek.config.broker import read_properties
-from odradek.storage.filesystem import MemoryFileSystem
+from odradek.storage.filesystem import MemoryFileSystem, OsFileSystem, write_file_atomic
 
 if TYPE_CHECKING:
     from odradek.testing.runtime import RuntimeSettings
@@ -109,10 +109,7 @@ def _write_port_file(path: str | None, port: int, control_port: int | None) -> N
     if path is None:
         return
     lines = f"port={port}\n" + (f"control.port={control_port}\n" if control_port is not None else "")
-    partial = path + ".partial"
-    with open(partial, "w") as file:
-        file.write(lines)
-    os.replace(partial, path)
+    write_file_atomic(OsFileSystem(), path, lines.encode())
 
 
 def _raise_open_files_limit() -> None:
