@@ -4,22 +4,16 @@ a broker started under a small soft limit still serves more connections than tha
 from __future__ import annotations
 
 import resource
-import socket
-import struct
 import subprocess
 import sys
 
+from odradek.wire.api import ApiKey
+from odradek.wire.errors import ErrorCode
+from odradek.wire.messages.api_versions import ApiVersionsRequest
+from tests.integration.rawclient import RawConnection
+
 SOFT_LIMIT = 64
 CONNECTIONS = 150
-
-
-def _api_versions(sock: socket.socket) -> int:
-    """The error code of an ApiVersions v0 answer on ``sock``."""
-    header = struct.pack(">hhih", 18, 0, 7, 4) + b"test"
-    sock.sendall(struct.pack(">i", len(header)) + header)
-    size = struct.unpack(">i", sock.recv(4, socket.MSG_WAITALL))[0]
-    body = sock.recv(size, socket.MSG_WAITALL)
-    return int(struct.unpack(">h", body[4:6])[0])
 
 
 def _small_soft_limit() -> None:
@@ -34,20 +28,19 @@ def test_a_broker_started_under_a_small_soft_limit_serves_more_connections_than_
     broker = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, preexec_fn=_small_soft_limit
     )
-    connections: list[socket.socket] = []
+    connections: list[RawConnection] = []
     try:
         assert broker.stdout is not None
         port = int(broker.stdout.readline().strip().rsplit(":", 1)[1])
         for _ in range(CONNECTIONS):
-            sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-            connections.append(sock)
-            assert _api_versions(sock) == 0
+            connections.append(RawConnection(f"127.0.0.1:{port}"))
+            assert connections[-1].request(ApiKey.API_VERSIONS, 0, ApiVersionsRequest()).error_code == ErrorCode.NONE
         with open(f"/proc/{broker.pid}/limits") as limits:
             line = next(row for row in limits if row.startswith("Max open files"))
         assert line.split()[3] == line.split()[4] != str(SOFT_LIMIT)
     finally:
-        for sock in connections:
-            sock.close()
+        for connection in connections:
+            connection.close()
         broker.terminate()
         broker.wait(timeout=20)
         if broker.stdout is not None:
