@@ -20,6 +20,7 @@ from bench.budget import BUDGET_FILE
 from bench.method import COMPILER_BUSY_SHARE
 from bench.method_wording import wording
 from bench.metrics import BROKER_COMPILER, MACHINE_SET
+from bench.probe import POLL_S
 from bench.stats import CONTENDED_CORES, NOISY_SPREAD, Summary
 from bench.vcpu_speed import measured_broker_core_ms
 
@@ -145,7 +146,8 @@ def _cold_starts_bullet(document: dict[str, Any]) -> list[str]:
     return [
         "- W7: each broker started cold on a fresh data directory (Kafka's storage formatted first, not "
         "timed); exec to ready is until an ApiVersions and a Metadata request are answered (polled every "
-        f"5 ms), idle RSS is read {pause} ready; after one warm-up start, measured cold starts: {counts}."
+        f"{POLL_S * 1000:g} ms), idle RSS is read {pause} ready; after one warm-up start, measured cold starts: "
+        f"{counts}."
     ]
 
 
